@@ -1,0 +1,1 @@
+print("trendy-server")

@@ -1,0 +1,61 @@
+# Trendy sync stack — the two commands are `make demo` and `make test`.
+#
+# Both install the system libraries SwiftPM needs when they are missing (Debian/Ubuntu, as root), or say
+# what to install otherwise.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+SWIFT ?= swift
+SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
+SOURCES := Package.swift Modules Apps Benchmarks Tests
+
+.PHONY: test build lint format deps bench clean
+
+## Build everything, run every test, then check formatting.
+test: deps build
+	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory lint
+
+## Build all targets and test targets (debug), failing on any compiler warning in this repository.
+build: deps
+	@$(SWIFT) build --build-tests 2>&1 | tee .build-output.log
+	@! grep -E "^/.*/(Modules|Apps|Benchmarks|Tests)/.*: warning:" .build-output.log || \
+		(echo "error: the build has warnings (see above); the project builds warning-free" && exit 1)
+	@rm -f .build-output.log
+
+## `swift format lint --strict` over every Swift file (config: .swift-format).
+lint:
+	$(SWIFT) format lint --strict --recursive $(SOURCES)
+
+## Rewrite Swift files in the project style.
+format:
+	$(SWIFT) format format --in-place --recursive $(SOURCES)
+
+## Release build and run of the benchmarks (not part of `make test`); figures go to docs/performance.md.
+bench: deps
+	$(SWIFT) build -c release --product trendy-bench
+	.build/release/trendy-bench $(BENCH_ARGS)
+
+## Install missing system packages with apt when possible; otherwise say what is missing.
+deps:
+	@missing=""; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+		for package in $(SYSTEM_PACKAGES); do \
+			dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+		done; \
+	fi; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing$$missing"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing >/dev/null 2>&1 || \
+			{ apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing >/dev/null; } || \
+			{ echo "error: could not install$$missing with apt-get"; exit 1; }; \
+		else \
+			echo "error: missing system packages:$$missing"; \
+			echo "install them with: sudo apt-get install$$missing"; \
+			exit 1; \
+		fi; \
+	fi
+
+clean:
+	rm -rf .build

@@ -1,0 +1,73 @@
+/// Answer to `POST /api/v1/events/batch` (api-v1 §5.3.5): 201 when nothing failed, else 207; the original
+/// backend also sends it with 400 when every item failed.
+public struct BatchCreateEventsResponse: Sendable, Hashable {
+    /// Successful items in request order. Not index-aligned with the request: match by `id`, then by
+    /// `healthkit_sample_id`.
+    public var created: [APIEvent]
+    public var errors: [BatchEventError]
+    public var total: Int
+    public var success: Int
+    public var failed: Int
+
+    public init(created: [APIEvent], errors: [BatchEventError] = [], total: Int, success: Int, failed: Int) {
+        self.created = created
+        self.errors = errors
+        self.total = total
+        self.success = success
+        self.failed = failed
+    }
+}
+
+extension BatchCreateEventsResponse: Codable {
+    enum CodingKeys: String, CodingKey {
+        case created, errors, total, success, failed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        created = try container.decode([APIEvent].self, forKey: .created, default: [])
+        errors = try container.decode([BatchEventError].self, forKey: .errors, default: [])
+        total = try container.decode(Int.self, forKey: .total)
+        success = try container.decode(Int.self, forKey: .success, default: created.count)
+        failed = try container.decode(Int.self, forKey: .failed, default: errors.count)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(created, forKey: .created)
+        if !errors.isEmpty { try container.encode(errors, forKey: .errors) }
+        try container.encode(total, forKey: .total)
+        try container.encode(success, forKey: .success)
+        try container.encode(failed, forKey: .failed)
+    }
+}
+
+/// One failed item of a batch. `index` and `message` always; the rest only from our server.
+public struct BatchEventError: Sendable, Hashable, Codable {
+    public var index: Int
+    public var message: String
+    /// The problem type the item would have got alone (`conflict`, `validation`, …).
+    public var type: String?
+    public var id: String?
+    public var field: String?
+    public var code: String?
+    public var existingId: String?
+
+    public init(
+        index: Int, message: String, type: String? = nil, id: String? = nil, field: String? = nil,
+        code: String? = nil, existingId: String? = nil
+    ) {
+        self.index = index
+        self.message = message
+        self.type = type
+        self.id = id
+        self.field = field
+        self.code = code
+        self.existingId = existingId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case index, message, type, id, field, code
+        case existingId = "existing_id"
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Answer to `GET /api/v1/changes?since&limit` (api-v1 §5.6).
+public struct ChangeFeedResponse: Sendable, Hashable {
+    public var changes: [ChangeEntry]
+    /// The id of the last returned row, or `since` when the page is empty. Opaque: never do arithmetic on it.
+    public var nextCursor: Int64
+    public var hasMore: Bool
+
+    public init(changes: [ChangeEntry], nextCursor: Int64, hasMore: Bool) {
+        self.changes = changes
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+}
+
+extension ChangeFeedResponse: Codable {
+    enum CodingKeys: String, CodingKey {
+        case changes
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        changes = try container.decode([ChangeEntry].self, forKey: .changes, default: [])
+        nextCursor = try container.decode(Int64.self, forKey: .nextCursor)
+        hasMore = try container.decode(Bool.self, forKey: .hasMore, default: false)
+    }
+}
+
+/// One row of the change feed (api-v1 §6.1).
+///
+/// `entityType` and `operation` stay raw strings so that unknown values decode and can be skipped;
+/// `data` stays JSON because it is applied key by key (absent, `null` and value mean different things).
+public struct ChangeEntry: Sendable, Hashable {
+    public var id: Int64
+    public var entityType: String
+    public var operation: String
+    public var entityId: String
+    public var userId: String
+    /// The entity after the write for creates and updates; nil (`null` on the wire) for deletes.
+    public var data: JSONValue?
+    public var deletedAt: Date?
+    public var createdAt: Date?
+
+    public init(
+        id: Int64, entityType: String, operation: String, entityId: String, userId: String, data: JSONValue?,
+        deletedAt: Date? = nil, createdAt: Date? = nil
+    ) {
+        self.id = id
+        self.entityType = entityType
+        self.operation = operation
+        self.entityId = entityId
+        self.userId = userId
+        self.data = data
+        self.deletedAt = deletedAt
+        self.createdAt = createdAt
+    }
+
+    public var knownEntityType: MutationEntityType? { MutationEntityType(rawValue: entityType) }
+    public var knownOperation: MutationOperation? { MutationOperation(rawValue: operation) }
+}
+
+extension ChangeEntry: Codable {
+    enum CodingKeys: String, CodingKey {
+        case id, operation, data
+        case entityType = "entity_type"
+        case entityId = "entity_id"
+        case userId = "user_id"
+        case deletedAt = "deleted_at"
+        case createdAt = "created_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        entityType = try container.decode(String.self, forKey: .entityType, default: "")
+        operation = try container.decode(String.self, forKey: .operation, default: "")
+        entityId = try container.decode(String.self, forKey: .entityId, default: "")
+        userId = try container.decode(String.self, forKey: .userId, default: "")
+        let raw = try container.decodeIfPresent(JSONValue.self, forKey: .data)
+        data = raw == .null ? nil : raw
+        deletedAt = container.decodeTimestampIfPresent(forKey: .deletedAt)
+        createdAt = container.decodeTimestampIfPresent(forKey: .createdAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(entityType, forKey: .entityType)
+        try container.encode(operation, forKey: .operation)
+        try container.encode(entityId, forKey: .entityId)
+        try container.encode(userId, forKey: .userId)
+        try container.encodeOrNull(data, forKey: .data)
+        try container.encodeTimestampIfPresent(deletedAt, forKey: .deletedAt)
+        try container.encodeTimestampIfPresent(createdAt, forKey: .createdAt)
+    }
+}
+
+/// Answer to `GET /api/v1/changes/latest-cursor`.
+public struct LatestCursorResponse: Sendable, Hashable, Codable {
+    public var cursor: Int64
+
+    public init(cursor: Int64) {
+        self.cursor = cursor
+    }
+}
+
+/// Answer to `GET /health`.
+public struct HealthResponse: Sendable, Hashable, Codable {
+    public var status: String
+    public var env: String
+
+    public init(status: String, env: String) {
+        self.status = status
+        self.env = env
+    }
+}

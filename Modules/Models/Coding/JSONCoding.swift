@@ -1,0 +1,87 @@
+import Foundation
+
+/// The one JSON configuration of the project: keys sorted, slashes unescaped.
+///
+/// Payloads are stored with it and request bodies are re-encoded with it, so a stored payload decoded into its
+/// typed request and encoded again gives back the same bytes (sync-engine §1.6). Dates are written by the
+/// types themselves as RFC 3339 strings, so the date strategies below are only a safety net.
+public enum JSONCoding {
+    public static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(from: date))
+        }
+        return encoder
+    }
+
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 date: \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    /// Encodes with the shared configuration.
+    public static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        try sharedEncoder.encode(value)
+    }
+
+    /// Decodes with the shared configuration.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try sharedDecoder.decode(type, from: data)
+    }
+
+    private static let sharedEncoder = makeEncoder()
+    private static let sharedDecoder = makeDecoder()
+}
+
+// MARK: - Container helpers for the wire conventions
+
+extension KeyedDecodingContainer {
+    /// A required RFC 3339 timestamp. Absent, null or unparseable values throw.
+    func decodeTimestamp(forKey key: Key) throws -> Date {
+        let text = try decode(String.self, forKey: key)
+        guard let date = RFC3339.date(from: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 date")
+        }
+        return date
+    }
+
+    /// An optional RFC 3339 timestamp: absent, null, a non-string or an unparseable string all read as nil.
+    func decodeTimestampIfPresent(forKey key: Key) -> Date? {
+        guard let text = try? decodeIfPresent(String.self, forKey: key) else { return nil }
+        return RFC3339.date(from: text)
+    }
+
+    /// A value that reads as `fallback` when absent or null.
+    func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key, default fallback: Value) throws -> Value {
+        try decodeIfPresent(type, forKey: key) ?? fallback
+    }
+}
+
+extension KeyedEncodingContainer {
+    mutating func encodeTimestamp(_ date: Date, forKey key: Key) throws {
+        try encode(RFC3339.string(from: date), forKey: key)
+    }
+
+    mutating func encodeTimestampIfPresent(_ date: Date?, forKey key: Key) throws {
+        if let date { try encodeTimestamp(date, forKey: key) }
+    }
+
+    /// Writes the key in every case: the value, or an explicit `null` (three-state PUT bodies).
+    mutating func encodeOrNull<Value: Encodable>(_ value: Value?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    mutating func encodeTimestampOrNull(_ date: Date?, forKey key: Key) throws {
+        try encodeOrNull(date.map(RFC3339.string(from:)), forKey: key)
+    }
+}

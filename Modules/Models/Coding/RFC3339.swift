@@ -1,0 +1,184 @@
+import Foundation
+
+/// RFC 3339 timestamps on integer milliseconds, with no floating point and no `DateFormatter`.
+///
+/// The wire rules (api-v1 §3.2, sync-engine §1.2): parse 0–9 fractional digits, `Z`/`z` or a `±hh:mm` offset,
+/// `T`/`t`, truncating beyond the millisecond; format UTC with exactly three fractional digits and `Z`.
+public enum RFC3339 {
+    /// `0001-01-01T00:00:00Z`, the original backend's "no value" instant, in milliseconds.
+    public static let zeroInstantMilliseconds: Int64 = -62_135_596_800_000
+
+    /// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    public static func string(fromMilliseconds milliseconds: Int64) -> String {
+        let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
+        let (year, month, day) = civilDate(fromDays: days)
+        let hour = msOfDay / 3_600_000
+        let minute = msOfDay / 60_000 % 60
+        let second = msOfDay / 1000 % 60
+        let millisecond = msOfDay % 1000
+        var text = ""
+        text.reserveCapacity(24)
+        append(year, width: 4, to: &text)
+        text.append("-")
+        append(month, width: 2, to: &text)
+        text.append("-")
+        append(day, width: 2, to: &text)
+        text.append("T")
+        append(hour, width: 2, to: &text)
+        text.append(":")
+        append(minute, width: 2, to: &text)
+        text.append(":")
+        append(second, width: 2, to: &text)
+        text.append(".")
+        append(millisecond, width: 3, to: &text)
+        text.append("Z")
+        return text
+    }
+
+    public static func string(from date: Date) -> String {
+        string(fromMilliseconds: date.millisecondsSince1970)
+    }
+
+    /// Parses an RFC 3339 date-time into milliseconds since the Unix epoch; nil when it is not one.
+    public static func milliseconds(from text: String) -> Int64? {
+        var parser = Scanner(bytes: Array(text.utf8))
+        guard let year = parser.digits(4), parser.take(UInt8(ascii: "-")),
+            let month = parser.digits(2), parser.take(UInt8(ascii: "-")),
+            let day = parser.digits(2),
+            parser.take(UInt8(ascii: "T")) || parser.take(UInt8(ascii: "t")),
+            let hour = parser.digits(2), parser.take(UInt8(ascii: ":")),
+            let minute = parser.digits(2), parser.take(UInt8(ascii: ":")),
+            let second = parser.digits(2)
+        else { return nil }
+        var millisecond: Int64 = 0
+        if parser.take(UInt8(ascii: ".")) {
+            var count = 0
+            while let digit = parser.digit() {
+                count += 1
+                if count > 9 { return nil }
+                if count <= 3 { millisecond = millisecond * 10 + digit }
+            }
+            if count == 0 { return nil }
+            if count < 3 { for _ in count..<3 { millisecond *= 10 } }
+        }
+        var offsetMinutes: Int64 = 0
+        if parser.take(UInt8(ascii: "Z")) || parser.take(UInt8(ascii: "z")) {
+            offsetMinutes = 0
+        } else if let sign = parser.sign(), let offsetHours = parser.digits(2), parser.take(UInt8(ascii: ":")),
+            let offsetMins = parser.digits(2), offsetHours < 24, offsetMins < 60
+        {
+            offsetMinutes = sign * (offsetHours * 60 + offsetMins)
+        } else {
+            return nil
+        }
+        guard parser.isAtEnd, year >= 1, (1...12).contains(month), day >= 1,
+            day <= daysInMonth(year: year, month: month), hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = days(fromCivilYear: year, month: month, day: day)
+        let local = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+        return local - offsetMinutes * 60_000
+    }
+
+    public static func date(from text: String) -> Date? {
+        milliseconds(from: text).map(Date.init(millisecondsSince1970:))
+    }
+
+    // MARK: Calendar arithmetic (proleptic Gregorian, days since 1970-01-01)
+
+    static func days(fromCivilYear year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civilDate(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+        let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+        return (quotient, value - quotient * divisor)
+    }
+
+    private static func append(_ value: Int64, width: Int, to text: inout String) {
+        let digits = String(value)
+        if digits.count < width { text.append(String(repeating: "0", count: width - digits.count)) }
+        text.append(digits)
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        var isAtEnd: Bool { index == bytes.count }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func digit() -> Int64? {
+            guard index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
+            defer { index += 1 }
+            return Int64(bytes[index] - 0x30)
+        }
+
+        mutating func digits(_ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for _ in 0..<count {
+                guard let digit = digit() else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+
+        mutating func sign() -> Int64? {
+            if take(UInt8(ascii: "+")) { return 1 }
+            if take(UInt8(ascii: "-")) { return -1 }
+            return nil
+        }
+    }
+}
+
+extension Date {
+    /// Milliseconds since the Unix epoch, rounded to the nearest millisecond.
+    public var millisecondsSince1970: Int64 {
+        Int64((timeIntervalSince1970 * 1000).rounded())
+    }
+
+    public init(millisecondsSince1970 milliseconds: Int64) {
+        self.init(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+    }
+
+    /// This instant rounded to the millisecond, the precision every stored and sent time has.
+    public var roundedToMilliseconds: Date {
+        Date(millisecondsSince1970: millisecondsSince1970)
+    }
+
+    /// `0001-01-01T00:00:00Z`, which the original backend sends for "no value".
+    public static let zeroInstant = Date(millisecondsSince1970: RFC3339.zeroInstantMilliseconds)
+
+    public var isZeroInstant: Bool { millisecondsSince1970 == RFC3339.zeroInstantMilliseconds }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The engine's persisted state: one row in the same SQLite file as the data (sync-engine §1.9).
+public struct EngineState: Sendable, Hashable {
+    /// Change-feed position up to which local data reflects the server; 0 means "never synced".
+    public var cursor: Int64
+    public var bootstrapRequested: Bool
+    /// Ids deleted locally whose deletion a completed pull has not yet followed (resurrection fence).
+    public var pendingDeleteIds: Set<String>
+    public var breakerConsecutive429: Int
+    public var breakerBackoffUntil: Date?
+    public var breakerMultiplier: Double
+    /// Seconds: the largest `Retry-After` counted since the last breaker reset.
+    public var breakerRetryAfterHint: Double?
+    public var quietUntil: Date?
+    public var lastSuccessAt: Date?
+    public var serverRoot: String?
+    public var accountUserId: String?
+
+    public init(
+        cursor: Int64 = 0,
+        bootstrapRequested: Bool = false,
+        pendingDeleteIds: Set<String> = [],
+        breakerConsecutive429: Int = 0,
+        breakerBackoffUntil: Date? = nil,
+        breakerMultiplier: Double = 1.0,
+        breakerRetryAfterHint: Double? = nil,
+        quietUntil: Date? = nil,
+        lastSuccessAt: Date? = nil,
+        serverRoot: String? = nil,
+        accountUserId: String? = nil
+    ) {
+        self.cursor = cursor
+        self.bootstrapRequested = bootstrapRequested
+        self.pendingDeleteIds = pendingDeleteIds
+        self.breakerConsecutive429 = breakerConsecutive429
+        self.breakerBackoffUntil = breakerBackoffUntil
+        self.breakerMultiplier = breakerMultiplier
+        self.breakerRetryAfterHint = breakerRetryAfterHint
+        self.quietUntil = quietUntil
+        self.lastSuccessAt = lastSuccessAt
+        self.serverRoot = serverRoot
+        self.accountUserId = accountUserId
+    }
+}

@@ -1,0 +1,62 @@
+/// Writing complete REST objects onto local rows (bootstrap, geofence refresh; sync-engine §5.2, §4.11).
+///
+/// A REST object is complete: an absent optional means nil, absent `properties` means `[:]`. Timestamps the
+/// server did not send keep their local value. The caller's upsert sets `sync_status`.
+extension Event {
+    public mutating func replaceFields(with api: APIEvent) {
+        eventTypeId = api.eventTypeId
+        timestamp = api.timestamp
+        notes = api.notes
+        isAllDay = api.isAllDay
+        endDate = api.endDate
+        sourceType = api.sourceType
+        externalId = api.externalId
+        originalTitle = api.originalTitle
+        geofenceId = api.geofenceId
+        locationLatitude = api.locationLatitude
+        locationLongitude = api.locationLongitude
+        locationName = api.locationName
+        healthKitSampleId = api.healthKitSampleId
+        healthKitCategory = api.healthKitCategory
+        properties = api.properties
+    }
+}
+
+extension EventType {
+    public mutating func replaceFields(with api: APIEventType) {
+        name = api.name
+        color = api.color
+        icon = api.icon
+        if let created = api.createdAt { createdAt = created }
+    }
+}
+
+extension Geofence {
+    public mutating func replaceFields(with api: APIGeofence) {
+        name = api.name
+        latitude = api.latitude
+        longitude = api.longitude
+        radius = api.radius
+        eventTypeEntryId = api.eventTypeEntryId
+        eventTypeExitId = api.eventTypeExitId
+        isActive = api.isActive
+        notifyOnEntry = api.notifyOnEntry
+        notifyOnExit = api.notifyOnExit
+        iosRegionIdentifier = api.iosRegionIdentifier
+        if let created = api.createdAt { createdAt = created }
+    }
+}
+
+extension PropertyDefinition {
+    public mutating func replaceFields(with api: APIPropertyDefinition) {
+        eventTypeId = api.eventTypeId
+        key = api.key
+        label = api.label
+        propertyType = api.propertyType
+        options = api.options
+        defaultValue = api.defaultValue
+        displayOrder = api.displayOrder
+        if let created = api.createdAt { createdAt = created }
+        if let updated = api.updatedAt { updatedAt = updated }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import Models
+import Protocols
+
+/// An opened, validated and migrated Trendy database: the shared resource behind every `LocalStore`.
+///
+/// A file opens as a GRDB `DatabasePool` (WAL, so readers never block the writer, 5 s busy timeout); the
+/// in-memory variant is a `DatabaseQueue` on a private in-memory database. Opening refuses a file that is not
+/// SQLite, and a database migrated by a newer version, before writing anything.
+public final class DatabaseStorage: Sendable {
+    public enum Location: Sendable, Hashable {
+        case file(path: String)
+        case inMemory
+    }
+
+    public let location: Location
+    let writer: any DatabaseWriter
+    let lease: UnitOfWorkLease
+    /// Time for placeholder rows (§2.4); the engine passes its own times explicitly.
+    let clock: any SyncClock
+
+    private init(location: Location, writer: any DatabaseWriter, busyTimeout: TimeInterval, clock: any SyncClock) {
+        self.location = location
+        self.writer = writer
+        self.lease = UnitOfWorkLease(timeout: busyTimeout)
+        self.clock = clock
+    }
+
+    /// Opens (creating it and its folder if needed) and migrates the database at `location`.
+    public static func open(
+        _ location: Location, clock: any SyncClock = SystemClock(), busyTimeout: TimeInterval = 5
+    ) throws -> DatabaseStorage {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        // A unit of work spans several synchronous store calls; `LocalStore` guarantees it always ends.
+        configuration.allowsUnsafeTransactions = true
+        configuration.label = "trendy"
+        let writer: any DatabaseWriter
+        switch location {
+        case .inMemory:
+            writer = try mapErrors(path: ":memory:") { try DatabaseQueue(configuration: configuration) }
+        case .file(let path):
+            try validateFile(at: path)
+            writer = try mapErrors(path: path) { try DatabasePool(path: path, configuration: configuration) }
+        }
+        let path = location.displayPath
+        try mapErrors(path: path) {
+            let migrator = Schema.migrator
+            let unknown = try writer.read { db -> [String] in
+                guard try migrator.hasBeenSuperseded(db) else { return [] }
+                let known = Set(migrator.migrations)
+                return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+            }
+            if !unknown.isEmpty { throw DataStoreError.schemaTooNew(path: path, unknownMigrations: unknown) }
+            try migrator.migrate(writer)
+        }
+        return DatabaseStorage(location: location, writer: writer, busyTimeout: busyTimeout, clock: clock)
+    }
+
+    /// Refuses an existing non-empty file whose header is not SQLite's, without letting SQLite touch it.
+    private static func validateFile(at path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if !header.isEmpty && header != Data("SQLite format 3\0".utf8) {
+            throw DataStoreError.notADatabase(path: path)
+        }
+    }
+
+    private static func mapErrors<T>(path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw DataStoreError.notADatabase(path: path)
+        } catch {
+            throw StoreErrors.map(error)
+        }
+    }
+}
+
+extension DatabaseStorage.Location {
+    var displayPath: String {
+        switch self {
+        case .file(let path): path
+        case .inMemory: ":memory:"
+        }
+    }
+}
+
+/// Translates GRDB errors into `DataStoreError`, so no caller outside Persistence sees GRDB types.
+enum StoreErrors {
+    static func map(_ error: any Error) -> any Error {
+        switch error {
+        case let error as DataStoreError:
+            return error
+        case let error as DatabaseError:
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return DataStoreError.busy(seconds: 5)
+            default: return DataStoreError.storage(error.message ?? error.description)
+            }
+        case let error as EncodingError:
+            return DataStoreError.invalidData("\(error)")
+        case let error as DecodingError:
+            return DataStoreError.invalidData("\(error)")
+        default:
+            return error
+        }
+    }
+}

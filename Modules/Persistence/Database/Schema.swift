@@ -1,0 +1,136 @@
+import GRDB
+
+/// The database schema, as an ordered list of migrations. Never edit a shipped migration: add a new one.
+///
+/// Every table lives in one SQLite file: entities, the outbox, engine state and history (sync-engine §1.9).
+/// There are no foreign keys; the local cascade of §1.4 is application code, in the same transaction.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-initial", migrate: createInitialTables)
+        return migrator
+    }
+
+    private static func createInitialTables(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE event_type (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    color TEXT NOT NULL,
+                    icon TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    sync_status TEXT NOT NULL DEFAULT 'pending'
+                ) STRICT, WITHOUT ROWID;
+
+                CREATE TABLE geofence (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    latitude REAL NOT NULL,
+                    longitude REAL NOT NULL,
+                    radius REAL NOT NULL,
+                    event_type_entry_id TEXT,
+                    event_type_exit_id TEXT,
+                    is_active INTEGER NOT NULL,
+                    notify_on_entry INTEGER NOT NULL,
+                    notify_on_exit INTEGER NOT NULL,
+                    ios_region_identifier TEXT,
+                    created_at INTEGER NOT NULL,
+                    sync_status TEXT NOT NULL DEFAULT 'pending'
+                ) STRICT, WITHOUT ROWID;
+
+                CREATE TABLE property_definition (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    event_type_id TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    property_type TEXT NOT NULL,
+                    options TEXT NOT NULL DEFAULT '[]',
+                    default_value TEXT,
+                    display_order INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    sync_status TEXT NOT NULL DEFAULT 'pending'
+                ) STRICT, WITHOUT ROWID;
+                CREATE INDEX property_definition_by_type ON property_definition(event_type_id);
+
+                CREATE TABLE event (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    event_type_id TEXT NOT NULL,
+                    timestamp INTEGER NOT NULL,
+                    notes TEXT,
+                    is_all_day INTEGER NOT NULL,
+                    end_date INTEGER,
+                    source_type TEXT NOT NULL,
+                    external_id TEXT,
+                    original_title TEXT,
+                    geofence_id TEXT,
+                    location_latitude REAL,
+                    location_longitude REAL,
+                    location_name TEXT,
+                    healthkit_sample_id TEXT,
+                    healthkit_category TEXT,
+                    properties TEXT NOT NULL DEFAULT '{}',
+                    sync_status TEXT NOT NULL DEFAULT 'pending'
+                ) STRICT, WITHOUT ROWID;
+                CREATE INDEX event_by_type ON event(event_type_id);
+                CREATE INDEX event_by_timestamp ON event(timestamp);
+                CREATE INDEX event_by_geofence ON event(geofence_id) WHERE geofence_id IS NOT NULL;
+
+                CREATE TABLE pending_mutations (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    entity_type TEXT NOT NULL
+                        CHECK (entity_type IN ('event_type', 'geofence', 'property_definition', 'event')),
+                    operation TEXT NOT NULL CHECK (operation IN ('create', 'update', 'delete')),
+                    entity_id TEXT NOT NULL,
+                    payload BLOB,
+                    client_request_id TEXT NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'failed')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    last_attempt_at INTEGER,
+                    first_sent_at INTEGER,
+                    revision INTEGER NOT NULL DEFAULT 1,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    UNIQUE (entity_type, entity_id, operation)
+                ) STRICT;
+                CREATE INDEX pending_mutations_by_queue_order ON pending_mutations(created_at, seq);
+                CREATE INDEX pending_mutations_by_entity ON pending_mutations(entity_id);
+
+                CREATE TABLE sync_engine_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    cursor INTEGER NOT NULL DEFAULT 0,
+                    bootstrap_requested INTEGER NOT NULL DEFAULT 0,
+                    pending_delete_ids TEXT NOT NULL DEFAULT '[]',
+                    breaker_consecutive_429 INTEGER NOT NULL DEFAULT 0,
+                    breaker_backoff_until INTEGER,
+                    breaker_multiplier REAL NOT NULL DEFAULT 1.0,
+                    breaker_retry_after_hint REAL,
+                    quiet_until INTEGER,
+                    last_success_at INTEGER,
+                    server_root TEXT,
+                    account_user_id TEXT
+                ) STRICT;
+
+                CREATE TABLE sync_history (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    finished_at INTEGER NOT NULL,
+                    duration_ms INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('incremental', 'bootstrap')),
+                    status TEXT NOT NULL CHECK (status IN ('success', 'partial', 'failed')),
+                    outcome TEXT NOT NULL,
+                    message TEXT,
+                    pushed INTEGER NOT NULL,
+                    failed INTEGER NOT NULL,
+                    dead_lettered INTEGER NOT NULL,
+                    deferred INTEGER NOT NULL,
+                    pulled INTEGER NOT NULL,
+                    fenced INTEGER NOT NULL
+                ) STRICT, WITHOUT ROWID;
+                CREATE INDEX sync_history_by_start ON sync_history(started_at, id);
+                """)
+    }
+}

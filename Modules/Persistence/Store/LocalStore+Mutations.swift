@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import Models
+import Protocols
+
+extension LocalStore {
+    // MARK: Seed methods
+
+    public func fetchPendingMutations() throws -> [PendingMutation] {
+        try perform { db in
+            try Row.fetchAll(db.cachedStatement(sql: "\(MutationRow.select) \(MutationRow.queueOrder)"))
+                .map(MutationRow.decode)
+        }
+    }
+
+    public func hasPendingMutation(
+        entityId: String, entityType: MutationEntityType, operation: MutationOperation
+    )
+        throws -> Bool
+    {
+        try perform { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM pending_mutations
+                    WHERE entity_type = ? AND entity_id = ? AND operation = ?)
+                    """,
+                arguments: [entityType.rawValue, entityId, operation.rawValue]) ?? false
+        }
+    }
+
+    public func insertPendingMutation(_ mutation: PendingMutation) throws {
+        do {
+            try perform { db in try Self.insert(mutation, in: db) }
+        } catch DataStoreError.storage(let message) where message.localizedCaseInsensitiveContains("UNIQUE") {
+            throw DataStoreError.duplicateMutation(
+                mutation.entityType, entityId: mutation.entityId, operation: mutation.operation)
+        }
+    }
+
+    public func deletePendingMutation(_ mutation: PendingMutation) throws {
+        try perform { db in try Self.remove(id: mutation.id, in: db) }
+    }
+
+    // MARK: DS1 enqueue
+
+    public func enqueueMutation(
+        entityType: MutationEntityType, operation: MutationOperation, entityId: String, payload: Data?, at: Date
+    ) throws -> EnqueueResult {
+        try perform { db in
+            let queued = MutationCoalescer.Queued(try Self.mutations(of: entityType, entityId: entityId, in: db))
+            let plan = try MutationCoalescer.plan(
+                queued: queued, entityType: entityType, operation: operation, entityId: entityId, payload: payload,
+                at: at)
+            for change in plan.changes {
+                switch change {
+                case .insert(let row): try Self.insert(row, in: db)
+                case .rewrite(let row): try Self.rewrite(row, in: db)
+                case .remove(let row): try Self.remove(id: row.id, in: db)
+                }
+            }
+            return plan.result
+        }
+    }
+
+    // MARK: DS2–DS5: claim, complete, fail, revive
+
+    public func claimMutations(ids: [String], at: Date) throws -> [PendingMutation] {
+        try perform { db in
+            var claimed: [PendingMutation] = []
+            for id in ids {
+                guard var row = try Self.mutation(id: id, in: db), row.isLive else { continue }
+                if row.firstSentAt == nil {
+                    row.firstSentAt = at.roundedToMilliseconds
+                    row.updatedAt = at.roundedToMilliseconds
+                    try Self.rewrite(row, in: db)
+                }
+                claimed.append(row)
+            }
+            return claimed
+        }
+    }
+
+    public func completeMutation(id: String, revision: Int) throws -> Bool {
+        try perform { db in
+            try db.execute(
+                sql: "DELETE FROM pending_mutations WHERE id = ? AND revision = ?", arguments: [id, revision])
+            return db.changesCount > 0
+        }
+    }
+
+    public func recordMutationFailure(
+        id: String, revision: Int, message: String, at: Date, maxAttempts: Int, deadLetterNow: Bool
+    ) throws -> FailureResult {
+        try perform { db in
+            guard var row = try Self.mutation(id: id, in: db), row.revision == revision else { return .skipped }
+            row.attempts += 1
+            row.lastError = message
+            row.lastAttemptAt = at.roundedToMilliseconds
+            row.updatedAt = at.roundedToMilliseconds
+            let deadLetter = deadLetterNow || row.attempts >= maxAttempts
+            if deadLetter {
+                row.state = .failed
+                try Self.setSyncStatus(.failed, of: row.entityType, id: row.entityId, in: db)
+            }
+            try Self.rewrite(row, in: db)
+            return deadLetter ? .deadLettered(attempts: row.attempts) : .counted(attempts: row.attempts)
+        }
+    }
+
+    public func reviveMutation(id: String, at: Date) throws -> Bool {
+        try perform { db in
+            guard let dead = try Self.mutation(id: id, in: db), dead.isDeadLetter else { return false }
+            var row = MutationCoalescer.changed(dead, payload: dead.payload, at: at, revive: true)
+            if row.operation == .create {
+                if let rebuilt = try Self.createPayload(of: row.entityType, id: row.entityId, in: db) {
+                    row.payload = rebuilt
+                }
+                let siblings = try Self.mutations(of: row.entityType, entityId: row.entityId, in: db)
+                for update in siblings where update.operation == .update {
+                    try Self.remove(id: update.id, in: db)
+                }
+                try Self.setSyncStatus(.pending, of: row.entityType, id: row.entityId, in: db)
+            }
+            try Self.rewrite(row, in: db)
+            return true
+        }
+    }
+
+    // MARK: Row helpers (inside a transaction)
+
+    static func mutation(id: String, in db: Database) throws -> PendingMutation? {
+        try Row.fetchOne(db.cachedStatement(sql: "\(MutationRow.select) WHERE id = ?"), arguments: [id])
+            .map(MutationRow.decode)
+    }
+
+    static func mutations(
+        of entityType: MutationEntityType, entityId: String, in db: Database
+    ) throws
+        -> [PendingMutation]
+    {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "\(MutationRow.select) WHERE entity_type = ? AND entity_id = ?"),
+            arguments: [entityType.rawValue, entityId]
+        ).map(MutationRow.decode)
+    }
+
+    static func insert(_ mutation: PendingMutation, in db: Database) throws {
+        try db.cachedStatement(sql: MutationRow.insertSQL).execute(
+            arguments: StatementArguments(MutationRow.values(mutation)))
+    }
+
+    static func rewrite(_ mutation: PendingMutation, in db: Database) throws {
+        try db.cachedStatement(sql: MutationRow.updateSQL).execute(
+            arguments: StatementArguments(MutationRow.updateValues(mutation)))
+    }
+
+    static func remove(id: String, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM pending_mutations WHERE id = ?").execute(arguments: [id])
+    }
+
+    /// The create body of the entity's current row, or nil when the row is gone.
+    static func createPayload(of type: MutationEntityType, id: String, in db: Database) throws -> Data? {
+        switch type {
+        case .event: try find(Event.self, id: id, in: db).map(MutationPayload.create)
+        case .eventType: try find(EventType.self, id: id, in: db).map(MutationPayload.create)
+        case .geofence: try find(Geofence.self, id: id, in: db).map(MutationPayload.create)
+        case .propertyDefinition: try find(PropertyDefinition.self, id: id, in: db).map(MutationPayload.create)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import Models
+import Protocols
+
+/// The SQLite implementation of `DataStoreProtocol`: one unit of work on a `DatabaseStorage`.
+///
+/// The first operation takes the storage's writer lease and runs `BEGIN IMMEDIATE`; every later operation
+/// runs inside that transaction until `save()` commits it. A throwing operation, or releasing the store
+/// unsaved, rolls the whole transaction back and frees the lease (sync-engine §2.6).
+///
+/// Not `Sendable`, by design: it is a transaction in progress.
+public final class LocalStore: DataStoreProtocol {
+    let storage: DatabaseStorage
+    private var isInTransaction = false
+
+    public init(storage: DatabaseStorage) {
+        self.storage = storage
+    }
+
+    deinit {
+        rollback()
+    }
+
+    /// Runs `body` inside this store's transaction, beginning it when needed. Errors roll back and are mapped to
+    /// `DataStoreError`.
+    func perform<T>(_ body: (Database) throws -> T) throws -> T {
+        if !isInTransaction {
+            guard storage.lease.acquire() else { throw DataStoreError.busy(seconds: storage.lease.timeout) }
+            do {
+                try storage.writer.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+            } catch {
+                storage.lease.release()
+                throw StoreErrors.map(error)
+            }
+            isInTransaction = true
+        }
+        do {
+            return try storage.writer.writeWithoutTransaction(body)
+        } catch {
+            rollback()
+            throw StoreErrors.map(error)
+        }
+    }
+
+    public func save() throws {
+        guard isInTransaction else { return }
+        do {
+            try storage.writer.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        } catch {
+            rollback()
+            throw StoreErrors.map(error)
+        }
+        isInTransaction = false
+        storage.lease.release()
+    }
+
+    /// Ends the transaction without committing. Safe to call when none is open.
+    func rollback() {
+        guard isInTransaction else { return }
+        isInTransaction = false
+        try? storage.writer.writeWithoutTransaction { db in
+            if db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
+        }
+        storage.lease.release()
+    }
+
+    var now: Date { storage.clock.now() }
+}
+
+/// Makes a `LocalStore` per call on one opened database (sync-engine §2.6).
+public struct DefaultDataStoreFactory: DataStoreFactory {
+    public let storage: DatabaseStorage
+
+    public init(storage: DatabaseStorage) {
+        self.storage = storage
+    }
+
+    /// Opens the database at `location` and returns a factory for it.
+    public init(_ location: DatabaseStorage.Location, clock: any SyncClock = SystemClock()) throws {
+        self.init(storage: try DatabaseStorage.open(location, clock: clock))
+    }
+
+    public func makeDataStore() -> any DataStoreProtocol {
+        LocalStore(storage: storage)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Models
+
+/// The Trendy API v1 as the sync engine sees it: the seed's 24 methods plus N1–N6 (sync-engine §2.1–§2.3).
+///
+/// Implementations send `Authorization: Bearer` and `Accept: application/json` on every request,
+/// `Idempotency-Key` on every POST and PUT (never on GET or DELETE), retry a 401 once after a token refresh and a
+/// 429 at most three times within 30 s of waiting, and throw only `NetworkError`. Ids are lowercase UUIDs.
+/// `Sendable` because it is handed to the `SyncEngine` actor at init.
+public protocol NetworkClientProtocol: Sendable {
+    // MARK: Event types
+
+    /// `GET /api/v1/event-types`: the caller's types by `created_at`, then `id`. Also the engine's health check.
+    func getEventTypes() async throws -> [APIEventType]
+
+    /// `POST /api/v1/event-types` with a fresh random `Idempotency-Key`.
+    func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType
+
+    /// `POST /api/v1/event-types` with the given key (the mutation's `client_request_id`).
+    func createEventTypeWithIdempotency(
+        _ request: CreateEventTypeRequest, idempotencyKey: String
+    ) async throws
+        -> APIEventType
+
+    /// `PUT /api/v1/event-types/{id}` with a fresh random key.
+    func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType
+
+    /// `DELETE /api/v1/event-types/{id}`. The server deletes its events and property definitions too.
+    func deleteEventType(id: String) async throws
+
+    // MARK: Events
+
+    /// `GET /api/v1/events?limit&offset`: one page, `timestamp` descending.
+    func getEvents(limit: Int, offset: Int) async throws -> [APIEvent]
+
+    /// Every event: `getEvents` with `offset += batchSize` until a page is shorter than `batchSize`,
+    /// de-duplicated by id.
+    func getAllEvents(batchSize: Int) async throws -> [APIEvent]
+
+    /// `POST /api/v1/events` with a fresh random key.
+    func createEvent(_ request: CreateEventRequest) async throws -> APIEvent
+
+    /// `POST /api/v1/events` with the given key.
+    func createEventWithIdempotency(_ request: CreateEventRequest, idempotencyKey: String) async throws -> APIEvent
+
+    /// `POST /api/v1/events/batch` with a fresh random key. A 400 carrying a batch body is returned, not thrown.
+    func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse
+
+    /// `PUT /api/v1/events/{id}` with a fresh random key.
+    func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent
+
+    /// `DELETE /api/v1/events/{id}`.
+    func deleteEvent(id: String) async throws
+
+    // MARK: Geofences
+
+    /// `GET /api/v1/geofences`, with `?active=true` only when `activeOnly` is true.
+    func getGeofences(activeOnly: Bool) async throws -> [APIGeofence]
+
+    /// `POST /api/v1/geofences` with a fresh random key.
+    func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence
+
+    /// `POST /api/v1/geofences` with the given key.
+    func createGeofenceWithIdempotency(
+        _ request: CreateGeofenceRequest, idempotencyKey: String
+    ) async throws
+        -> APIGeofence
+
+    /// `PUT /api/v1/geofences/{id}` with a fresh random key.
+    func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence
+
+    /// `DELETE /api/v1/geofences/{id}`. The server clears `geofence_id` on its events.
+    func deleteGeofence(id: String) async throws
+
+    // MARK: Property definitions
+
+    /// `GET /api/v1/event-types/{id}/properties`: by `display_order`, `created_at`, `id`.
+    func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition]
+
+    /// `POST /api/v1/event-types/{eventTypeId}/properties` with a fresh random key.
+    func createPropertyDefinition(
+        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
+    ) async throws
+        -> APIPropertyDefinition
+
+    /// `POST /api/v1/event-types/{request.eventTypeId}/properties` with the given key.
+    func createPropertyDefinitionWithIdempotency(
+        _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
+    )
+        async throws -> APIPropertyDefinition
+
+    /// `PUT /api/v1/property-definitions/{id}` with a fresh random key.
+    func updatePropertyDefinition(
+        id: String, _ request: UpdatePropertyDefinitionRequest
+    ) async throws
+        -> APIPropertyDefinition
+
+    /// `DELETE /api/v1/property-definitions/{id}`.
+    func deletePropertyDefinition(id: String) async throws
+
+    // MARK: Change feed
+
+    /// `GET /api/v1/changes?since&limit`: rows with id > `since`, ascending, at most `limit`.
+    func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse
+
+    /// `GET /api/v1/changes/latest-cursor`: the largest change id of the user, 0 when none.
+    func getLatestCursor() async throws -> Int64
+
+    // MARK: Additions N1–N6 (sync-engine §2.2)
+
+    /// N1. `POST /api/v1/events/batch` with the given key: the engine's only event-create call.
+    /// 201, 207, and a 400 whose body decodes as a batch response are returned as values.
+    func createEventsBatch(
+        _ events: [CreateEventRequest], idempotencyKey: String
+    ) async throws
+        -> BatchCreateEventsResponse
+
+    /// N2. `GET /api/v1/{collection}/{id}`: true on 200, false on 404; anything else throws.
+    func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool
+
+    /// N3. `PUT /api/v1/event-types/{id}` with the mutation's key.
+    func updateEventTypeWithIdempotency(
+        id: String, _ request: UpdateEventTypeRequest, idempotencyKey: String
+    )
+        async throws -> APIEventType
+
+    /// N4. `PUT /api/v1/events/{id}` with the mutation's key.
+    func updateEventWithIdempotency(
+        id: String, _ request: UpdateEventRequest, idempotencyKey: String
+    ) async throws
+        -> APIEvent
+
+    /// N5. `PUT /api/v1/geofences/{id}` with the mutation's key.
+    func updateGeofenceWithIdempotency(
+        id: String, _ request: UpdateGeofenceRequest, idempotencyKey: String
+    )
+        async throws -> APIGeofence
+
+    /// N6. `PUT /api/v1/property-definitions/{id}` with the mutation's key.
+    func updatePropertyDefinitionWithIdempotency(
+        id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
+    ) async throws -> APIPropertyDefinition
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A non-2xx HTTP answer, after the client's own retries (sync-engine §2.3).
+public struct HTTPFailure: Sendable, Equatable {
+    public var status: Int
+    /// The `<code>` of a problem type `urn:trendy:error:<code>`, e.g. `conflict` or `idempotency_in_flight`.
+    public var problemType: String?
+    /// The problem's `detail`, else the legacy `error`, else `title`.
+    public var message: String?
+    /// Seconds from the `Retry-After` header (delta-seconds or HTTP-date), else the body's `retry_after`.
+    public var retryAfter: TimeInterval?
+    /// The problem's `existing_id`: the caller's entity that holds the conflicting id, name or timestamp.
+    public var existingId: String?
+
+    public init(
+        status: Int, problemType: String? = nil, message: String? = nil, retryAfter: TimeInterval? = nil,
+        existingId: String? = nil
+    ) {
+        self.status = status
+        self.problemType = problemType
+        self.message = message
+        self.retryAfter = retryAfter
+        self.existingId = existingId
+    }
+}
+
+/// Every error a `NetworkClientProtocol` implementation throws (sync-engine §2.3).
+public enum NetworkError: Error, Sendable, Equatable {
+    /// No HTTP response: timeout, connection refused or lost, DNS, TLS.
+    case transport(String)
+    /// A non-2xx answer.
+    case http(HTTPFailure)
+    /// A 2xx body that is not the expected JSON (e.g. a captive portal's HTML).
+    case decoding(status: Int, message: String)
+    /// Something that is not an HTTP response at all.
+    case invalidResponse
+    /// The calling task was cancelled.
+    case cancelled
+
+    /// The HTTP status, when the server answered.
+    public var status: Int? {
+        switch self {
+        case .http(let failure): failure.status
+        case .decoding(let status, _): status
+        default: nil
+        }
+    }
+
+    public var httpFailure: HTTPFailure? {
+        if case .http(let failure) = self { return failure }
+        return nil
+    }
+}
+
+extension NetworkError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .transport(let message): "cannot reach the server: \(message)"
+        case .http(let failure):
+            "HTTP \(failure.status)" + (failure.message.map { ": \($0)" } ?? "")
+        case .decoding(let status, let message): "unexpected response body (HTTP \(status)): \(message)"
+        case .invalidResponse: "the server's answer was not an HTTP response"
+        case .cancelled: "cancelled"
+        }
+    }
+}
+
+extension NetworkError: LocalizedError {
+    public var errorDescription: String? { description }
+}

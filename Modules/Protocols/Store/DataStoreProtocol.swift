@@ -1,0 +1,222 @@
+import Foundation
+import Models
+
+/// One unit of work on the local database: the seed's 29 methods, DS1–DS11 and three queries
+/// (sync-engine §2.4–§2.6).
+///
+/// A store is one SQLite transaction. It begins at the first operation and sees its own writes; `save()`
+/// commits atomically and a later operation begins a new transaction. A store released, or whose operation
+/// threw, without `save()` rolls back everything since its last `save()`.
+///
+/// Not `Sendable`: create it inside the isolation domain that uses it (through a `DataStoreFactory`), use it
+/// within one synchronous stretch, never keep it across an `await`, and never store it in a property.
+public protocol DataStoreProtocol {
+    // MARK: Upsert (server data only)
+
+    /// Applies `configure` to the event `id`, inserting a placeholder first when it is missing
+    /// (`event_type_id = ""`, now, defaults). The row ends `synced`.
+    @discardableResult
+    func upsertEvent(id: String, configure: (inout Event) -> Void) throws -> Event
+
+    /// Applies `configure` to the event type `id`, inserting the `"Placeholder"` row first when missing.
+    /// The row ends `synced`.
+    @discardableResult
+    func upsertEventType(id: String, configure: (inout EventType) -> Void) throws -> EventType
+
+    /// Applies `configure` to the geofence `id`, inserting the placeholder row first when missing.
+    /// The row ends `synced`.
+    @discardableResult
+    func upsertGeofence(id: String, configure: (inout Geofence) -> Void) throws -> Geofence
+
+    /// Applies `configure` to the property definition `id`, inserting a placeholder with `eventTypeId` first
+    /// when missing. The row ends `synced`.
+    @discardableResult
+    func upsertPropertyDefinition(
+        id: String, eventTypeId: String, configure: (inout PropertyDefinition) -> Void
+    )
+        throws -> PropertyDefinition
+
+    // MARK: Delete (with the local cascade of §1.4; mutations are never touched)
+
+    /// Deletes the event; a missing id is a no-op.
+    func deleteEvent(id: String) throws
+
+    /// Deletes the event type with its events and property definitions, except children that have a create
+    /// mutation, and clears geofence entry/exit ids naming it. A missing id is a no-op.
+    func deleteEventType(id: String) throws
+
+    /// Deletes the geofence and clears `geofence_id` on its events. A missing id is a no-op.
+    func deleteGeofence(id: String) throws
+
+    /// Deletes the property definition; a missing id is a no-op.
+    func deletePropertyDefinition(id: String) throws
+
+    // MARK: Bulk delete (no cascade)
+
+    /// Deletes every event row.
+    func deleteAllEvents() throws
+
+    /// Deletes every event type row.
+    func deleteAllEventTypes() throws
+
+    /// Deletes every geofence row.
+    func deleteAllGeofences() throws
+
+    /// Deletes every property definition row.
+    func deleteAllPropertyDefinitions() throws
+
+    // MARK: Find
+
+    /// The event `id`, or nil.
+    func findEvent(id: String) throws -> Event?
+
+    /// The event type `id`, or nil.
+    func findEventType(id: String) throws -> EventType?
+
+    /// The geofence `id`, or nil.
+    func findGeofence(id: String) throws -> Geofence?
+
+    /// The property definition `id`, or nil.
+    func findPropertyDefinition(id: String) throws -> PropertyDefinition?
+
+    // MARK: Fetch all (order unspecified)
+
+    /// Every event row.
+    func fetchAllEvents() throws -> [Event]
+
+    /// Every event type row.
+    func fetchAllEventTypes() throws -> [EventType]
+
+    /// Every geofence row.
+    func fetchAllGeofences() throws -> [Geofence]
+
+    /// Every property definition row.
+    func fetchAllPropertyDefinitions() throws -> [PropertyDefinition]
+
+    // MARK: Pending mutations
+
+    /// Every mutation, live and dead, in queue order `(created_at, seq)`.
+    func fetchPendingMutations() throws -> [PendingMutation]
+
+    /// True when a mutation of that entity and operation exists, in any state.
+    func hasPendingMutation(
+        entityId: String, entityType: MutationEntityType, operation: MutationOperation
+    ) throws
+        -> Bool
+
+    /// Inserts the row as given, without coalescing (`seq` 0 takes the next value). A second row with the same
+    /// entity type, entity id and operation throws `DataStoreError.duplicateMutation`.
+    func insertPendingMutation(_ mutation: PendingMutation) throws
+
+    /// Removes the mutation with this `id`; a missing row is a no-op.
+    func deletePendingMutation(_ mutation: PendingMutation) throws
+
+    // MARK: Mark synced (throw `DataStoreError.notFound` for a missing row)
+
+    /// Sets the event's `sync_status` to `synced`.
+    func markEventSynced(id: String) throws
+
+    /// Sets the event type's `sync_status` to `synced`.
+    func markEventTypeSynced(id: String) throws
+
+    /// Sets the geofence's `sync_status` to `synced`.
+    func markGeofenceSynced(id: String) throws
+
+    /// Sets the property definition's `sync_status` to `synced`.
+    func markPropertyDefinitionSynced(id: String) throws
+
+    // MARK: Persistence
+
+    /// Commits the unit of work atomically. Without an open transaction it does nothing.
+    func save() throws
+
+    // MARK: DS1–DS11
+
+    /// DS1. Queues a local change with the coalescing rules of §1.7, stamping changes with `at`.
+    /// Throws `DataStoreError.invalidSequence` or `.entityDeleted` for sequences the table forbids.
+    func enqueueMutation(
+        entityType: MutationEntityType, operation: MutationOperation, entityId: String, payload: Data?, at: Date
+    ) throws -> EnqueueResult
+
+    /// DS2. Sets `first_sent_at = at` where it is nil on the live rows among `ids` and returns them as they will
+    /// be sent, in the order of `ids`. Ids that are gone or no longer live are left out.
+    func claimMutations(ids: [String], at: Date) throws -> [PendingMutation]
+
+    /// DS3. Deletes the mutation only if its revision is still `revision`; false leaves a newer revision (or
+    /// nothing) queued.
+    func completeMutation(id: String, revision: Int) throws -> Bool
+
+    /// DS4. Counts one failure (`attempts + 1`, `last_error`, `last_attempt_at`), dead-lettering the mutation and
+    /// marking its entity `failed` when `attempts ≥ maxAttempts` or `deadLetterNow`. Skipped when the row is gone
+    /// or its revision changed.
+    func recordMutationFailure(
+        id: String, revision: Int, message: String, at: Date, maxAttempts: Int, deadLetterNow: Bool
+    ) throws -> FailureResult
+
+    /// DS5. Turns a dead letter live again: `attempts` 0, `last_error` nil, a new key, `revision + 1`. A create's
+    /// payload is rebuilt from the entity's current row and absorbs an update of the same entity; a revived
+    /// create makes its entity `pending`. False when `id` is not a dead letter.
+    func reviveMutation(id: String, at: Date) throws -> Bool
+
+    /// DS6. Sets an entity's `sync_status`; a missing row is a no-op.
+    func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws
+
+    /// DS7. Deletes, without cascading, every row of one table except `ids`. Returns the number deleted.
+    func deleteEntities(_ type: MutationEntityType, keeping ids: Set<String>) throws -> Int
+
+    /// DS8. The engine state row of §1.9, or defaults when none was saved.
+    func loadEngineState() throws -> EngineState
+
+    /// DS9. Writes the engine state row.
+    func saveEngineState(_ state: EngineState) throws
+
+    /// DS10. Inserts a history row and trims the table to the newest `keepLast` rows.
+    func appendSyncHistory(_ entry: SyncHistoryEntry, keepLast: Int) throws
+
+    /// DS11. History rows, newest first.
+    func fetchSyncHistory(limit: Int) throws -> [SyncHistoryEntry]
+
+    // MARK: Queries for applications (Q1–Q3)
+
+    /// Q1. Events matching `query`, `timestamp` descending then `id` descending.
+    func fetchEvents(matching query: EventQuery) throws -> [Event]
+
+    /// Q2. Number of live (`pending`) and dead (`failed`) mutations.
+    func countMutations() throws -> MutationCounts
+
+    /// Q3. Every mutation of one entity, in queue order.
+    func fetchMutations(entityId: String) throws -> [PendingMutation]
+}
+
+/// A filter for `fetchEvents(matching:)`. Nil fields do not filter.
+public struct EventQuery: Sendable, Hashable {
+    public var eventTypeId: String?
+    /// Inclusive lower bound on `timestamp`.
+    public var since: Date?
+    /// Inclusive upper bound on `timestamp`.
+    public var until: Date?
+    public var syncStatus: SyncStatus?
+    public var limit: Int?
+
+    public init(
+        eventTypeId: String? = nil, since: Date? = nil, until: Date? = nil, syncStatus: SyncStatus? = nil,
+        limit: Int? = nil
+    ) {
+        self.eventTypeId = eventTypeId
+        self.since = since
+        self.until = until
+        self.syncStatus = syncStatus
+        self.limit = limit
+    }
+}
+
+/// Sizes of the outbox: `pending` live mutations and `failed` dead letters.
+public struct MutationCounts: Sendable, Hashable {
+    public var pending: Int
+    public var failed: Int
+
+    public init(pending: Int, failed: Int) {
+        self.pending = pending
+        self.failed = failed
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Models
+
+/// Entities and requests with fixed, readable defaults, so a test states only what it is about.
+///
+/// Ids from `Build.id(_:)` are valid lowercase UUIDv7 strings whose embedded time is the fixed default instant,
+/// so they pass the server's version and future-time checks.
+public enum Build {
+    /// 2026-01-17T01:44:52.123Z.
+    public static let instant = Date(millisecondsSince1970: 1_768_614_292_123)
+
+    /// A deterministic UUIDv7 numbered `number` (`019bc9a2-0e1b-7000-8000-00000000002a` for 42).
+    public static func id(_ number: Int, at date: Date = instant) -> String {
+        let milliseconds = UInt64(date.millisecondsSince1970)
+        let time = String(milliseconds, radix: 16).leftPadded(to: 12)
+        let tail = String(number, radix: 16).leftPadded(to: 12)
+        return "\(time.prefix(8))-\(time.suffix(4))-7000-8000-\(tail)"
+    }
+
+    public static func eventType(
+        id: String = Build.id(1), name: String = "Coffee", color: String = "#8B4513", icon: String = "cup.and.saucer",
+        createdAt: Date = instant, syncStatus: SyncStatus = .pending
+    ) -> EventType {
+        EventType(id: id, name: name, color: color, icon: icon, createdAt: createdAt, syncStatus: syncStatus)
+    }
+
+    public static func event(
+        id: String = Build.id(100),
+        eventTypeId: String = Build.id(1),
+        timestamp: Date = instant,
+        notes: String? = nil,
+        properties: [String: PropertyValue] = [:],
+        syncStatus: SyncStatus = .pending,
+        configure: (inout Event) -> Void = { _ in }
+    ) -> Event {
+        var event = Event(
+            id: id, eventTypeId: eventTypeId, timestamp: timestamp, notes: notes, properties: properties,
+            syncStatus: syncStatus)
+        configure(&event)
+        return event
+    }
+
+    public static func geofence(
+        id: String = Build.id(200), name: String = "Office", latitude: Double = 52.52, longitude: Double = 13.405,
+        radius: Double = 150, eventTypeEntryId: String? = nil, eventTypeExitId: String? = nil,
+        createdAt: Date = instant, syncStatus: SyncStatus = .pending
+    ) -> Geofence {
+        Geofence(
+            id: id, name: name, latitude: latitude, longitude: longitude, radius: radius,
+            eventTypeEntryId: eventTypeEntryId, eventTypeExitId: eventTypeExitId, createdAt: createdAt,
+            syncStatus: syncStatus)
+    }
+
+    public static func propertyDefinition(
+        id: String = Build.id(300), eventTypeId: String = Build.id(1), key: String = "strength",
+        label: String = "Strength", propertyType: PropertyType = .number, options: [String] = [],
+        defaultValue: JSONValue? = nil, displayOrder: Int = 0, createdAt: Date = instant,
+        syncStatus: SyncStatus = .pending
+    ) -> PropertyDefinition {
+        PropertyDefinition(
+            id: id, eventTypeId: eventTypeId, key: key, label: label, propertyType: propertyType, options: options,
+            defaultValue: defaultValue, displayOrder: displayOrder, createdAt: createdAt, updatedAt: createdAt,
+            syncStatus: syncStatus)
+    }
+
+    public static func createEventRequest(
+        id: String = Build.id(100), eventTypeId: String = Build.id(1), timestamp: Date = instant,
+        notes: String? = nil
+    ) -> CreateEventRequest {
+        CreateEventRequest(id: id, eventTypeId: eventTypeId, timestamp: timestamp, notes: notes)
+    }
+
+    public static func createEventTypeRequest(
+        id: String = Build.id(1), name: String = "Coffee"
+    )
+        -> CreateEventTypeRequest
+    {
+        CreateEventTypeRequest(id: id, name: name, color: "#8B4513", icon: "cup.and.saucer")
+    }
+
+    public static func createGeofenceRequest(
+        id: String = Build.id(200), name: String = "Office"
+    )
+        -> CreateGeofenceRequest
+    {
+        CreateGeofenceRequest(id: id, name: name, latitude: 52.52, longitude: 13.405, radius: 150)
+    }
+
+    public static func createPropertyDefinitionRequest(
+        id: String = Build.id(300), eventTypeId: String = Build.id(1), key: String = "strength"
+    ) -> CreatePropertyDefinitionRequest {
+        CreatePropertyDefinitionRequest(
+            id: id, eventTypeId: eventTypeId, key: key, label: "Strength", propertyType: .number)
+    }
+
+    /// A live mutation row as the store would insert it.
+    public static func mutation(
+        _ operation: MutationOperation = .create,
+        of entityType: MutationEntityType = .event,
+        entityId: String = Build.id(100),
+        payload: Data? = Data("{}".utf8),
+        at date: Date = instant
+    ) -> PendingMutation {
+        PendingMutation.new(
+            entityType: entityType, operation: operation, entityId: entityId,
+            payload: operation == .delete ? nil : payload, at: date)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? String(suffix(width)) : String(repeating: "0", count: width - count) + self
+    }
+}

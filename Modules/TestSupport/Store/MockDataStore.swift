@@ -1,0 +1,304 @@
+import Foundation
+import Models
+import Persistence
+import Protocols
+import Synchronization
+
+/// The real SQLite store on a private in-memory database, wrapped with a call counter per method and fault
+/// injection (sync-engine §2.9).
+///
+/// One instance is shared by every `makeDataStore()` of a `MockDataStoreFactory`; each such call starts a new
+/// unit of work by rolling back whatever the previous one left unsaved, exactly as releasing a real store does.
+///
+/// `@unchecked Sendable`, proven by construction: the only mutable state (`inner`, `counts`, `faults`) is read and
+/// written exclusively inside `locked`, which holds `lock` for the whole operation, so no two threads ever touch
+/// it at once. (A `Mutex` cannot hold it: callers' non-`Sendable` closures must run against the inner store.)
+public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
+    /// Every `DataStoreProtocol` requirement, for counters and fault injection.
+    public enum Method: String, Sendable, Hashable, CaseIterable {
+        case upsertEvent, upsertEventType, upsertGeofence, upsertPropertyDefinition
+        case deleteEvent, deleteEventType, deleteGeofence, deletePropertyDefinition
+        case deleteAllEvents, deleteAllEventTypes, deleteAllGeofences, deleteAllPropertyDefinitions
+        case findEvent, findEventType, findGeofence, findPropertyDefinition
+        case fetchAllEvents, fetchAllEventTypes, fetchAllGeofences, fetchAllPropertyDefinitions
+        case fetchPendingMutations, hasPendingMutation, insertPendingMutation, deletePendingMutation
+        case markEventSynced, markEventTypeSynced, markGeofenceSynced, markPropertyDefinitionSynced
+        case save
+        case enqueueMutation, claimMutations, completeMutation, recordMutationFailure, reviveMutation
+        case setSyncStatus, deleteEntities, loadEngineState, saveEngineState, appendSyncHistory, fetchSyncHistory
+        case fetchEvents, countMutations, fetchMutations
+    }
+
+    /// The error an injected fault throws.
+    public struct InjectedFault: Error, Equatable, CustomStringConvertible {
+        public let method: Method
+
+        public init(method: Method) {
+            self.method = method
+        }
+
+        public var description: String { "injected fault in \(method.rawValue)" }
+    }
+
+    private struct Fault {
+        var remainingCalls: Int
+        var error: any Error
+    }
+
+    public let storage: DatabaseStorage
+    private let lock = NSLock()
+    private var inner: LocalStore
+    private var counts: [Method: Int] = [:]
+    private var faults: [Method: Fault] = [:]
+
+    /// A fresh, empty, migrated in-memory database whose placeholder rows take their time from `clock`.
+    public init(clock: any SyncClock = ManualClock()) throws {
+        let storage = try DatabaseStorage.open(.inMemory, clock: clock)
+        self.storage = storage
+        inner = LocalStore(storage: storage)
+    }
+
+    // MARK: Spying and faults
+
+    /// How many times `method` was called.
+    public func callCount(_ method: Method) -> Int { locked { counts[method, default: 0] } }
+
+    /// Zeroes every counter.
+    public func resetCallCounts() { locked { counts = [:] } }
+
+    /// Makes the `nthCall`-th call of `method` from now throw `error` (once). Like any failing operation it rolls
+    /// back the current unit of work.
+    public func injectFault(_ method: Method, onCall nthCall: Int = 1, error: (any Error)? = nil) {
+        precondition(nthCall >= 1, "calls are counted from 1")
+        locked { faults[method] = Fault(remainingCalls: nthCall, error: error ?? InjectedFault(method: method)) }
+    }
+
+    /// Removes every pending fault.
+    public func clearFaults() { locked { faults = [:] } }
+
+    /// Starts a new unit of work, rolling back anything unsaved (what releasing a real store does).
+    public func beginUnitOfWork() {
+        locked { inner = LocalStore(storage: storage) }
+    }
+
+    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private func call<Result>(_ method: Method, _ body: (LocalStore) throws -> Result) throws -> Result {
+        try locked {
+            counts[method, default: 0] += 1
+            if var fault = faults[method] {
+                fault.remainingCalls -= 1
+                if fault.remainingCalls == 0 {
+                    faults[method] = nil
+                    inner = LocalStore(storage: storage)
+                    throw fault.error
+                }
+                faults[method] = fault
+            }
+            return try body(inner)
+        }
+    }
+
+    // MARK: Named counters for the most used methods
+
+    public var upsertEventCallCount: Int { callCount(.upsertEvent) }
+    public var upsertEventTypeCallCount: Int { callCount(.upsertEventType) }
+    public var upsertGeofenceCallCount: Int { callCount(.upsertGeofence) }
+    public var upsertPropertyDefinitionCallCount: Int { callCount(.upsertPropertyDefinition) }
+    public var deleteEventCallCount: Int { callCount(.deleteEvent) }
+    public var deleteEventTypeCallCount: Int { callCount(.deleteEventType) }
+    public var deleteGeofenceCallCount: Int { callCount(.deleteGeofence) }
+    public var deletePropertyDefinitionCallCount: Int { callCount(.deletePropertyDefinition) }
+    public var fetchPendingMutationsCallCount: Int { callCount(.fetchPendingMutations) }
+    public var insertPendingMutationCallCount: Int { callCount(.insertPendingMutation) }
+    public var deletePendingMutationCallCount: Int { callCount(.deletePendingMutation) }
+    public var saveCallCount: Int { callCount(.save) }
+    public var enqueueMutationCallCount: Int { callCount(.enqueueMutation) }
+    public var claimMutationsCallCount: Int { callCount(.claimMutations) }
+    public var completeMutationCallCount: Int { callCount(.completeMutation) }
+    public var recordMutationFailureCallCount: Int { callCount(.recordMutationFailure) }
+    public var saveEngineStateCallCount: Int { callCount(.saveEngineState) }
+    public var appendSyncHistoryCallCount: Int { callCount(.appendSyncHistory) }
+
+    // MARK: DataStoreProtocol
+
+    @discardableResult
+    public func upsertEvent(id: String, configure: (inout Event) -> Void) throws -> Event {
+        try call(.upsertEvent) { try $0.upsertEvent(id: id, configure: configure) }
+    }
+
+    @discardableResult
+    public func upsertEventType(id: String, configure: (inout EventType) -> Void) throws -> EventType {
+        try call(.upsertEventType) { try $0.upsertEventType(id: id, configure: configure) }
+    }
+
+    @discardableResult
+    public func upsertGeofence(id: String, configure: (inout Geofence) -> Void) throws -> Geofence {
+        try call(.upsertGeofence) { try $0.upsertGeofence(id: id, configure: configure) }
+    }
+
+    @discardableResult
+    public func upsertPropertyDefinition(
+        id: String, eventTypeId: String, configure: (inout PropertyDefinition) -> Void
+    ) throws -> PropertyDefinition {
+        try call(.upsertPropertyDefinition) {
+            try $0.upsertPropertyDefinition(id: id, eventTypeId: eventTypeId, configure: configure)
+        }
+    }
+
+    public func deleteEvent(id: String) throws { try call(.deleteEvent) { try $0.deleteEvent(id: id) } }
+    public func deleteEventType(id: String) throws { try call(.deleteEventType) { try $0.deleteEventType(id: id) } }
+    public func deleteGeofence(id: String) throws { try call(.deleteGeofence) { try $0.deleteGeofence(id: id) } }
+    public func deletePropertyDefinition(id: String) throws {
+        try call(.deletePropertyDefinition) { try $0.deletePropertyDefinition(id: id) }
+    }
+
+    public func deleteAllEvents() throws { try call(.deleteAllEvents) { try $0.deleteAllEvents() } }
+    public func deleteAllEventTypes() throws { try call(.deleteAllEventTypes) { try $0.deleteAllEventTypes() } }
+    public func deleteAllGeofences() throws { try call(.deleteAllGeofences) { try $0.deleteAllGeofences() } }
+    public func deleteAllPropertyDefinitions() throws {
+        try call(.deleteAllPropertyDefinitions) { try $0.deleteAllPropertyDefinitions() }
+    }
+
+    public func findEvent(id: String) throws -> Event? { try call(.findEvent) { try $0.findEvent(id: id) } }
+    public func findEventType(id: String) throws -> EventType? {
+        try call(.findEventType) { try $0.findEventType(id: id) }
+    }
+    public func findGeofence(id: String) throws -> Geofence? { try call(.findGeofence) { try $0.findGeofence(id: id) } }
+    public func findPropertyDefinition(id: String) throws -> PropertyDefinition? {
+        try call(.findPropertyDefinition) { try $0.findPropertyDefinition(id: id) }
+    }
+
+    public func fetchAllEvents() throws -> [Event] { try call(.fetchAllEvents) { try $0.fetchAllEvents() } }
+    public func fetchAllEventTypes() throws -> [EventType] {
+        try call(.fetchAllEventTypes) { try $0.fetchAllEventTypes() }
+    }
+    public func fetchAllGeofences() throws -> [Geofence] { try call(.fetchAllGeofences) { try $0.fetchAllGeofences() } }
+    public func fetchAllPropertyDefinitions() throws -> [PropertyDefinition] {
+        try call(.fetchAllPropertyDefinitions) { try $0.fetchAllPropertyDefinitions() }
+    }
+
+    public func fetchPendingMutations() throws -> [PendingMutation] {
+        try call(.fetchPendingMutations) { try $0.fetchPendingMutations() }
+    }
+
+    public func hasPendingMutation(
+        entityId: String, entityType: MutationEntityType, operation: MutationOperation
+    )
+        throws -> Bool
+    {
+        try call(.hasPendingMutation) {
+            try $0.hasPendingMutation(entityId: entityId, entityType: entityType, operation: operation)
+        }
+    }
+
+    public func insertPendingMutation(_ mutation: PendingMutation) throws {
+        try call(.insertPendingMutation) { try $0.insertPendingMutation(mutation) }
+    }
+
+    public func deletePendingMutation(_ mutation: PendingMutation) throws {
+        try call(.deletePendingMutation) { try $0.deletePendingMutation(mutation) }
+    }
+
+    public func markEventSynced(id: String) throws { try call(.markEventSynced) { try $0.markEventSynced(id: id) } }
+    public func markEventTypeSynced(id: String) throws {
+        try call(.markEventTypeSynced) { try $0.markEventTypeSynced(id: id) }
+    }
+    public func markGeofenceSynced(id: String) throws {
+        try call(.markGeofenceSynced) { try $0.markGeofenceSynced(id: id) }
+    }
+    public func markPropertyDefinitionSynced(id: String) throws {
+        try call(.markPropertyDefinitionSynced) { try $0.markPropertyDefinitionSynced(id: id) }
+    }
+
+    public func save() throws { try call(.save) { try $0.save() } }
+
+    public func enqueueMutation(
+        entityType: MutationEntityType, operation: MutationOperation, entityId: String, payload: Data?, at: Date
+    ) throws -> EnqueueResult {
+        try call(.enqueueMutation) {
+            try $0.enqueueMutation(
+                entityType: entityType, operation: operation, entityId: entityId, payload: payload, at: at)
+        }
+    }
+
+    public func claimMutations(ids: [String], at: Date) throws -> [PendingMutation] {
+        try call(.claimMutations) { try $0.claimMutations(ids: ids, at: at) }
+    }
+
+    public func completeMutation(id: String, revision: Int) throws -> Bool {
+        try call(.completeMutation) { try $0.completeMutation(id: id, revision: revision) }
+    }
+
+    public func recordMutationFailure(
+        id: String, revision: Int, message: String, at: Date, maxAttempts: Int, deadLetterNow: Bool
+    ) throws -> FailureResult {
+        try call(.recordMutationFailure) {
+            try $0.recordMutationFailure(
+                id: id, revision: revision, message: message, at: at, maxAttempts: maxAttempts,
+                deadLetterNow: deadLetterNow)
+        }
+    }
+
+    public func reviveMutation(id: String, at: Date) throws -> Bool {
+        try call(.reviveMutation) { try $0.reviveMutation(id: id, at: at) }
+    }
+
+    public func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws {
+        try call(.setSyncStatus) { try $0.setSyncStatus(status, entityType: entityType, id: id) }
+    }
+
+    public func deleteEntities(_ type: MutationEntityType, keeping ids: Set<String>) throws -> Int {
+        try call(.deleteEntities) { try $0.deleteEntities(type, keeping: ids) }
+    }
+
+    public func loadEngineState() throws -> EngineState { try call(.loadEngineState) { try $0.loadEngineState() } }
+
+    public func saveEngineState(_ state: EngineState) throws {
+        try call(.saveEngineState) { try $0.saveEngineState(state) }
+    }
+
+    public func appendSyncHistory(_ entry: SyncHistoryEntry, keepLast: Int) throws {
+        try call(.appendSyncHistory) { try $0.appendSyncHistory(entry, keepLast: keepLast) }
+    }
+
+    public func fetchSyncHistory(limit: Int) throws -> [SyncHistoryEntry] {
+        try call(.fetchSyncHistory) { try $0.fetchSyncHistory(limit: limit) }
+    }
+
+    public func fetchEvents(matching query: EventQuery) throws -> [Event] {
+        try call(.fetchEvents) { try $0.fetchEvents(matching: query) }
+    }
+
+    public func countMutations() throws -> MutationCounts { try call(.countMutations) { try $0.countMutations() } }
+
+    public func fetchMutations(entityId: String) throws -> [PendingMutation] {
+        try call(.fetchMutations) { try $0.fetchMutations(entityId: entityId) }
+    }
+}
+
+/// Returns the one shared `MockDataStore` from every `makeDataStore()` and counts the calls.
+public final class MockDataStoreFactory: DataStoreFactory, Sendable {
+    public let store: MockDataStore
+    private let calls = Mutex(0)
+
+    public init(store: MockDataStore) {
+        self.store = store
+    }
+
+    public convenience init(clock: any SyncClock = ManualClock()) throws {
+        self.init(store: try MockDataStore(clock: clock))
+    }
+
+    public var makeDataStoreCallCount: Int { calls.withLock { $0 } }
+
+    public func makeDataStore() -> any DataStoreProtocol {
+        calls.withLock { $0 += 1 }
+        store.beginUnitOfWork()
+        return store
+    }
+}

@@ -1,0 +1,114 @@
+// swift-tools-version:6.1
+// The package graph is the architecture: each library target below is one layer, and the dependency
+// lists are the only edges allowed. `Tests/ArchitectureTests` fails the build if an edge or an import
+// bypasses them (see docs/architecture.md).
+
+import PackageDescription
+
+/// One list of Swift settings shared by every target, so the whole repository compiles under the same rules.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+
+let package = Package(
+    name: "trendy-sync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Models", targets: ["Models"]),
+        .library(name: "Protocols", targets: ["Protocols"]),
+        .library(name: "Persistence", targets: ["Persistence"]),
+        .library(name: "Networking", targets: ["Networking"]),
+        .library(name: "Sync", targets: ["Sync"]),
+        .library(name: "TestSupport", targets: ["TestSupport"]),
+        .executable(name: "trendyctl", targets: ["trendyctl"]),
+        .executable(name: "trendy-server", targets: ["trendy-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    ],
+    targets: [
+        // MARK: Layers (Modules/)
+        .target(name: "Models", path: "Modules/Models", swiftSettings: swiftSettings),
+        .target(name: "Protocols", dependencies: ["Models"], path: "Modules/Protocols", swiftSettings: swiftSettings),
+        .target(
+            name: "Persistence",
+            dependencies: ["Models", "Protocols", grdb, logging],
+            path: "Modules/Persistence",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Networking",
+            dependencies: ["Models", "Protocols", logging],
+            path: "Modules/Networking",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Sync",
+            dependencies: ["Models", "Protocols", logging],
+            path: "Modules/Sync",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Models", "Protocols", "Sync", "Persistence"],
+            path: "Modules/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Apps (Apps/) compose the layers
+        .target(
+            name: "TrendyServer",
+            dependencies: ["Models", grdb, logging, hummingbird],
+            path: "Apps/trendy-server/Sources/TrendyServer",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "trendy-server",
+            dependencies: ["TrendyServer", argumentParser, logging],
+            path: "Apps/trendy-server/Sources/trendy-server",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TrendyCLI",
+            dependencies: ["Models", "Protocols", "Persistence", "Networking", "Sync", argumentParser, logging],
+            path: "Apps/trendyctl/Sources/TrendyCLI",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "trendyctl",
+            dependencies: ["TrendyCLI"],
+            path: "Apps/trendyctl/Sources/trendyctl",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "trendy-bench",
+            dependencies: ["Models", "Protocols", "Persistence", grdb, argumentParser],
+            path: "Benchmarks/trendy-bench",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests mirror the modules one to one
+        .testTarget(name: "ModelsTests", dependencies: ["Models"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PersistenceTests",
+            dependencies: ["Models", "Protocols", "Persistence", "TestSupport", grdb],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TestSupportTests",
+            dependencies: ["Models", "Protocols", "Persistence", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// The module graph is the architecture (docs/architecture.md). These tests fail on any forbidden edge, in the
+/// package description and in the `import`s of the module sources, so the DI boundary is enforced by the build
+/// and not by good intentions.
+@Suite("Dependency rules")
+struct DependencyRulesTests {
+    /// The only dependencies each layer may declare (targets and products). swift-log is allowed everywhere.
+    static let allowedDependencies: [String: Set<String>] = [
+        "Models": ["Logging"],
+        "Protocols": ["Models", "Logging"],
+        "Persistence": ["Models", "Protocols", "GRDB", "Logging"],
+        "Networking": ["Models", "Protocols", "Logging"],
+        "Sync": ["Models", "Protocols", "Logging"],
+        "TestSupport": ["Models", "Protocols", "Sync", "Persistence", "Logging"],
+    ]
+
+    /// Toolchain modules every layer may import, besides its declared dependencies.
+    static let systemModules: Set<String> = ["Foundation", "Dispatch", "Synchronization", "Glibc", "Musl", "Darwin"]
+
+    /// Extra toolchain modules particular layers need.
+    static let extraImports: [String: Set<String>] = [
+        "Networking": ["FoundationNetworking"],
+        "TestSupport": ["Testing"],
+    ]
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
+    @Test("every layer declares only the dependencies its rule allows")
+    func declaredDependencies() throws {
+        let targets = try PackageDescriptionReader.targets(at: Self.packageRoot)
+        for (layer, allowed) in Self.allowedDependencies {
+            let declared = try #require(targets[layer], "layer \(layer) is missing from Package.swift")
+            let forbidden = declared.subtracting(allowed)
+            #expect(forbidden.isEmpty, "\(layer) must not depend on \(forbidden.sorted())")
+        }
+    }
+
+    @Test("Sync depends on Protocols and Models only: never on Persistence, Networking or GRDB")
+    func syncBoundary() throws {
+        let targets = try PackageDescriptionReader.targets(at: Self.packageRoot)
+        let sync = try #require(targets["Sync"])
+        #expect(sync.isSubset(of: ["Models", "Protocols", "Logging"]))
+    }
+
+    @Test("module sources import only what their layer allows", arguments: allowedDependencies.keys.sorted())
+    func sourceImports(layer: String) throws {
+        let allowed = (Self.allowedDependencies[layer] ?? []).union(Self.systemModules)
+            .union(Self.extraImports[layer] ?? [])
+        let (files, imports) = try SourceImports.scan(Self.packageRoot.appendingPathComponent("Modules/\(layer)"))
+        #expect(files > 0, "no Swift sources found for \(layer)")
+        for (file, module) in imports where !allowed.contains(module) {
+            Issue.record("\(file) imports \(module), which \(layer) may not use")
+        }
+    }
+
+    @Test("the import scanner sees every import form a bypass could use")
+    func scannerCatchesBypasses() {
+        let source = """
+            import Foundation
+            @testable import Persistence
+            @_implementationOnly import GRDB
+            public import Networking
+            internal import struct Persistence.LocalStore
+            // import Commented
+            let text = "import NotCode"
+            """
+        #expect(
+            SourceImports.modules(in: source) == ["Foundation", "Persistence", "GRDB", "Networking", "Persistence"])
+    }
+}
+
+/// Reads target dependencies from `swift package dump-package`.
+enum PackageDescriptionReader {
+    static func targets(at root: URL) throws -> [String: Set<String>] {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-dump-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // A separate scratch path: the running `swift test` holds the lock on .build.
+        process.arguments = [
+            "swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let targets = json["targets"] as? [[String: Any]]
+        else { throw DumpError.unreadable(status: process.terminationStatus) }
+        var result: [String: Set<String>] = [:]
+        for target in targets {
+            guard let name = target["name"] as? String else { continue }
+            let dependencies = (target["dependencies"] as? [[String: Any]]) ?? []
+            result[name] = Set(
+                dependencies.compactMap { dependency in
+                    dependency.values.compactMap { ($0 as? [Any])?.first as? String }.first
+                })
+        }
+        return result
+    }
+
+    enum DumpError: Error {
+        case unreadable(status: Int32)
+    }
+}
+
+/// Finds `import` declarations in Swift sources.
+enum SourceImports {
+    static func scan(_ directory: URL) throws -> (files: Int, imports: [(file: String, module: String)]) {
+        var files = 0
+        var found: [(String, String)] = []
+        let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            guard url.pathExtension == "swift" else { continue }
+            files += 1
+            let source = try String(contentsOf: url, encoding: .utf8)
+            for module in modules(in: source) { found.append((url.lastPathComponent, module)) }
+        }
+        return (files, found)
+    }
+
+    static func modules(in source: String) -> [String] {
+        source.split(separator: "\n").compactMap { line -> String? in
+            var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            while let first = words.first,
+                first.hasPrefix("@") || ["public", "internal", "package", "private", "fileprivate"].contains(first)
+            {
+                words.removeFirst()
+            }
+            guard words.first == "import", words.count >= 2 else { return nil }
+            let kinds: Set<String> = [
+                "struct", "class", "enum", "protocol", "func", "var", "let", "typealias", "actor",
+            ]
+            let path = kinds.contains(words[1]) && words.count >= 3 ? words[2] : words[1]
+            return String(path.split(separator: ".").first ?? "")
+        }
+    }
+}

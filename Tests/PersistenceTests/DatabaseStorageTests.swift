@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+import Models
+import Persistence
+import Protocols
+import TestSupport
+import Testing
+
+@Suite("Database storage")
+struct DatabaseStorageTests {
+    @Test("a file opens in WAL mode with a busy timeout, creating its folder")
+    func walMode() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("nested/folder/trendy.sqlite")
+        _ = try DatabaseStorage.open(.file(path: path))
+        #expect(FileManager.default.fileExists(atPath: path))
+        let reader = try DatabaseQueue(path: path)
+        #expect(try reader.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
+    @Test("a file that is not a database is refused with a clear error and left byte for byte unchanged")
+    func notADatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.sqlite")
+        let contents = Data("these are my notes, not a database\n".utf8)
+        try contents.write(to: URL(fileURLWithPath: path))
+        #expect(throws: DataStoreError.notADatabase(path: path)) { try DatabaseStorage.open(.file(path: path)) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["notes.sqlite"])
+        let message = DataStoreError.notADatabase(path: path).description
+        #expect(message.contains("not a Trendy database") && message.contains("--db"))
+    }
+
+    @Test("a database migrated by a newer version is refused and its data is untouched")
+    func schemaTooNew() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("trendy.sqlite")
+        do {
+            let factory = try DefaultDataStoreFactory(.file(path: path))
+            let store = factory.makeDataStore()
+            try store.upsertEventType(id: Build.id(1)) { $0.name = "Kept" }
+            try store.save()
+        }
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-from-the-future')")
+        }
+        try queue.close()
+        #expect(throws: DataStoreError.schemaTooNew(path: path, unknownMigrations: ["v9-from-the-future"])) {
+            try DatabaseStorage.open(.file(path: path))
+        }
+        let check = try DatabaseQueue(path: path)
+        #expect(try check.read { try String.fetchOne($0, sql: "SELECT name FROM event_type") } == "Kept")
+        #expect(try check.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM grdb_migrations") } == 2)
+    }
+
+    @Test("S17 data and engine state survive closing and reopening the file")
+    func survivesRestart() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("trendy.sqlite")
+        do {
+            let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+            try store.saveEngineState(EngineState(cursor: 42, quietUntil: Build.instant))
+            _ = try store.enqueueMutation(
+                entityType: .eventType, operation: .delete, entityId: Build.id(1), payload: nil, at: Build.instant)
+            try store.save()
+        }
+        let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+        #expect(try store.loadEngineState() == EngineState(cursor: 42, quietUntil: Build.instant))
+        #expect(try store.fetchPendingMutations().map(\.entityId) == [Build.id(1)])
+    }
+
+    @Test("an open unit of work is invisible to other connections until save")
+    func isolationFromOtherConnections() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("trendy.sqlite")
+        let factory = try DefaultDataStoreFactory(.file(path: path))
+        let otherConnection = try DatabaseQueue(path: path)
+        func countOutside() throws -> Int {
+            try otherConnection.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM event_type") ?? -1 }
+        }
+        let store = factory.makeDataStore()
+        try store.upsertEventType(id: Build.id(1)) { _ in }
+        #expect(try countOutside() == 0)
+        try store.save()
+        #expect(try countOutside() == 1)
+    }
+
+    @Test("a second unit of work waits for the first; past the busy timeout it fails with busy and recovers")
+    func busyTimeout() throws {
+        let storage = try DatabaseStorage.open(.inMemory, busyTimeout: 0)
+        let first = LocalStore(storage: storage)
+        try first.upsertEventType(id: Build.id(1)) { _ in }
+        let second = LocalStore(storage: storage)
+        #expect(throws: DataStoreError.busy(seconds: 0)) { try second.findEventType(id: Build.id(1)) }
+        try first.save()
+        #expect(try second.findEventType(id: Build.id(1)) != nil)
+        try second.save()
+    }
+
+    @Test("a store released in the middle of a transaction frees the database for the next one")
+    func releaseFreesTheLease() throws {
+        let storage = try DatabaseStorage.open(.inMemory, busyTimeout: 0)
+        do {
+            let abandoned = LocalStore(storage: storage)
+            try abandoned.upsertEventType(id: Build.id(1)) { _ in }
+        }
+        let next = LocalStore(storage: storage)
+        #expect(try next.fetchAllEventTypes().isEmpty)
+        try next.save()
+    }
+
+    @Test("stores on other threads commit their own units of work without losing writes")
+    func concurrentUnitsOfWork() async throws {
+        let directory = try TemporaryDirectory()
+        let factory = try DefaultDataStoreFactory(.file(path: directory.path("trendy.sqlite")))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for item in 0..<25 {
+                        let store = factory.makeDataStore()
+                        let id = Build.id(worker * 100 + item)
+                        try store.upsertEventType(id: id) { $0.name = "w\(worker)-\(item)" }
+                        _ = try store.enqueueMutation(
+                            entityType: .eventType, operation: .delete, entityId: id, payload: nil, at: Build.instant)
+                        try store.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let store = factory.makeDataStore()
+        #expect(try store.fetchAllEventTypes().count == 100)
+        #expect(try store.countMutations() == MutationCounts(pending: 100, failed: 0))
+    }
+}
+
+/// A directory under the system temporary folder, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
