@@ -13,6 +13,8 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+/// GRDB's own SQLite C module, for the few hot statements bound without boxing (Persistence/Records).
+let grdbSQLite: Target.Dependency = .product(name: "GRDBSQLite", package: "GRDB.swift")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "Protocols", dependencies: ["Models"], path: "Modules/Protocols", swiftSettings: swiftSettings),
         .target(
             name: "Persistence",
-            dependencies: ["Models", "Protocols", grdb, logging],
+            dependencies: ["Models", "Protocols", grdb, grdbSQLite, logging],
             path: "Modules/Persistence",
             swiftSettings: swiftSettings
         ),
@@ -92,7 +94,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "trendy-bench",
-            dependencies: ["Models", "Protocols", "Persistence", grdb, argumentParser],
+            dependencies: [
+                "Models", "Protocols", "Persistence", argumentParser, grdbSQLite,
+            ],
             path: "Benchmarks/trendy-bench",
             swiftSettings: swiftSettings
         ),

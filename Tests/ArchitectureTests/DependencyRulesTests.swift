@@ -10,7 +10,7 @@ struct DependencyRulesTests {
     static let allowedDependencies: [String: Set<String>] = [
         "Models": ["Logging"],
         "Protocols": ["Models", "Logging"],
-        "Persistence": ["Models", "Protocols", "GRDB", "Logging"],
+        "Persistence": ["Models", "Protocols", "GRDB", "GRDBSQLite", "Logging"],
         "Networking": ["Models", "Protocols", "Logging"],
         "Sync": ["Models", "Protocols", "Logging"],
         "TestSupport": ["Models", "Protocols", "Sync", "Persistence", "Logging"],

@@ -87,14 +87,21 @@ enum EngineRows {
         )
     }
 
-    static let stateColumns = """
-        cursor, bootstrap_requested, pending_delete_ids, breaker_consecutive_429, breaker_backoff_until,
-        breaker_multiplier, breaker_retry_after_hint, quiet_until, last_success_at, server_root, account_user_id
-        """
+    static let stateColumnNames = [
+        "cursor", "bootstrap_requested", "pending_delete_ids", "breaker_consecutive_429", "breaker_backoff_until",
+        "breaker_multiplier", "breaker_retry_after_hint", "quiet_until", "last_success_at", "server_root",
+        "account_user_id",
+    ]
+    static let loadStateSQL = "SELECT \(stateColumnNames.joined(separator: ", ")) FROM sync_engine_state WHERE id = 1"
+    static let saveStateSQL =
+        "INSERT INTO sync_engine_state (id, \(stateColumnNames.joined(separator: ", "))) VALUES (1, "
+        + Array(repeating: "?", count: stateColumnNames.count).joined(separator: ", ")
+        + ") ON CONFLICT(id) DO UPDATE SET "
+        + stateColumnNames.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
-    static func stateValues(_ state: EngineState) throws -> [(any DatabaseValueConvertible)?] {
+    static func stateValues(_ state: EngineState) -> [(any DatabaseValueConvertible)?] {
         [
-            state.cursor, state.bootstrapRequested, try Column.json(state.pendingDeleteIds.sorted()),
+            state.cursor, state.bootstrapRequested, Column.json(state.pendingDeleteIds.sorted()),
             state.breakerConsecutive429, Column.milliseconds(state.breakerBackoffUntil), state.breakerMultiplier,
             state.breakerRetryAfterHint, Column.milliseconds(state.quietUntil),
             Column.milliseconds(state.lastSuccessAt),

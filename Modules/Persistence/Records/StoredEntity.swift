@@ -11,23 +11,35 @@ protocol StoredEntity {
     static var entityType: MutationEntityType { get }
     /// Column names; `id` first.
     static var columns: [String] { get }
+    static var statements: EntityStatements { get }
     var id: String { get set }
     var syncStatus: SyncStatus { get set }
-    init(row: Row) throws
-    /// Values in `columns` order.
-    var databaseValues: [(any DatabaseValueConvertible)?] { get throws }
+    /// Reads the current row of a statement selecting `columns`.
+    init(_ row: RawStatement)
+    /// Binds every column, in `columns` order.
+    func bind(to statement: inout RawStatement)
 }
 
 extension StoredEntity {
     static var table: String { entityType.rawValue }
-    static var columnList: String { columns.joined(separator: ", ") }
-    static var selectSQL: String { "SELECT \(columnList) FROM \(table)" }
-    static var findSQL: String { "\(selectSQL) WHERE id = ?" }
+}
+
+/// The SQL of one entity table, built once per type (statements are then cached per connection by GRDB).
+struct EntityStatements: Sendable {
+    let select: String
+    let find: String
     /// Insert, or overwrite every column of the existing row: one statement, touching only changed index entries.
-    static var writeSQL: String {
+    let write: String
+    let markSynced: String
+
+    init(table: String, columns: [String]) {
+        let columnList = columns.joined(separator: ", ")
+        select = "SELECT \(columnList) FROM \(table)"
+        find = "\(select) WHERE id = ?"
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        return "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT(id) DO UPDATE SET \(updates)"
+        write = "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT(id) DO UPDATE SET \(updates)"
+        markSynced = "UPDATE \(table) SET sync_status = 'synced' WHERE id = ?"
     }
 }
 
@@ -43,12 +55,11 @@ enum Column {
     }
     static func bool(_ row: Row, _ index: Int) throws -> Bool { try row.decode(Int64.self, atIndex: index) != 0 }
 
-    static func json<Value: Encodable>(_ value: Value) throws -> String {
-        String(decoding: try JSONCoding.encode(value), as: UTF8.self)
-    }
+    static func json(_ strings: [String]) -> String { JSONColumn.text(strings) }
 }
 
 extension Event: StoredEntity {
+    static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .event }
     static let columns = [
         "id", "event_type_id", "timestamp", "notes", "is_all_day", "end_date", "source_type", "external_id",
@@ -56,140 +67,173 @@ extension Event: StoredEntity {
         "healthkit_sample_id", "healthkit_category", "properties", "sync_status",
     ]
 
-    init(row: Row) throws {
-        let propertiesText = try row.decode(String.self, atIndex: 15)
+    init(_ row: RawStatement) {
         self.init(
-            id: try row.decode(String.self, atIndex: 0),
-            eventTypeId: try row.decode(String.self, atIndex: 1),
-            timestamp: try Column.date(row, 2),
-            notes: try row.decode(String?.self, atIndex: 3),
-            isAllDay: try Column.bool(row, 4),
-            endDate: try Column.optionalDate(row, 5),
-            sourceType: EventSourceType(lenient: try row.decode(String.self, atIndex: 6)),
-            externalId: try row.decode(String?.self, atIndex: 7),
-            originalTitle: try row.decode(String?.self, atIndex: 8),
-            geofenceId: try row.decode(String?.self, atIndex: 9),
-            locationLatitude: try row.decode(Double?.self, atIndex: 10),
-            locationLongitude: try row.decode(Double?.self, atIndex: 11),
-            locationName: try row.decode(String?.self, atIndex: 12),
-            healthKitSampleId: try row.decode(String?.self, atIndex: 13),
-            healthKitCategory: try row.decode(String?.self, atIndex: 14),
-            properties: PropertiesColumn.decode(propertiesText),
-            syncStatus: SyncStatus(lenient: try row.decode(String.self, atIndex: 16))
+            id: row.string(0),
+            eventTypeId: row.string(1),
+            timestamp: row.date(2),
+            notes: row.optionalString(3),
+            isAllDay: row.bool(4),
+            endDate: row.optionalDate(5),
+            sourceType: EventSourceType(lenient: row.string(6)),
+            externalId: row.optionalString(7),
+            originalTitle: row.optionalString(8),
+            geofenceId: row.optionalString(9),
+            locationLatitude: row.optionalDouble(10),
+            locationLongitude: row.optionalDouble(11),
+            locationName: row.optionalString(12),
+            healthKitSampleId: row.optionalString(13),
+            healthKitCategory: row.optionalString(14),
+            properties: JSONColumn.properties(row.string(15)),
+            syncStatus: SyncStatus(lenient: row.string(16))
         )
     }
 
-    var databaseValues: [(any DatabaseValueConvertible)?] {
-        get throws {
-            [
-                id, eventTypeId, Column.milliseconds(timestamp), notes, isAllDay, Column.milliseconds(endDate),
-                sourceType.rawValue, externalId, originalTitle, geofenceId, locationLatitude, locationLongitude,
-                locationName, healthKitSampleId, healthKitCategory, try PropertiesColumn.encode(properties),
-                syncStatus.rawValue,
-            ]
-        }
+    func bind(to statement: inout RawStatement) {
+        statement.bind(id)
+        statement.bind(eventTypeId)
+        statement.bind(timestamp)
+        statement.bind(notes)
+        statement.bind(isAllDay)
+        statement.bind(endDate)
+        statement.bind(sourceType.rawValue)
+        statement.bind(externalId)
+        statement.bind(originalTitle)
+        statement.bind(geofenceId)
+        statement.bind(locationLatitude)
+        statement.bind(locationLongitude)
+        statement.bind(locationName)
+        statement.bind(healthKitSampleId)
+        statement.bind(healthKitCategory)
+        statement.bind(JSONColumn.text(properties))
+        statement.bind(syncStatus.rawValue)
     }
 }
 
-/// The `properties` column: JSON text; text that does not decode reads as `[:]` (sync-engine §1.4).
-enum PropertiesColumn {
-    static func encode(_ properties: [String: PropertyValue]) throws -> String {
-        properties.isEmpty ? "{}" : try Column.json(properties)
+/// JSON held in text columns, written canonically; text that does not decode reads as empty (sync-engine §1.4).
+enum JSONColumn {
+    static func text(_ properties: [String: PropertyValue]) -> String {
+        properties.isEmpty ? "{}" : JSONText.string(.object(properties.mapValues(\.json)))
     }
 
-    static func decode(_ text: String) -> [String: PropertyValue] {
-        guard text != "{}", let json = try? JSONCoding.decode(JSONValue.self, from: Data(text.utf8)) else {
-            return [:]
-        }
+    static func properties(_ text: String) -> [String: PropertyValue] {
+        guard text != "{}", let json = try? JSONText.parse(text) else { return [:] }
         return PropertyValue.map(from: json) ?? [:]
+    }
+
+    static func text(_ strings: [String]) -> String { JSONText.string(.array(strings.map(JSONValue.string))) }
+
+    static func strings(_ text: String) -> [String] {
+        ((try? JSONText.parse(text))?.arrayValue ?? []).compactMap(\.stringValue)
+    }
+
+    static func text(_ value: JSONValue?) -> String? { value.map(JSONText.string) }
+
+    static func value(_ text: String?) -> JSONValue? {
+        guard let text, let value = try? JSONText.parse(text), value != .null else { return nil }
+        return value
     }
 }
 
 extension EventType: StoredEntity {
+    static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .eventType }
     static let columns = ["id", "name", "color", "icon", "created_at", "sync_status"]
 
-    init(row: Row) throws {
+    init(_ row: RawStatement) {
         self.init(
-            id: try row.decode(String.self, atIndex: 0),
-            name: try row.decode(String.self, atIndex: 1),
-            color: try row.decode(String.self, atIndex: 2),
-            icon: try row.decode(String.self, atIndex: 3),
-            createdAt: try Column.date(row, 4),
-            syncStatus: SyncStatus(lenient: try row.decode(String.self, atIndex: 5))
-        )
+            id: row.string(0), name: row.string(1), color: row.string(2), icon: row.string(3),
+            createdAt: row.date(4), syncStatus: SyncStatus(lenient: row.string(5)))
     }
 
-    var databaseValues: [(any DatabaseValueConvertible)?] {
-        [id, name, color, icon, Column.milliseconds(createdAt), syncStatus.rawValue]
+    func bind(to statement: inout RawStatement) {
+        statement.bind(id)
+        statement.bind(name)
+        statement.bind(color)
+        statement.bind(icon)
+        statement.bind(createdAt)
+        statement.bind(syncStatus.rawValue)
     }
 }
 
 extension Geofence: StoredEntity {
+    static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .geofence }
     static let columns = [
         "id", "name", "latitude", "longitude", "radius", "event_type_entry_id", "event_type_exit_id", "is_active",
         "notify_on_entry", "notify_on_exit", "ios_region_identifier", "created_at", "sync_status",
     ]
 
-    init(row: Row) throws {
+    init(_ row: RawStatement) {
         self.init(
-            id: try row.decode(String.self, atIndex: 0),
-            name: try row.decode(String.self, atIndex: 1),
-            latitude: try row.decode(Double.self, atIndex: 2),
-            longitude: try row.decode(Double.self, atIndex: 3),
-            radius: try row.decode(Double.self, atIndex: 4),
-            eventTypeEntryId: try row.decode(String?.self, atIndex: 5),
-            eventTypeExitId: try row.decode(String?.self, atIndex: 6),
-            isActive: try Column.bool(row, 7),
-            notifyOnEntry: try Column.bool(row, 8),
-            notifyOnExit: try Column.bool(row, 9),
-            iosRegionIdentifier: try row.decode(String?.self, atIndex: 10),
-            createdAt: try Column.date(row, 11),
-            syncStatus: SyncStatus(lenient: try row.decode(String.self, atIndex: 12))
+            id: row.string(0),
+            name: row.string(1),
+            latitude: row.double(2),
+            longitude: row.double(3),
+            radius: row.double(4),
+            eventTypeEntryId: row.optionalString(5),
+            eventTypeExitId: row.optionalString(6),
+            isActive: row.bool(7),
+            notifyOnEntry: row.bool(8),
+            notifyOnExit: row.bool(9),
+            iosRegionIdentifier: row.optionalString(10),
+            createdAt: row.date(11),
+            syncStatus: SyncStatus(lenient: row.string(12))
         )
     }
 
-    var databaseValues: [(any DatabaseValueConvertible)?] {
-        [
-            id, name, latitude, longitude, radius, eventTypeEntryId, eventTypeExitId, isActive, notifyOnEntry,
-            notifyOnExit, iosRegionIdentifier, Column.milliseconds(createdAt), syncStatus.rawValue,
-        ]
+    func bind(to statement: inout RawStatement) {
+        statement.bind(id)
+        statement.bind(name)
+        statement.bind(latitude)
+        statement.bind(longitude)
+        statement.bind(radius)
+        statement.bind(eventTypeEntryId)
+        statement.bind(eventTypeExitId)
+        statement.bind(isActive)
+        statement.bind(notifyOnEntry)
+        statement.bind(notifyOnExit)
+        statement.bind(iosRegionIdentifier)
+        statement.bind(createdAt)
+        statement.bind(syncStatus.rawValue)
     }
 }
 
 extension PropertyDefinition: StoredEntity {
+    static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .propertyDefinition }
     static let columns = [
         "id", "event_type_id", "key", "label", "property_type", "options", "default_value", "display_order",
         "created_at", "updated_at", "sync_status",
     ]
 
-    init(row: Row) throws {
-        let optionsText = try row.decode(String.self, atIndex: 5)
-        let defaultText = try row.decode(String?.self, atIndex: 6)
+    init(_ row: RawStatement) {
         self.init(
-            id: try row.decode(String.self, atIndex: 0),
-            eventTypeId: try row.decode(String.self, atIndex: 1),
-            key: try row.decode(String.self, atIndex: 2),
-            label: try row.decode(String.self, atIndex: 3),
-            propertyType: PropertyType(lenient: try row.decode(String.self, atIndex: 4)),
-            options: (try? JSONCoding.decode([String].self, from: Data(optionsText.utf8))) ?? [],
-            defaultValue: defaultText.flatMap { try? JSONCoding.decode(JSONValue.self, from: Data($0.utf8)) },
-            displayOrder: try row.decode(Int.self, atIndex: 7),
-            createdAt: try Column.date(row, 8),
-            updatedAt: try Column.date(row, 9),
-            syncStatus: SyncStatus(lenient: try row.decode(String.self, atIndex: 10))
+            id: row.string(0),
+            eventTypeId: row.string(1),
+            key: row.string(2),
+            label: row.string(3),
+            propertyType: PropertyType(lenient: row.string(4)),
+            options: JSONColumn.strings(row.string(5)),
+            defaultValue: JSONColumn.value(row.optionalString(6)),
+            displayOrder: row.int(7),
+            createdAt: row.date(8),
+            updatedAt: row.date(9),
+            syncStatus: SyncStatus(lenient: row.string(10))
         )
     }
 
-    var databaseValues: [(any DatabaseValueConvertible)?] {
-        get throws {
-            [
-                id, eventTypeId, key, label, propertyType.rawValue, try Column.json(options),
-                try defaultValue.map(Column.json), displayOrder, Column.milliseconds(createdAt),
-                Column.milliseconds(updatedAt), syncStatus.rawValue,
-            ]
-        }
+    func bind(to statement: inout RawStatement) {
+        statement.bind(id)
+        statement.bind(eventTypeId)
+        statement.bind(key)
+        statement.bind(label)
+        statement.bind(propertyType.rawValue)
+        statement.bind(JSONColumn.text(options))
+        statement.bind(JSONColumn.text(defaultValue))
+        statement.bind(displayOrder)
+        statement.bind(createdAt)
+        statement.bind(updatedAt)
+        statement.bind(syncStatus.rawValue)
     }
 }

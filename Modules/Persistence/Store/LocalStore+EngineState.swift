@@ -8,24 +8,15 @@ import Protocols
 extension LocalStore {
     public func loadEngineState() throws -> EngineState {
         try perform { db in
-            try Row.fetchOne(db, sql: "SELECT \(EngineRows.stateColumns) FROM sync_engine_state WHERE id = 1")
-                .map(EngineRows.decodeState) ?? EngineState()
+            try Row.fetchOne(db.cachedStatement(sql: EngineRows.loadStateSQL)).map(EngineRows.decodeState)
+                ?? EngineState()
         }
     }
 
     public func saveEngineState(_ state: EngineState) throws {
         try perform { db in
-            let columns = EngineRows.stateColumns.split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            let updates = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            try db.execute(
-                sql: """
-                    INSERT INTO sync_engine_state (id, \(EngineRows.stateColumns))
-                    VALUES (1, \(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
-                    ON CONFLICT(id) DO UPDATE SET \(updates)
-                    """,
-                arguments: StatementArguments(try EngineRows.stateValues(state)))
+            try db.cachedStatement(sql: EngineRows.saveStateSQL).execute(
+                arguments: StatementArguments(EngineRows.stateValues(state)))
         }
     }
 
@@ -59,33 +50,19 @@ extension LocalStore {
 
 extension LocalStore {
     public func fetchEvents(matching query: EventQuery) throws -> [Event] {
-        var conditions: [String] = []
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        if let typeId = query.eventTypeId {
-            conditions.append("event_type_id = ?")
-            arguments.append(typeId)
-        }
-        if let since = query.since {
-            conditions.append("timestamp >= ?")
-            arguments.append(since.millisecondsSince1970)
-        }
-        if let until = query.until {
-            conditions.append("timestamp <= ?")
-            arguments.append(until.millisecondsSince1970)
-        }
-        if let status = query.syncStatus {
-            conditions.append("sync_status = ?")
-            arguments.append(status.rawValue)
-        }
-        var sql = Event.selectSQL
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY timestamp DESC, id DESC"
-        if let limit = query.limit {
-            sql += " LIMIT ?"
-            arguments.append(max(0, limit))
-        }
+        // Every filter is always in the SQL (a nil one matches everything), so one cached statement serves all.
+        let sql =
+            Event.statements.select + " WHERE (?1 IS NULL OR event_type_id = ?1)"
+            + " AND (?2 IS NULL OR timestamp >= ?2) AND (?3 IS NULL OR timestamp <= ?3)"
+            + " AND (?4 IS NULL OR sync_status = ?4) ORDER BY timestamp DESC, id DESC LIMIT ?5"
         return try perform { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map(Event.init(row:))
+            try Self.fetchAll(Event.self, sql: sql, in: db) { statement in
+                statement.bind(query.eventTypeId)
+                statement.bind(query.since)
+                statement.bind(query.until)
+                statement.bind(query.syncStatus?.rawValue)
+                statement.bind(Int64(query.limit.map { max(0, $0) } ?? -1))
+            }
         }
     }
 

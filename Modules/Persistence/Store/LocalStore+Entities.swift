@@ -6,24 +6,35 @@ import Protocols
 // MARK: - Generic entity access
 
 extension LocalStore {
-    static func find<Entity: StoredEntity>(_ type: Entity.Type, id: String, in db: Database) throws -> Entity? {
-        let statement = try db.cachedStatement(sql: Entity.findSQL)
-        return try Row.fetchOne(statement, arguments: [id]).map(Entity.init(row:))
+    func find<Entity: StoredEntity>(_ type: Entity.Type, id: String, in db: Database) throws -> Entity? {
+        var statement = RawStatement(try hotStatement(type, write: false, in: db))
+        statement.bind(id)
+        defer { statement.reset() }
+        return try statement.step() ? Entity(statement) : nil
     }
 
-    static func write<Entity: StoredEntity>(_ entity: Entity, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: Entity.writeSQL)
-        try statement.execute(arguments: StatementArguments(try entity.databaseValues))
+    func write<Entity: StoredEntity>(_ entity: Entity, in db: Database) throws {
+        var statement = RawStatement(try hotStatement(Entity.self, write: true, in: db))
+        entity.bind(to: &statement)
+        try statement.execute()
+    }
+
+    static func fetchAll<Entity: StoredEntity>(
+        _ type: Entity.Type, sql: String, in db: Database, binding bind: (inout RawStatement) -> Void = { _ in }
+    ) throws -> [Entity] {
+        var statement = RawStatement(try db.cachedStatement(sql: sql))
+        bind(&statement)
+        var entities: [Entity] = []
+        while try statement.step() { entities.append(Entity(statement)) }
+        return entities
     }
 
     func find<Entity: StoredEntity>(_ type: Entity.Type, id: String) throws -> Entity? {
-        try perform { db in try Self.find(type, id: id, in: db) }
+        try perform { db in try self.find(type, id: id, in: db) }
     }
 
     func fetchAll<Entity: StoredEntity>(_ type: Entity.Type) throws -> [Entity] {
-        try perform { db in
-            try Row.fetchAll(db.cachedStatement(sql: Entity.selectSQL)).map(Entity.init(row:))
-        }
+        try perform { db in try Self.fetchAll(type, sql: Entity.statements.select, in: db) }
     }
 
     /// Applies `configure` to the row, or to `placeholder` when the row is missing; the row ends `synced`.
@@ -31,18 +42,18 @@ extension LocalStore {
         id: String, placeholder: (Date) -> Entity, configure: (inout Entity) -> Void
     ) throws -> Entity {
         try perform { db in
-            var entity = try Self.find(Entity.self, id: id, in: db) ?? placeholder(now)
+            var entity = try self.find(Entity.self, id: id, in: db) ?? placeholder(now)
             configure(&entity)
             entity.id = id
             entity.syncStatus = .synced
-            try Self.write(entity, in: db)
+            try self.write(entity, in: db)
             return entity
         }
     }
 
     func markSynced<Entity: StoredEntity>(_ type: Entity.Type, id: String) throws {
         try perform { db in
-            try db.execute(sql: "UPDATE \(Entity.table) SET sync_status = 'synced' WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: Entity.statements.markSynced).execute(arguments: [id])
             if db.changesCount == 0 { throw DataStoreError.notFound(Entity.entityType, id: id) }
         }
     }
@@ -167,7 +178,7 @@ extension LocalStore {
 
     public func deleteEntities(_ type: MutationEntityType, keeping ids: Set<String>) throws -> Int {
         try perform { db in
-            let kept = try Column.json(Array(ids))
+            let kept = Column.json(Array(ids))
             try db.execute(
                 sql: "DELETE FROM \(type.rawValue) WHERE id NOT IN (SELECT value FROM json_each(?))", arguments: [kept])
             return db.changesCount

@@ -113,7 +113,7 @@ extension LocalStore {
             guard let dead = try Self.mutation(id: id, in: db), dead.isDeadLetter else { return false }
             var row = MutationCoalescer.changed(dead, payload: dead.payload, at: at, revive: true)
             if row.operation == .create {
-                if let rebuilt = try Self.createPayload(of: row.entityType, id: row.entityId, in: db) {
+                if let rebuilt = try self.createPayload(of: row.entityType, id: row.entityId, in: db) {
                     row.payload = rebuilt
                 }
                 let siblings = try Self.mutations(of: row.entityType, entityId: row.entityId, in: db)
@@ -160,7 +160,7 @@ extension LocalStore {
     }
 
     /// The create body of the entity's current row, or nil when the row is gone.
-    static func createPayload(of type: MutationEntityType, id: String, in db: Database) throws -> Data? {
+    func createPayload(of type: MutationEntityType, id: String, in db: Database) throws -> Data? {
         switch type {
         case .event: try find(Event.self, id: id, in: db).map(MutationPayload.create)
         case .eventType: try find(EventType.self, id: id, in: db).map(MutationPayload.create)

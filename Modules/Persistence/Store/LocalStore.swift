@@ -13,6 +13,14 @@ import Protocols
 public final class LocalStore: DataStoreProtocol {
     let storage: DatabaseStorage
     private var isInTransaction = false
+    /// Hot statements kept for this store's lifetime: looking them up in GRDB's cache hashes the whole SQL text,
+    /// which costs more than running them once per pulled row. Valid because the writer connection never changes.
+    private var hotStatements: [HotStatement: Statement] = [:]
+
+    struct HotStatement: Hashable {
+        let entity: ObjectIdentifier
+        let isWrite: Bool
+    }
 
     public init(storage: DatabaseStorage) {
         self.storage = storage
@@ -66,6 +74,15 @@ public final class LocalStore: DataStoreProtocol {
     }
 
     var now: Date { storage.clock.now() }
+
+    /// A statement of `entity`'s table, prepared once per store (find by id, or the upsert write).
+    func hotStatement<Entity: StoredEntity>(_ entity: Entity.Type, write: Bool, in db: Database) throws -> Statement {
+        let key = HotStatement(entity: ObjectIdentifier(entity), isWrite: write)
+        if let statement = hotStatements[key] { return statement }
+        let statement = try db.cachedStatement(sql: write ? Entity.statements.write : Entity.statements.find)
+        hotStatements[key] = statement
+        return statement
+    }
 }
 
 /// Makes a `LocalStore` per call on one opened database (sync-engine §2.6).

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// Release-only benchmarks. Figures are recorded in docs/performance.md; they never run inside `make test`.
+@main
+struct TrendyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trendy-bench",
+        abstract: "Benchmarks of the Trendy sync stack (build with -c release).",
+        subcommands: [StoreBenchmark.self],
+        defaultSubcommand: StoreBenchmark.self)
+}
