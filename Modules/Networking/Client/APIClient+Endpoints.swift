@@ -1,0 +1,220 @@
+import Foundation
+import Models
+import Protocols
+
+// The 24 methods of the seed and N1–N6 (sync-engine §2.1–§2.2), each one HTTP call.
+extension APIClient {
+    // MARK: Event types
+
+    public func getEventTypes() async throws -> [APIEventType] {
+        try await send(.get("event-types"), as: [APIEventType].self)
+    }
+
+    public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
+        try await createEventTypeWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    public func createEventTypeWithIdempotency(
+        _ request: CreateEventTypeRequest, idempotencyKey: String
+    ) async throws
+        -> APIEventType
+    {
+        try await send(.post("event-types", body: try Self.body(request), key: idempotencyKey), as: APIEventType.self)
+    }
+
+    public func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
+        try await updateEventTypeWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    public func updateEventTypeWithIdempotency(
+        id: String, _ request: UpdateEventTypeRequest, idempotencyKey: String
+    ) async throws -> APIEventType {
+        try await send(
+            .put("event-types/\(segment(id))", body: try Self.body(request), key: idempotencyKey), as: APIEventType.self
+        )
+    }
+
+    public func deleteEventType(id: String) async throws {
+        _ = try await send(.delete("event-types/\(segment(id))"))
+    }
+
+    // MARK: Events
+
+    public func getEvents(limit: Int, offset: Int) async throws -> [APIEvent] {
+        try await send(.get("events", query: [("limit", "\(limit)"), ("offset", "\(offset)")]), as: [APIEvent].self)
+    }
+
+    /// Pages with `offset += batchSize` until a page is shorter than `batchSize`; keeps the first copy of each id
+    /// (offset paging can repeat an event when rows shift during the listing).
+    public func getAllEvents(batchSize: Int) async throws -> [APIEvent] {
+        let pageSize = max(1, batchSize)
+        var events: [APIEvent] = []
+        var seen = Set<String>()
+        var offset = 0
+        while true {
+            let page = try await getEvents(limit: pageSize, offset: offset)
+            for event in page where seen.insert(event.id.lowercased()).inserted { events.append(event) }
+            if page.count < pageSize { return events }
+            offset += pageSize
+        }
+    }
+
+    public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
+        try await createEventWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    public func createEventWithIdempotency(
+        _ request: CreateEventRequest, idempotencyKey: String
+    ) async throws
+        -> APIEvent
+    {
+        try await send(.post("events", body: try Self.body(request), key: idempotencyKey), as: APIEvent.self)
+    }
+
+    public func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
+        try await createEventsBatch(events, idempotencyKey: Self.freshKey())
+    }
+
+    /// N1. 201 and 207 are results; so is a 400 whose body is a batch result (every item failed, original backend).
+    public func createEventsBatch(
+        _ events: [CreateEventRequest], idempotencyKey: String
+    ) async throws
+        -> BatchCreateEventsResponse
+    {
+        let body = try Self.body(BatchCreateEventsRequest(events: events))
+        let answer = try await send(.post("events/batch", body: body, key: idempotencyKey)) { status, data in
+            status == 400 && (try? JSONCoding.decode(BatchCreateEventsResponse.self, from: data)) != nil
+        }
+        return try decode(BatchCreateEventsResponse.self, from: answer)
+    }
+
+    public func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent {
+        try await updateEventWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    public func updateEventWithIdempotency(
+        id: String, _ request: UpdateEventRequest, idempotencyKey: String
+    )
+        async throws -> APIEvent
+    {
+        try await send(
+            .put("events/\(segment(id))", body: try Self.body(request), key: idempotencyKey), as: APIEvent.self)
+    }
+
+    public func deleteEvent(id: String) async throws {
+        _ = try await send(.delete("events/\(segment(id))"))
+    }
+
+    // MARK: Geofences
+
+    public func getGeofences(activeOnly: Bool) async throws -> [APIGeofence] {
+        try await send(.get("geofences", query: activeOnly ? [("active", "true")] : []), as: [APIGeofence].self)
+    }
+
+    public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {
+        try await createGeofenceWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    public func createGeofenceWithIdempotency(
+        _ request: CreateGeofenceRequest, idempotencyKey: String
+    ) async throws
+        -> APIGeofence
+    {
+        try await send(.post("geofences", body: try Self.body(request), key: idempotencyKey), as: APIGeofence.self)
+    }
+
+    public func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
+        try await updateGeofenceWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    public func updateGeofenceWithIdempotency(
+        id: String, _ request: UpdateGeofenceRequest, idempotencyKey: String
+    )
+        async throws -> APIGeofence
+    {
+        try await send(
+            .put("geofences/\(segment(id))", body: try Self.body(request), key: idempotencyKey), as: APIGeofence.self)
+    }
+
+    public func deleteGeofence(id: String) async throws {
+        _ = try await send(.delete("geofences/\(segment(id))"))
+    }
+
+    // MARK: Property definitions
+
+    public func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition] {
+        try await send(.get("event-types/\(segment(eventTypeId))/properties"), as: [APIPropertyDefinition].self)
+    }
+
+    public func createPropertyDefinition(
+        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
+    )
+        async throws -> APIPropertyDefinition
+    {
+        var request = request
+        request.eventTypeId = eventTypeId
+        return try await createPropertyDefinitionWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    public func createPropertyDefinitionWithIdempotency(
+        _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
+    ) async throws -> APIPropertyDefinition {
+        try await send(
+            .post(
+                "event-types/\(segment(request.eventTypeId))/properties", body: try Self.body(request),
+                key: idempotencyKey),
+            as: APIPropertyDefinition.self)
+    }
+
+    public func updatePropertyDefinition(
+        id: String, _ request: UpdatePropertyDefinitionRequest
+    ) async throws
+        -> APIPropertyDefinition
+    {
+        try await updatePropertyDefinitionWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    public func updatePropertyDefinitionWithIdempotency(
+        id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
+    ) async throws -> APIPropertyDefinition {
+        try await send(
+            .put("property-definitions/\(segment(id))", body: try Self.body(request), key: idempotencyKey),
+            as: APIPropertyDefinition.self)
+    }
+
+    public func deletePropertyDefinition(id: String) async throws {
+        _ = try await send(.delete("property-definitions/\(segment(id))"))
+    }
+
+    // MARK: Change feed
+
+    public func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse {
+        try await send(
+            .get("changes", query: [("since", "\(cursor)"), ("limit", "\(limit)")]), as: ChangeFeedResponse.self)
+    }
+
+    public func getLatestCursor() async throws -> Int64 {
+        try await send(.get("changes/latest-cursor"), as: LatestCursorResponse.self).cursor
+    }
+
+    // MARK: N2
+
+    /// 200 → true, 404 → false; any other answer throws.
+    public func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool {
+        let answer = try await send(.get("\(type.pathComponent)/\(segment(id))")) { status, _ in status == 404 }
+        return answer.status != 404
+    }
+
+    // MARK: Helpers
+
+    static func body<Request: Encodable>(_ request: Request) throws(NetworkError) -> Data {
+        do {
+            return try JSONCoding.encode(request)
+        } catch {
+            throw .decoding(status: 0, message: "the request could not be encoded: \(error)")
+        }
+    }
+
+    /// A fresh random key for the calls that are not given one.
+    static func freshKey() -> String { UUID().uuidString.lowercased() }
+}

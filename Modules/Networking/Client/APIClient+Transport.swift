@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import Models
+import Protocols
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension APIClient {
+    /// A 2xx answer.
+    struct Answer {
+        let status: Int
+        let body: Data
+    }
+
+    /// Sends `endpoint` with the retries of sync-engine §2.3 and returns a 2xx answer, or throws `NetworkError`.
+    func send(
+        _ endpoint: Endpoint, accepting acceptedFailure: ((Int, Data) -> Bool)? = nil
+    ) async throws(NetworkError)
+        -> Answer
+    {
+        guard let url = endpoint.url(root: configuration.serverRoot.url) else { throw .invalidResponse }
+        let requestId = UUID().uuidString.lowercased()
+        var token = await tokenProvider.currentToken()
+        var refreshedToken = false
+        var rateLimitRetries = 0
+        var waited: TimeInterval = 0
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let request = makeRequest(endpoint, url: url, token: token, requestId: requestId)
+            let (data, response) = try await transfer(request)
+            let status = response.statusCode
+            if (200..<300).contains(status) { return Answer(status: status, body: data) }
+            if let acceptedFailure, acceptedFailure(status, data) { return Answer(status: status, body: data) }
+            let failure = FailureParsing.failure(
+                status: status, body: data, retryAfterHeader: response.value(forHTTPHeaderField: "Retry-After"),
+                requestId: requestId, now: clock.now())
+            logger.debug(
+                "\(endpoint.method.rawValue) /api/v1/\(endpoint.path) -> \(status)",
+                metadata: ["request-id": "\(requestId)", "message": "\(failure.message ?? "")"])
+            switch status {
+            case 401 where !refreshedToken:
+                refreshedToken = true
+                token = await tokenProvider.refreshToken()
+            case 429 where rateLimitRetries < configuration.maxRateLimitRetries:
+                rateLimitRetries += 1
+                let backoff = pow(2, Double(rateLimitRetries - 1))
+                let wait = max(backoff, failure.retryAfter ?? 0)
+                guard waited + wait <= configuration.rateLimitWaitCap else { throw .http(failure) }
+                do {
+                    try await clock.sleep(for: wait)
+                } catch {
+                    throw .cancelled
+                }
+                waited += wait
+            default:
+                throw .http(failure)
+            }
+        }
+    }
+
+    /// Sends and decodes a 2xx JSON body; a body that does not decode is a `decoding` error.
+    func send<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type) async throws(NetworkError) -> Value {
+        let answer = try await send(endpoint)
+        return try decode(type, from: answer)
+    }
+
+    func decode<Value: Decodable>(_ type: Value.Type, from answer: Answer) throws(NetworkError) -> Value {
+        do {
+            return try JSONCoding.decode(type, from: answer.body)
+        } catch {
+            let preview = String(decoding: answer.body.prefix(120), as: UTF8.self)
+            throw .decoding(status: answer.status, message: "expected \(Value.self): \(preview)")
+        }
+    }
+
+    private func makeRequest(_ endpoint: Endpoint, url: URL, token: String?, requestId: String) -> URLRequest {
+        var request = URLRequest(url: url, timeoutInterval: configuration.requestTimeout)
+        request.httpMethod = endpoint.method.rawValue
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue(requestId, forHTTPHeaderField: "X-Request-ID")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body = endpoint.body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let key = endpoint.idempotencyKey, endpoint.method == .post || endpoint.method == .put {
+            request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+        }
+        return request
+    }
+
+    private func transfer(_ request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
+                throw .cancelled
+            }
+            throw .transport((error as? URLError).map(Self.describe) ?? "\(error)")
+        }
+        guard let http = response as? HTTPURLResponse else { throw .invalidResponse }
+        return (data, http)
+    }
+
+    private static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .timedOut: "the request timed out"
+        case .cannotConnectToHost: "connection refused"
+        case .networkConnectionLost: "the connection was lost before an answer arrived"
+        case .cannotFindHost, .dnsLookupFailed: "the server's name could not be resolved"
+        case .notConnectedToInternet: "no network connection"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
+            "the TLS connection failed"
+        default: error.localizedDescription
+        }
+    }
+}
