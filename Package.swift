@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
         // MARK: Layers (Modules/)
@@ -70,7 +72,11 @@ let package = Package(
         // MARK: Apps (Apps/) compose the layers
         .target(
             name: "TrendyServer",
-            dependencies: ["Models", grdb, logging, hummingbird],
+            dependencies: [
+                "Models", "Protocols", grdb, logging, hummingbird,
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Apps/trendy-server/Sources/TrendyServer",
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,43 @@
+import Foundation
+import HTTPTypes
+import Models
+
+/// Maps a bearer token to a user id: static tokens first, then HS256 JWTs (api-v1 §10).
+struct Authenticator: Sendable {
+    /// Static tokens as bytes, for constant-time comparison.
+    private let staticTokens: [(token: [UInt8], userId: String)]
+    private let jwtSecret: [UInt8]?
+
+    init(configuration: ServerConfiguration) {
+        staticTokens = configuration.staticTokens.map { (Array($0.key.utf8), $0.value) }
+        jwtSecret = configuration.jwtSecret
+    }
+
+    /// The user of the `Authorization` header, or a 401 that never echoes the token.
+    func authenticate(authorization: String?, now: Date) throws(APIError) -> String {
+        guard let authorization, let space = authorization.firstIndex(of: " "),
+            authorization[..<space].lowercased() == "bearer"
+        else { throw Self.unauthorized("Authentication is required to access this resource") }
+        let token = authorization[authorization.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        let bytes = Array(token.utf8)
+        var matched: String?
+        for entry in staticTokens where HMACSHA256.constantTimeEquals(entry.token, bytes) { matched = entry.userId }
+        if let matched { return matched }
+        if let jwtSecret, token.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
+            do {
+                return try JWT.verify(token, secret: jwtSecret, now: now)
+            } catch .expired {
+                throw Self.unauthorized("the access token has expired")
+            } catch {
+                throw Self.unauthorized("the access token is not valid")
+            }
+        }
+        throw Self.unauthorized("Authentication is required to access this resource")
+    }
+
+    static func unauthorized(_ detail: String) -> APIError {
+        var error = APIError(.unauthorized, detail)
+        error.headers = [(.wwwAuthenticate, "Bearer")]
+        return error
+    }
+}

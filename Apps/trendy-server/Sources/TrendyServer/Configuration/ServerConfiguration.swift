@@ -1,0 +1,133 @@
+import Foundation
+import Models
+import Protocols
+
+/// Everything `trendy-server` is started with (spec/trendyctl.md §2), validated.
+public struct ServerConfiguration: Sendable {
+    public enum Storage: Sendable, Hashable {
+        case file(path: String)
+        case inMemory
+    }
+
+    /// `--quirks original` imitates the original Go backend where the client must tolerate it (api-v1 §12.1).
+    public enum Quirks: String, Sendable, Hashable, CaseIterable {
+        case none
+        case original
+    }
+
+    public var host = "127.0.0.1"
+    /// 0 picks a free port.
+    public var port = 8080
+    public var storage: Storage = .inMemory
+    /// Bearer token → user id (lowercase UUID).
+    public var staticTokens: [String: String] = [:]
+    /// HS256 secret for JWTs (`--jwt-secret-file`).
+    public var jwtSecret: [UInt8]?
+    /// Requests per minute per user; nil turns the limiter off.
+    public var rateLimitPerMinute: Int?
+    public var faults = FaultConfiguration()
+    public var quirks: Quirks = .none
+    public var changelogRetentionDays: Int?
+    /// The `env` reported by `/health`.
+    public var environment = "development"
+    public var maxBodyBytes = 8 * 1024 * 1024
+    /// Time for timestamps, token expiry, rate limits, retention and idempotency TTL. Tests inject a manual one.
+    public var clock: any SyncClock = SystemClock()
+    /// Hooks for in-process tests; empty in production.
+    public var testHooks = TestHooks()
+
+    public struct TestHooks: Sendable {
+        /// Awaited after the request registered its idempotency key and before its handler runs (method, path):
+        /// lets a test hold a request in flight without timing.
+        public var beforeHandler: (@Sendable (String, String) async -> Void)?
+
+        public init() {}
+    }
+
+    public init() {}
+
+    /// The user of the `--dev` token.
+    public static let developmentUserId = "00000000-0000-4000-8000-000000000de0"
+    public static let developmentToken = "dev-token"
+
+    /// Adds the `dev-token` for the fixed development user.
+    public mutating func enableDevelopmentToken() {
+        staticTokens[Self.developmentToken] = Self.developmentUserId
+    }
+
+    /// Parses one `TOKEN:USER_ID` pair; the user id must be a UUID.
+    public mutating func addToken(_ pair: String) throws(ConfigurationError) {
+        guard let separator = pair.lastIndex(of: ":") else { throw .invalidToken(pair) }
+        let token = String(pair[..<separator])
+        let user = String(pair[pair.index(after: separator)...]).lowercased()
+        guard !token.isEmpty, UUIDText.isCanonical(user) else { throw .invalidToken(pair) }
+        staticTokens[token] = user
+    }
+
+    /// Reads `--tokens-file`: one `TOKEN:USER_ID` per line; blank lines and `#` comments are ignored.
+    public mutating func addTokens(fromFileContents contents: String) throws(ConfigurationError) {
+        for line in contents.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            try addToken(trimmed)
+        }
+    }
+
+    /// Refuses configurations the server cannot serve safely.
+    public func validate() throws(ConfigurationError) {
+        if staticTokens.isEmpty && jwtSecret == nil { throw .noTokenSource }
+        if let jwtSecret, jwtSecret.isEmpty { throw .emptySecret }
+        guard (0...65535).contains(port) else { throw .outOfRange("--port", "0–65535") }
+        if let limit = rateLimitPerMinute, limit < 1 { throw .outOfRange("--rate-limit", "at least 1") }
+        if let days = changelogRetentionDays, days < 1 { throw .outOfRange("--changelog-retention-days", "at least 1") }
+        try faults.validate()
+    }
+}
+
+public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+    case noTokenSource
+    case invalidToken(String)
+    case emptySecret
+    case outOfRange(String, String)
+
+    public var description: String {
+        switch self {
+        case .noTokenSource:
+            "refusing to start without a token source: pass --token TOKEN:USER_ID, --tokens-file FILE, "
+                + "--jwt-secret-file FILE, or --dev for a development token"
+        case .invalidToken(let pair):
+            "invalid token mapping \"\(pair.prefix(3))…\": expected TOKEN:USER_ID with USER_ID a UUID"
+        case .emptySecret: "the JWT secret file is empty"
+        case .outOfRange(let flag, let range): "\(flag) must be \(range)"
+        }
+    }
+}
+
+/// Fault injection for tests (api-v1 §11). Probabilities are in [0, 1]; all off by default.
+public struct FaultConfiguration: Sendable, Hashable {
+    public var probability500 = 0.0
+    public var probability429 = 0.0
+    public var retryAfterSeconds = 1
+    public var probabilityDrop = 0.0
+    public var delayMilliseconds = 0
+    public var probabilityDelay = 1.0
+    public var seed: UInt64?
+
+    public init() {}
+
+    public var isEnabled: Bool {
+        probability500 > 0 || probability429 > 0 || probabilityDrop > 0
+            || (delayMilliseconds > 0 && probabilityDelay > 0)
+    }
+
+    func validate() throws(ConfigurationError) {
+        for (flag, value) in [
+            ("--fault-500", probability500), ("--fault-429", probability429), ("--fault-drop", probabilityDrop),
+            ("--fault-delay", probabilityDelay),
+        ] where !(0...1).contains(value) {
+            throw .outOfRange(flag, "a probability in [0, 1]")
+        }
+        if retryAfterSeconds < 0 { throw .outOfRange("--fault-retry-after", "0 or more seconds") }
+        if delayMilliseconds < 0 { throw .outOfRange("--fault-delay-ms", "0 or more milliseconds") }
+    }
+}

@@ -1,0 +1,354 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Models
+
+/// `/api/v1/events` (api-v1 §5.3).
+enum Events {
+    static let sourceTypes = EventSourceType.allCases.map(\.rawValue)
+    static let futureTolerance: Int64 = 60_000
+
+    // MARK: Reads
+
+    static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+        let limit = try Query.integer(request, "limit", default: 50, valid: 1...1000, fallback: 100)
+        let offset = try Query.integer(request, "offset", default: 0, valid: 0...Int.max, fallback: 0)
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT \(Rows.eventColumns) FROM events WHERE user_id = ?
+                ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?
+                """, arguments: [request.userId, limit, offset])
+        var types: [String: APIEventType] = [:]
+        var events: [APIEvent] = []
+        for row in rows {
+            var event = try Rows.event(row)
+            if types[event.eventTypeId] == nil {
+                types[event.eventTypeId] = try? EventTypes.find(event.eventTypeId, request, db)
+            }
+            event.eventType = types[event.eventTypeId]
+            events.append(event)
+        }
+        return try .json(events)
+    }
+
+    static func get(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+        var event = try find(try request.pathId("id", "event"), request, db)
+        event.eventType = try? EventTypes.find(event.eventTypeId, request, db)
+        return try .json(event)
+    }
+
+    static func find(
+        _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
+    ) throws
+        -> APIEvent
+    {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ? AND user_id = ?",
+                arguments: [id, request.userId])
+        else { throw Quirk.notFound("event", request, asServerError: asServerError) }
+        return try Rows.event(row)
+    }
+
+    // MARK: Creates
+
+    enum Route {
+        case single
+        case batch
+    }
+
+    enum Outcome {
+        case inserted(APIEvent)
+        /// An identical re-send or a HealthKit match: the stored row, no feed row.
+        case existing(APIEvent)
+    }
+
+    static func create(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+        let body = try BodyReader.object(from: request.body)
+        switch try createOne(body.members, route: .single, request, db) {
+        case .inserted(let event): return try .json(event, status: request.original ? .ok : .created)
+        case .existing(let event): return try .json(event)
+        }
+    }
+
+    /// The steps of api-v1 §5.3.4 for one item: validate, id collision, HealthKit match, manual dedupe, insert.
+    static func createOne(
+        _ members: [String: JSONValue], route: Route, _ request: APIRequest, _ db: Database
+    ) throws
+        -> Outcome
+    {
+        var body = BodyReader(members: members)
+        var fields = EventFields.read(&body, creating: true)
+        if let typeId = fields.eventTypeId, !(try EventTypes.exists(typeId, user: request.userId, db)) {
+            if request.original { throw APIError(.internal, "invalid event type: \(typeId)") }
+            body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")
+        }
+        if request.original && route == .single {
+            // The original's single route drops these (api-v1 §12.1 item 9).
+            (fields.geofenceId, fields.locationLatitude, fields.locationLongitude) = (nil, nil, nil)
+        }
+        if let geofenceId = fields.geofenceId, !(try Geofences.exists(geofenceId, user: request.userId, db)) {
+            body.fail("geofence_id", "unknown_reference", "geofence_id names no geofence of yours")
+        }
+        try body.finish()
+        let id = try validatedId(members["id"], now: request.now, checkVersion: !(request.original && route == .batch))
+        let candidate = fields.event(id: id, user: request.userId)
+
+        if let existing = try Row.fetchOne(
+            db, sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id])
+        {
+            let stored = try Rows.event(existing)
+            if request.original && route == .single {
+                // The original's single route overwrites an existing id, even another user's, and logs an update.
+                return .existing(try write(candidate, operation: .update, createdAt: nil, request, db))
+            }
+            guard stored.userId == request.userId else {
+                throw APIError.conflict(code: "id_taken", field: "id", detail: "id: the id is taken", existingId: nil)
+            }
+            if EventFields(stored) == fields { return .existing(stored) }
+            throw APIError.conflict(
+                code: "duplicate_id", field: "id", detail: "id: another event has this id", existingId: stored.id)
+        }
+        if let match = try healthKitMatch(fields, request, db) {
+            guard request.original else { return .existing(match) }
+            let partial = APIEvent(
+                id: match.id, userId: "", eventTypeId: "", timestamp: .zeroInstant, sourceType: .manual,
+                healthKitSampleId: match.healthKitSampleId, createdAt: .zeroInstant, updatedAt: .zeroInstant)
+            try ChangeLog.append(
+                db, user: request.userId, type: .event, operation: .update, entityId: match.id,
+                data: try ChangeLog.snapshot(partial, type: .event, original: true), now: request.now)
+            return .existing(partial)
+        }
+        if fields.sourceType != EventSourceType.healthkit.rawValue,
+            let holder = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
+                    AND source_type != 'healthkit'
+                    """, arguments: [request.userId, fields.eventTypeId, fields.timestamp])
+        {
+            if request.original {
+                var error = APIError(.conflict, "an event of this type already exists at this timestamp")
+                error.existingId = holder
+                throw error
+            }
+            throw APIError.conflict(
+                code: "duplicate_timestamp", field: "timestamp",
+                detail: "event: an event of this type already exists at this timestamp", existingId: holder)
+        }
+        return .inserted(try write(candidate, operation: .create, createdAt: request.now, request, db))
+    }
+
+    /// The item's id: generated when absent or `""`; otherwise a canonical version-7 UUID at most 60 s ahead.
+    static func validatedId(_ value: JSONValue?, now: Int64, checkVersion: Bool) throws(APIError) -> String {
+        guard let value, value != .null, value != .string("") else { return UUIDv7.generate(at: now.date) }
+        guard let text = value.stringValue, UUIDText.isCanonical(text) else {
+            throw APIError(.invalidUUID, "id must be a canonical UUID")
+        }
+        guard checkVersion else { return text.lowercased() }
+        guard UUIDv7.isValid(text), let milliseconds = UUIDv7.milliseconds(of: text) else {
+            throw APIError(.invalidUUID, "an event id must be a version 7 UUID")
+        }
+        guard milliseconds <= now + futureTolerance else {
+            throw APIError(.futureTimestamp, "the id's time is more than 60 s ahead of the server's clock")
+        }
+        return text.lowercased()
+    }
+
+    /// HealthKit de-duplication (api-v1 §5.3.4 step 3): by sample id, else by type, category and whole second.
+    static func healthKitMatch(_ fields: EventFields, _ request: APIRequest, _ db: Database) throws -> APIEvent? {
+        guard fields.sourceType == EventSourceType.healthkit.rawValue, let sample = fields.healthKitSampleId,
+            !sample.isEmpty
+        else { return nil }
+        if let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT \(Rows.eventColumns) FROM events
+                WHERE user_id = ? AND source_type = 'healthkit' AND healthkit_sample_id = ?
+                """, arguments: [request.userId, sample])
+        {
+            return try Rows.event(row)
+        }
+        guard let category = fields.healthKitCategory, let timestamp = fields.timestamp else { return nil }
+        let second = timestamp - ((timestamp % 1000) + 1000) % 1000
+        return try Row.fetchOne(
+            db,
+            sql: """
+                SELECT \(Rows.eventColumns) FROM events
+                WHERE user_id = ? AND source_type = 'healthkit' AND event_type_id = ? AND healthkit_category = ?
+                AND timestamp >= ? AND timestamp < ?
+                """, arguments: [request.userId, fields.eventTypeId, category, second, second + 1000]
+        ).map(Rows.event)
+    }
+
+    // MARK: Batch
+
+    static func batch(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+        let body = try BodyReader.object(from: request.body)
+        guard let items = body.members["events"]?.arrayValue else {
+            let code = body.members["events"] == nil || body.members["events"] == .null ? "required" : "invalid_type"
+            throw APIError.validation([
+                FieldError(field: "events", message: "events must be an array of events", code: code)
+            ])
+        }
+        guard (1...500).contains(items.count) else {
+            throw APIError.validation([
+                FieldError(field: "events", message: "events must hold 1 to 500 items", code: "out_of_range")
+            ])
+        }
+        if request.original { return try OriginalBatch.handle(items, request, db) }
+        var created: [APIEvent] = []
+        var errors: [BatchEventError] = []
+        for (index, item) in items.enumerated() {
+            guard let members = item.objectValue else {
+                errors.append(
+                    BatchEventError(
+                        index: index, message: "events[\(index)] must be an object", type: "validation",
+                        field: "events[\(index)]", code: "invalid_type"))
+                continue
+            }
+            do {
+                switch try createOne(members, route: .batch, request, db) {
+                case .inserted(let event), .existing(let event): created.append(event)
+                }
+            } catch let error as APIError {
+                errors.append(
+                    BatchEventError(
+                        index: index, message: error.detail, type: error.kind.rawValue,
+                        id: members["id"]?.stringValue?.lowercased(), field: error.errors.first?.field,
+                        code: error.errors.first?.code, existingId: error.existingId))
+            }
+        }
+        let result = BatchCreateEventsResponse(
+            created: created, errors: errors, total: items.count, success: created.count, failed: errors.count)
+        return try .json(result, status: errors.isEmpty ? .created : .multipleOutcomes)
+    }
+
+    // MARK: Update and delete
+
+    static func update(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+        let id = try request.pathId("id", "event")
+        var body = try BodyReader.object(from: request.body)
+        let changes = EventFields.read(&body, creating: false)
+        if let typeId = changes.eventTypeId, !(try EventTypes.exists(typeId, user: request.userId, db)) {
+            body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")
+        }
+        if let geofenceId = changes.geofenceId, !(try Geofences.exists(geofenceId, user: request.userId, db)) {
+            body.fail("geofence_id", "unknown_reference", "geofence_id names no geofence of yours")
+        }
+        try body.finish()
+        var stored = try find(id, request, db, asServerError: true)
+        let merged = EventFields(stored).merging(changes, body: body.members, original: request.original)
+        if !request.original && (merged.locationLatitude == nil) != (merged.locationLongitude == nil) {
+            throw APIError.validation([
+                FieldError(
+                    field: "location_latitude", message: "location_latitude and location_longitude go together",
+                    code: "invalid_value")
+            ])
+        }
+        guard merged != EventFields(stored) else {
+            if request.original { stored.eventType = try? EventTypes.find(stored.eventTypeId, request, db) }
+            return try .json(stored)
+        }
+        if merged.sourceType != EventSourceType.healthkit.rawValue,
+            let holder = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
+                    AND source_type != 'healthkit' AND id != ?
+                    """, arguments: [request.userId, merged.eventTypeId, merged.timestamp, id])
+        {
+            throw Quirk.conflict(
+                .conflict(
+                    code: "duplicate_timestamp", field: "timestamp",
+                    detail: "event: an event of this type already exists at this timestamp", existingId: holder),
+                request)
+        }
+        if merged.sourceType == EventSourceType.healthkit.rawValue, let sample = merged.healthKitSampleId,
+            let holder = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM events WHERE user_id = ? AND source_type = 'healthkit' AND healthkit_sample_id = ?
+                    AND id != ?
+                    """, arguments: [request.userId, sample, id])
+        {
+            throw Quirk.conflict(
+                .conflict(
+                    code: "duplicate_sample_id", field: "healthkit_sample_id",
+                    detail: "event: another HealthKit event has this sample id", existingId: holder), request)
+        }
+        return try .json(
+            try write(merged.event(id: id, user: request.userId), operation: .update, createdAt: nil, request, db))
+    }
+
+    static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+        let id = try request.pathId("id", "event")
+        _ = try find(id, request, db, asServerError: true)
+        try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+        try ChangeLog.append(
+            db, user: request.userId, type: .event, operation: .delete, entityId: id, data: nil, now: request.now)
+        return .noContent
+    }
+
+    /// Inserts or overwrites the row (keeping `created_at` when it exists) and logs the change.
+    @discardableResult
+    static func write(
+        _ event: APIEvent, operation: MutationOperation, createdAt: Int64?, _ request: APIRequest, _ db: Database
+    ) throws -> APIEvent {
+        try db.execute(
+            sql: """
+                INSERT INTO events (\(Rows.eventColumns))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, event_type_id = excluded.event_type_id,
+                    timestamp = excluded.timestamp, notes = excluded.notes, is_all_day = excluded.is_all_day,
+                    end_date = excluded.end_date, source_type = excluded.source_type,
+                    external_id = excluded.external_id, original_title = excluded.original_title,
+                    geofence_id = excluded.geofence_id, location_latitude = excluded.location_latitude,
+                    location_longitude = excluded.location_longitude, location_name = excluded.location_name,
+                    healthkit_sample_id = excluded.healthkit_sample_id,
+                    healthkit_category = excluded.healthkit_category, properties = excluded.properties,
+                    updated_at = excluded.updated_at
+                """,
+            arguments: [
+                event.id, event.userId, event.eventTypeId, event.timestamp.millisecondsSince1970, event.notes,
+                event.isAllDay, event.endDate?.millisecondsSince1970, event.sourceType.rawValue, event.externalId,
+                event.originalTitle, event.geofenceId, event.locationLatitude, event.locationLongitude,
+                event.locationName, event.healthKitSampleId, event.healthKitCategory,
+                JSONText.string(.object(event.properties.mapValues(\.json))), createdAt ?? request.now, request.now,
+            ])
+        let saved = try find(event.id, request, db)
+        try ChangeLog.append(
+            db, user: request.userId, type: .event, operation: operation, entityId: event.id,
+            data: try ChangeLog.snapshot(saved, type: .event, original: request.original), now: request.now)
+        return saved
+    }
+}
+
+extension APIError {
+    /// The same error answered as a 500 (the original backend's status for many failures).
+    var asServerError: APIError {
+        var error = self
+        error.statusOverride = .internalServerError
+        return error
+    }
+}
+
+/// Query parameters (api-v1 §5.3.1, §5.6): a non-integer is 400 on ours; the original falls back.
+enum Query {
+    static func integer(
+        _ request: APIRequest, _ name: String, default defaultValue: Int, valid: ClosedRange<Int>, fallback: Int
+    ) throws(APIError) -> Int {
+        guard let text = request.query[name], !text.isEmpty else { return defaultValue }
+        guard let value = Int(text) else {
+            if request.original { return fallback }
+            throw APIError(.badRequest, "\(name) must be an integer")
+        }
+        if valid.contains(value) { return value }
+        if name == "offset" {
+            if request.original { return max(0, value) }
+            throw APIError(.badRequest, "offset must not be negative")
+        }
+        return fallback
+    }
+}

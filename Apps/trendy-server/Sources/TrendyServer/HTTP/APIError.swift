@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import Models
+
+/// An error answer: an RFC 9457 problem (api-v1 §8), or the original backend's legacy body in quirks mode.
+struct APIError: Error {
+    /// The `<code>` of `urn:trendy:error:<code>`.
+    enum Kind: String, Sendable {
+        case badRequest = "bad_request"
+        case validation
+        case invalidUUID = "invalid_uuid"
+        case futureTimestamp = "future_timestamp"
+        case unauthorized
+        case notFound = "not_found"
+        case conflict
+        case idempotencyInFlight = "idempotency_in_flight"
+        case cursorExpired = "cursor_expired"
+        case payloadTooLarge = "payload_too_large"
+        case idempotencyMismatch = "idempotency_mismatch"
+        case rateLimit = "rate_limit"
+        case `internal`
+        case unavailable
+
+        var status: HTTPResponse.Status {
+            switch self {
+            case .badRequest, .validation, .invalidUUID, .futureTimestamp: .badRequest
+            case .unauthorized: .unauthorized
+            case .notFound: .notFound
+            case .conflict, .idempotencyInFlight: .conflict
+            case .cursorExpired: .gone
+            case .payloadTooLarge: .contentTooLarge
+            case .idempotencyMismatch: .unprocessableContent
+            case .rateLimit: .tooManyRequests
+            case .internal: .internalServerError
+            case .unavailable: .serviceUnavailable
+            }
+        }
+
+        var title: String {
+            switch self {
+            case .badRequest: "Bad Request"
+            case .validation: "Validation Error"
+            case .invalidUUID: "Invalid UUID Format"
+            case .futureTimestamp: "Future Timestamp Not Allowed"
+            case .unauthorized: "Authentication Required"
+            case .notFound: "Resource Not Found"
+            case .conflict: "Resource Conflict"
+            case .idempotencyInFlight: "Request In Progress"
+            case .cursorExpired: "Cursor Expired"
+            case .payloadTooLarge: "Payload Too Large"
+            case .idempotencyMismatch: "Idempotency Key Reused"
+            case .rateLimit: "Rate Limit Exceeded"
+            case .internal: "Internal Server Error"
+            case .unavailable: "Service Unavailable"
+            }
+        }
+    }
+
+    var kind: Kind
+    var detail: String
+    var errors: [FieldError] = []
+    var existingId: String?
+    var retryAfter: Int?
+    /// Extra response headers (rate-limit headers, `WWW-Authenticate`, the fault marker).
+    var headers: [(HTTPField.Name, String)] = []
+    /// Overrides the status (quirks mode answers 500 where ours answers 404 or 409).
+    var statusOverride: HTTPResponse.Status?
+
+    init(_ kind: Kind, _ detail: String, errors: [FieldError] = [], existingId: String? = nil, retryAfter: Int? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.errors = errors
+        self.existingId = existingId
+        self.retryAfter = retryAfter
+    }
+
+    var status: HTTPResponse.Status { statusOverride ?? kind.status }
+
+    static func notFound(_ what: String) -> APIError { APIError(.notFound, "\(what) not found") }
+
+    static func validation(_ errors: [FieldError]) -> APIError {
+        let detail =
+            errors.count == 1
+            ? errors[0].message : "\(errors.count) fields are invalid: \(errors.map(\.field).joined(separator: ", "))"
+        return APIError(.validation, detail, errors: errors)
+    }
+
+    /// A uniqueness or id collision. Every conflict detail contains "duplicate" (api-v1 §8.1).
+    static func conflict(code: String, field: String, detail: String, existingId: String?) -> APIError {
+        APIError(
+            .conflict, "duplicate \(detail)",
+            errors: [FieldError(field: field, message: "duplicate \(detail)", code: code)],
+            existingId: existingId)
+    }
+
+    /// The problem body: `error` equals `detail`, `request_id` equals the header.
+    func problemBody(requestId: String) -> ProblemDetails {
+        ProblemDetails(
+            type: ProblemDetails.typePrefix + kind.rawValue, title: kind.title, status: Int(status.code),
+            detail: detail, error: detail, requestId: requestId, errors: errors, existingId: existingId,
+            retryAfter: retryAfter, action: kind == .unauthorized ? "authenticate" : nil)
+    }
+}

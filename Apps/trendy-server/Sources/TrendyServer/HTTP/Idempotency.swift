@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import Models
+import Synchronization
+
+/// `Idempotency-Key` handling (api-v1 §7): byte-exact replays of stored 2xx answers, 422 on a reused key with
+/// another body, 409 while the first request with the key is still running, 24 h expiry.
+final class IdempotencyGuard: Sendable {
+    struct Scope: Hashable, Sendable {
+        let user: String
+        let method: String
+        /// The concrete path on ours; the route template in quirks mode.
+        let path: String
+        let key: String
+    }
+
+    struct Record: Sendable {
+        let fingerprint: String
+        let status: Int
+        let contentType: String
+        let body: [UInt8]
+    }
+
+    static let lifetime: Int64 = 24 * 3_600_000
+
+    private let inFlight = Mutex<[Scope: String]>([:])
+    let original: Bool
+
+    init(original: Bool) {
+        self.original = original
+    }
+
+    /// 1–255 visible ASCII characters; empty means "no key".
+    static func key(from header: String?) throws(APIError) -> String? {
+        guard let header, !header.isEmpty else { return nil }
+        guard header.utf8.count <= 255, header.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw APIError(.badRequest, "Idempotency-Key must be 1 to 255 visible ASCII characters")
+        }
+        return header
+    }
+
+    /// SHA-256 of the body's canonical JSON (sorted keys, no whitespace), or of the raw bytes when not JSON.
+    static func fingerprint(_ body: [UInt8]) -> String {
+        if let json = try? JSONText.parse(body) { return SHA256.hexDigest(of: JSONText.string(json)) }
+        return SHA256.hexDigest(of: body)
+    }
+
+    /// Registers the request as in flight, or refuses it when the same scope is running (ours only).
+    func begin(_ scope: Scope, fingerprint: String) throws(APIError) {
+        guard !original else { return }
+        try inFlight.withLock { (running: inout [Scope: String]) throws(APIError) in
+            if let other = running[scope] {
+                guard other == fingerprint else { throw Self.mismatch }
+                var error = APIError(
+                    .idempotencyInFlight, "a request with this Idempotency-Key is still being processed; retry shortly",
+                    retryAfter: 1)
+                error.retryAfter = 1
+                throw error
+            }
+            running[scope] = fingerprint
+        }
+    }
+
+    func end(_ scope: Scope) {
+        _ = inFlight.withLock { $0.removeValue(forKey: scope) }
+    }
+
+    static let mismatch = APIError(
+        .idempotencyMismatch, "this Idempotency-Key was used with a different request body; use a new key")
+
+    func stored(_ scope: Scope, now: Int64, _ db: Database) throws -> Record? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT fingerprint, status, content_type, body FROM idempotency_records
+                    WHERE user_id = ? AND method = ? AND path = ? AND key = ? AND created_at > ?
+                    """, arguments: [scope.user, scope.method, scope.path, scope.key, now - Self.lifetime])
+        else { return nil }
+        return Record(
+            fingerprint: try row.decode(String.self, atIndex: 0), status: try row.decode(Int.self, atIndex: 1),
+            contentType: try row.decode(String.self, atIndex: 2), body: Array(try row.decode(Data.self, atIndex: 3)))
+    }
+
+    func store(_ scope: Scope, _ record: Record, now: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO idempotency_records
+                (user_id, method, path, key, fingerprint, status, content_type, body, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                scope.user, scope.method, scope.path, scope.key, record.fingerprint, record.status, record.contentType,
+                Data(record.body), now,
+            ])
+    }
+
+    static func pruneExpired(now: Int64, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM idempotency_records WHERE created_at <= ?", arguments: [now - lifetime])
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import Models
+
+/// Every in-scope endpoint of api-v1 §1. Anything else falls through to a 404 `not_found`.
+enum Routes {
+    static let all: [Route] = [
+        Route(method: .get, path: "/api/v1/event-types", handler: EventTypes.list),
+        Route(method: .post, path: "/api/v1/event-types", handler: EventTypes.create),
+        Route(method: .get, path: "/api/v1/event-types/:id", handler: EventTypes.get),
+        Route(method: .put, path: "/api/v1/event-types/:id", handler: EventTypes.update),
+        Route(method: .delete, path: "/api/v1/event-types/:id", handler: EventTypes.delete),
+        Route(method: .get, path: "/api/v1/event-types/:id/properties", handler: PropertyDefinitions.list),
+        Route(method: .post, path: "/api/v1/event-types/:id/properties", handler: PropertyDefinitions.create),
+        Route(method: .get, path: "/api/v1/property-definitions/:id", handler: PropertyDefinitions.get),
+        Route(method: .put, path: "/api/v1/property-definitions/:id", handler: PropertyDefinitions.update),
+        Route(method: .delete, path: "/api/v1/property-definitions/:id", handler: PropertyDefinitions.delete),
+        Route(method: .get, path: "/api/v1/events", handler: Events.list),
+        Route(method: .post, path: "/api/v1/events", handler: Events.create),
+        Route(method: .post, path: "/api/v1/events/batch", handler: Events.batch),
+        Route(method: .get, path: "/api/v1/events/:id", handler: Events.get),
+        Route(method: .put, path: "/api/v1/events/:id", handler: Events.update),
+        Route(method: .delete, path: "/api/v1/events/:id", handler: Events.delete),
+        Route(method: .get, path: "/api/v1/geofences", handler: Geofences.list),
+        Route(method: .post, path: "/api/v1/geofences", handler: Geofences.create),
+        Route(method: .get, path: "/api/v1/geofences/:id", handler: Geofences.get),
+        Route(method: .put, path: "/api/v1/geofences/:id", handler: Geofences.update),
+        Route(method: .delete, path: "/api/v1/geofences/:id", handler: Geofences.delete),
+        Route(method: .get, path: "/api/v1/changes", handler: ChangeFeed.page),
+        Route(method: .get, path: "/api/v1/changes/latest-cursor", handler: ChangeFeed.latestCursor),
+    ]
+
+    static func router(pipeline: Pipeline, middleware: APIMiddleware) -> Router<APIContext> {
+        let router = Router(context: APIContext.self)
+        router.add(middleware: middleware)
+        router.get("/health") { _, _ in try await health(pipeline) }
+        for route in all {
+            router.on(RouterPath(route.path), method: route.method) { request, context in
+                try await pipeline.respond(route, request, context)
+            }
+        }
+        return router
+    }
+
+    /// `GET /health`: no auth, rate limit, faults or idempotency; 503 when the database cannot be read.
+    static func health(_ pipeline: Pipeline) async throws -> Response {
+        do {
+            _ = try await pipeline.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        } catch {
+            throw APIError(.unavailable, "the database is not available", retryAfter: 5)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        let body = try JSONCoding.encode(HealthResponse(status: "ok", env: pipeline.configuration.environment))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import Models
+
+/// Server rows as API objects. Times are stored as Unix milliseconds; JSON columns hold canonical JSON text.
+enum Rows {
+    static let eventTypeColumns = "id, user_id, name, color, icon, created_at, updated_at"
+
+    static func eventType(_ row: Row) throws -> APIEventType {
+        APIEventType(
+            id: try row.decode(String.self, atIndex: 0), userId: try row.decode(String.self, atIndex: 1),
+            name: try row.decode(String.self, atIndex: 2), color: try row.decode(String.self, atIndex: 3),
+            icon: try row.decode(String.self, atIndex: 4), createdAt: try row.decode(Int64.self, atIndex: 5).date,
+            updatedAt: try row.decode(Int64.self, atIndex: 6).date)
+    }
+
+    static let eventColumns = """
+        id, user_id, event_type_id, timestamp, notes, is_all_day, end_date, source_type, external_id, original_title,
+        geofence_id, location_latitude, location_longitude, location_name, healthkit_sample_id, healthkit_category,
+        properties, created_at, updated_at
+        """
+
+    static func event(_ row: Row) throws -> APIEvent {
+        APIEvent(
+            id: try row.decode(String.self, atIndex: 0),
+            userId: try row.decode(String.self, atIndex: 1),
+            eventTypeId: try row.decode(String.self, atIndex: 2),
+            timestamp: try row.decode(Int64.self, atIndex: 3).date,
+            notes: try row.decode(String?.self, atIndex: 4),
+            isAllDay: try row.decode(Bool.self, atIndex: 5),
+            endDate: try row.decode(Int64?.self, atIndex: 6)?.date,
+            sourceType: EventSourceType(lenient: try row.decode(String.self, atIndex: 7)),
+            externalId: try row.decode(String?.self, atIndex: 8),
+            originalTitle: try row.decode(String?.self, atIndex: 9),
+            geofenceId: try row.decode(String?.self, atIndex: 10),
+            locationLatitude: try row.decode(Double?.self, atIndex: 11),
+            locationLongitude: try row.decode(Double?.self, atIndex: 12),
+            locationName: try row.decode(String?.self, atIndex: 13),
+            healthKitSampleId: try row.decode(String?.self, atIndex: 14),
+            healthKitCategory: try row.decode(String?.self, atIndex: 15),
+            properties: properties(try row.decode(String.self, atIndex: 16)),
+            createdAt: try row.decode(Int64.self, atIndex: 17).date,
+            updatedAt: try row.decode(Int64.self, atIndex: 18).date)
+    }
+
+    static func properties(_ text: String) -> [String: PropertyValue] {
+        ((try? JSONText.parse(text)).flatMap(PropertyValue.map(from:))) ?? [:]
+    }
+
+    static func propertiesText(_ properties: [String: JSONValue]) -> String { JSONText.string(.object(properties)) }
+
+    static let geofenceColumns = """
+        id, user_id, name, latitude, longitude, radius, event_type_entry_id, event_type_exit_id, is_active,
+        notify_on_entry, notify_on_exit, ios_region_identifier, created_at, updated_at
+        """
+
+    static func geofence(_ row: Row) throws -> APIGeofence {
+        APIGeofence(
+            id: try row.decode(String.self, atIndex: 0),
+            userId: try row.decode(String.self, atIndex: 1),
+            name: try row.decode(String.self, atIndex: 2),
+            latitude: try row.decode(Double.self, atIndex: 3),
+            longitude: try row.decode(Double.self, atIndex: 4),
+            radius: try row.decode(Double.self, atIndex: 5),
+            eventTypeEntryId: try row.decode(String?.self, atIndex: 6),
+            eventTypeExitId: try row.decode(String?.self, atIndex: 7),
+            isActive: try row.decode(Bool.self, atIndex: 8),
+            notifyOnEntry: try row.decode(Bool.self, atIndex: 9),
+            notifyOnExit: try row.decode(Bool.self, atIndex: 10),
+            iosRegionIdentifier: try row.decode(String?.self, atIndex: 11),
+            createdAt: try row.decode(Int64.self, atIndex: 12).date,
+            updatedAt: try row.decode(Int64.self, atIndex: 13).date)
+    }
+
+    static let propertyDefinitionColumns = """
+        id, user_id, event_type_id, key, label, property_type, options, default_value, display_order, created_at,
+        updated_at
+        """
+
+    static func propertyDefinition(_ row: Row) throws -> APIPropertyDefinition {
+        let options = try row.decode(String?.self, atIndex: 6).flatMap { try? JSONText.parse($0) }
+        return APIPropertyDefinition(
+            id: try row.decode(String.self, atIndex: 0),
+            userId: try row.decode(String.self, atIndex: 1),
+            eventTypeId: try row.decode(String.self, atIndex: 2),
+            key: try row.decode(String.self, atIndex: 3),
+            label: try row.decode(String.self, atIndex: 4),
+            propertyType: PropertyType(lenient: try row.decode(String.self, atIndex: 5)),
+            options: options?.arrayValue?.compactMap(\.stringValue) ?? [],
+            defaultValue: try row.decode(String?.self, atIndex: 7).flatMap { try? JSONText.parse($0) },
+            displayOrder: try row.decode(Int.self, atIndex: 8),
+            createdAt: try row.decode(Int64.self, atIndex: 9).date,
+            updatedAt: try row.decode(Int64.self, atIndex: 10).date)
+    }
+}

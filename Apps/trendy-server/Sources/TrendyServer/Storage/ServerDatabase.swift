@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+
+/// The server's SQLite database: a GRDB pool in WAL mode for a file, a queue for `--in-memory`.
+///
+/// Every write handler runs in one `write` transaction: the entity rows, their change-feed rows and the
+/// idempotency record commit together (api-v1 §6.2), and GRDB's single writer serialises those transactions, so
+/// commit order equals change-id order (§6.4).
+final class ServerDatabase: Sendable {
+    let writer: any DatabaseWriter
+
+    init(_ storage: ServerConfiguration.Storage) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.label = "trendy-server"
+        switch storage {
+        case .inMemory:
+            writer = try DatabaseQueue(configuration: configuration)
+        case .file(let path):
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            writer = try DatabasePool(path: path, configuration: configuration)
+        }
+        try Self.migrator.migrate(writer)
+    }
+
+    func close() throws {
+        try (writer as? DatabasePool)?.close()
+        try (writer as? DatabaseQueue)?.close()
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-initial") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (id TEXT PRIMARY KEY NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
+
+                    CREATE TABLE event_types (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        color TEXT NOT NULL,
+                        icon TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        UNIQUE (user_id, name)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX event_types_by_user ON event_types(user_id, created_at, id);
+
+                    CREATE TABLE events (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL,
+                        event_type_id TEXT NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        notes TEXT,
+                        is_all_day INTEGER NOT NULL,
+                        end_date INTEGER,
+                        source_type TEXT NOT NULL,
+                        external_id TEXT,
+                        original_title TEXT,
+                        geofence_id TEXT,
+                        location_latitude REAL,
+                        location_longitude REAL,
+                        location_name TEXT,
+                        healthkit_sample_id TEXT,
+                        healthkit_category TEXT,
+                        properties TEXT NOT NULL DEFAULT '{}',
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX events_by_user_time ON events(user_id, timestamp DESC, id DESC);
+                    CREATE INDEX events_by_type ON events(event_type_id);
+                    CREATE INDEX events_by_geofence ON events(geofence_id) WHERE geofence_id IS NOT NULL;
+                    CREATE UNIQUE INDEX events_manual_unique ON events(user_id, event_type_id, timestamp)
+                        WHERE source_type != 'healthkit';
+                    CREATE UNIQUE INDEX events_healthkit_unique ON events(user_id, healthkit_sample_id)
+                        WHERE source_type = 'healthkit' AND healthkit_sample_id IS NOT NULL;
+
+                    CREATE TABLE property_definitions (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL,
+                        event_type_id TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        label TEXT NOT NULL,
+                        property_type TEXT NOT NULL,
+                        options TEXT,
+                        default_value TEXT,
+                        display_order INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        UNIQUE (event_type_id, key)
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE geofences (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        latitude REAL NOT NULL,
+                        longitude REAL NOT NULL,
+                        radius REAL NOT NULL,
+                        event_type_entry_id TEXT,
+                        event_type_exit_id TEXT,
+                        is_active INTEGER NOT NULL,
+                        notify_on_entry INTEGER NOT NULL,
+                        notify_on_exit INTEGER NOT NULL,
+                        ios_region_identifier TEXT,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        UNIQUE (user_id, name)
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE changes (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        operation TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        data TEXT,
+                        deleted_at INTEGER,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX changes_by_user ON changes(user_id, id);
+                    CREATE INDEX changes_by_age ON changes(created_at);
+
+                    CREATE TABLE change_watermarks (
+                        user_id TEXT PRIMARY KEY NOT NULL,
+                        watermark INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE idempotency_records (
+                        user_id TEXT NOT NULL,
+                        method TEXT NOT NULL,
+                        path TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL,
+                        status INTEGER NOT NULL,
+                        content_type TEXT NOT NULL,
+                        body BLOB NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, method, path, key)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX idempotency_by_age ON idempotency_records(created_at);
+                    """)
+        }
+        return migrator
+    }
+}

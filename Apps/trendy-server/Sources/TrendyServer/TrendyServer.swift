@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import Hummingbird
+import Logging
+import Models
+import NIOCore
+import Protocols
+
+/// The Trendy API v1 reference server (spec/api-v1.md with the fixes of §12.2, or the original's quirks).
+public final class TrendyServer: Sendable {
+    public let configuration: ServerConfiguration
+    let database: ServerDatabase
+    let pipeline: Pipeline
+    let logger: Logger
+
+    /// Validates the configuration and opens (and migrates) the database.
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trendy-server")) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        database = try ServerDatabase(configuration.storage)
+        pipeline = Pipeline(configuration: configuration, database: database, logger: logger)
+    }
+
+    /// Serves until the task is cancelled or, with `handleSignals`, until SIGINT/SIGTERM; in-flight requests
+    /// finish, then the database is closed. `onListening` receives the root URL once the socket is bound.
+    public func run(
+        handleSignals: Bool = false, onListening: @escaping @Sendable (String) -> Void = { _ in }
+    )
+        async throws
+    {
+        let router = Routes.router(
+            pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger))
+        let host = configuration.host
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                onListening("http://\(host):\(channel.localAddress?.port ?? 0)")
+            },
+            logger: logger)
+        let maintenance = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await self?.runMaintenance()
+                try? await Task.sleep(nanoseconds: 600 * 1_000_000_000)
+            }
+        }
+        defer { maintenance.cancel() }
+        if handleSignals {
+            try await app.runService()  // graceful shutdown on SIGTERM and SIGINT
+        } else {
+            try await app.run()
+        }
+        try database.close()
+    }
+
+    /// Prunes the change log past its retention and expired idempotency records. Runs every 10 minutes while
+    /// serving; tests call it after moving their clock.
+    public func runMaintenance() async throws {
+        let now = configuration.clock.now().millisecondsSince1970
+        let retention = configuration.changelogRetentionDays
+        try await database.writer.write { db in
+            if let retention { try ChangeFeed.prune(olderThan: retention, now: now, db) }
+            try IdempotencyGuard.pruneExpired(now: now, db)
+        }
+    }
+}

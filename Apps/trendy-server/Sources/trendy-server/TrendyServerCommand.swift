@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TrendyServer
+
+/// `trendy-server`: the command line of spec/trendyctl.md §2.
+@main
+struct TrendyServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trendy-server",
+        abstract: "The Trendy API v1 reference server: end-to-end test peer, development backend, self-hostable.",
+        discussion: """
+            Examples:
+              trendy-server --dev --in-memory --port 0
+              trendy-server --db ~/trendy/server.sqlite --tokens-file tokens.txt --rate-limit 600
+              trendy-server --in-memory --token t1:0190f5c0-3f00-7a11-8b22-000000000001 --fault-429 0.2 --fault-seed 7
+
+            The server prints one line, "trendy-server listening on http://HOST:PORT", when it is ready; logs go
+            to stderr. SIGINT or SIGTERM stop it gracefully. See docs/server.md.
+            """)
+
+    @Option(help: "Address to bind.") var host = "127.0.0.1"
+    @Option(help: "Port to bind; 0 picks a free one.") var port = 8080
+    @Option(help: "SQLite database file (default: $XDG_DATA_HOME/trendy/server.sqlite).") var db: String?
+    @Flag(help: "Keep everything in memory; nothing remains after exit.") var inMemory = false
+    @Option(help: "A static token and its user, TOKEN:USER_ID (repeatable).") var token: [String] = []
+    @Option(help: "File with one TOKEN:USER_ID per line.") var tokensFile: String?
+    @Option(help: "File holding the HS256 secret for JWT bearer tokens.") var jwtSecretFile: String?
+    @Flag(help: "Add the token dev-token for a fixed development user.") var dev = false
+    @Option(help: "Requests per minute per user (off by default).") var rateLimit: Int?
+    @Option(name: .customLong("fault-500"), help: "Probability of an injected 500.") var fault500 = 0.0
+    @Option(name: .customLong("fault-429"), help: "Probability of an injected 429.") var fault429 = 0.0
+    @Option(help: "Retry-After seconds of an injected 429.") var faultRetryAfter = 1
+    @Option(help: "Probability that a write completes but its answer is dropped.") var faultDrop = 0.0
+    @Option(help: "Milliseconds of injected delay.") var faultDelayMs = 0
+    @Option(help: "Probability of the injected delay.") var faultDelay = 1.0
+    @Option(help: "Seed of the fault generator, for repeatable runs.") var faultSeed: UInt64?
+    @Option(help: "Imitate a backend's defects: 'original'.") var quirks: String?
+    @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
+    @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    func validate() throws {
+        if db != nil && inMemory { throw ValidationError("--db and --in-memory cannot be used together") }
+        if let quirks, quirks != "original" { throw ValidationError("--quirks accepts only 'original'") }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError(
+                "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let configuration = try makeConfiguration()
+        if dev {
+            FileHandle.standardError.write(
+                Data(
+                    "development token: \(ServerConfiguration.developmentToken) (user \(ServerConfiguration.developmentUserId))\n"
+                        .utf8))
+        }
+        let server: TrendyServer
+        do {
+            server = try TrendyServer(configuration: configuration)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        try await server.run(handleSignals: true) { url in
+            // One line, written and flushed at once: scripts wait for it.
+            FileHandle.standardOutput.write(Data("trendy-server listening on \(url)\n".utf8))
+        }
+    }
+
+    func makeConfiguration() throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.storage = inMemory ? .inMemory : .file(path: db ?? Self.defaultDatabasePath)
+        do {
+            for pair in token { try configuration.addToken(pair) }
+            if let tokensFile {
+                try configuration.addTokens(fromFileContents: try Self.read(tokensFile, "--tokens-file"))
+            }
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        if let jwtSecretFile {
+            var secret = try Self.read(jwtSecretFile, "--jwt-secret-file")
+            if secret.hasSuffix("\n") { secret.removeLast() }
+            configuration.jwtSecret = Array(secret.utf8)
+        }
+        if dev { configuration.enableDevelopmentToken() }
+        configuration.rateLimitPerMinute = rateLimit
+        configuration.faults.probability500 = fault500
+        configuration.faults.probability429 = fault429
+        configuration.faults.retryAfterSeconds = faultRetryAfter
+        configuration.faults.probabilityDrop = faultDrop
+        configuration.faults.delayMilliseconds = faultDelayMs
+        configuration.faults.probabilityDelay = faultDelay
+        configuration.faults.seed = faultSeed
+        configuration.quirks = quirks == "original" ? .original : .none
+        configuration.changelogRetentionDays = changelogRetentionDays
+        do {
+            try configuration.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return configuration
+    }
+
+    static var defaultDatabasePath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let data =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() + "/.local/share")
+        return data + "/trendy/server.sqlite"
+    }
+
+    static func read(_ path: String, _ flag: String) throws -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ValidationError("cannot read \(flag) \(path): \(error.localizedDescription)")
+        }
+    }
+}
