@@ -87,6 +87,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "TrendyServerTesting",
+            dependencies: ["TrendyServer", "Models"],
+            path: "Apps/trendy-server/Sources/TrendyServerTesting",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "TrendyCLI",
             dependencies: ["Models", "Protocols", "Persistence", "Networking", "Sync", argumentParser, logging],
             path: "Apps/trendyctl/Sources/TrendyCLI",
@@ -117,6 +123,16 @@ let package = Package(
         .testTarget(
             name: "TestSupportTests",
             dependencies: ["Models", "Protocols", "Persistence", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NetworkingTests",
+            dependencies: ["Models", "Protocols", "Networking", "TestSupport", "TrendyServer", "TrendyServerTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TrendyServerTests",
+            dependencies: ["Models", "Protocols", "TrendyServer", "TrendyServerTesting", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),

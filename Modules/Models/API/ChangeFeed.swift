@@ -117,3 +117,36 @@ public struct HealthResponse: Sendable, Hashable, Codable {
         self.env = env
     }
 }
+
+/// The `data` of a create or update change entry (api-v1 §6.3).
+public enum ChangeSnapshot {
+    /// The keys of each entity that an explicit `null` clears (api-v1 §3.5, our server).
+    public static let clearableKeys: [MutationEntityType: [String]] = [
+        .event: [
+            "notes", "end_date", "external_id", "original_title", "geofence_id", "location_name", "location_latitude",
+            "location_longitude",
+        ],
+        .eventType: [],
+        .geofence: ["event_type_entry_id", "event_type_exit_id"],
+        .propertyDefinition: ["options", "default_value"],
+    ]
+
+    /// The REST shape of `entity` without `event_type`. With `explicitNulls` (our server) every clearable field is
+    /// present, `null` when empty, and an event always carries `properties`; without (the original backend) nulls
+    /// and empty maps are omitted.
+    public static func data<Entity: Encodable>(
+        _ entity: Entity, of type: MutationEntityType, explicitNulls: Bool
+    )
+        throws -> JSONValue
+    {
+        guard case .object(var members) = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(entity)) else {
+            return .null
+        }
+        members["event_type"] = nil
+        if explicitNulls {
+            for key in clearableKeys[type] ?? [] where members[key] == nil { members[key] = .null }
+            if type == .event && members["properties"] == nil { members["properties"] = .object([:]) }
+        }
+        return .object(members)
+    }
+}

@@ -55,3 +55,13 @@ enum Base64URL {
         return Data(base64Encoded: base64).map(Array.init)
     }
 }
+
+/// Mints bearer tokens the server accepts with `--jwt-secret-file` (for scripts, development and tests).
+public enum BearerTokens {
+    /// An HS256 JWT for `user`, expiring at `expiresAt`.
+    public static func hs256(user: String, secret: [UInt8], expiresAt: Date) -> String {
+        JWT.sign(
+            claims: ["sub": .string(user), "exp": .number(expiresAt.timeIntervalSince1970.rounded(.down))],
+            secret: secret)
+    }
+}

@@ -77,30 +77,11 @@ enum ChangeLog {
         ])
     }
 
-    /// The snapshot `data` of a create or update row (api-v1 §6.3): the REST shape without `event_type`; on our
-    /// server every clearable field is present (explicit `null` when empty) and events always carry `properties`.
-    /// The original omits nulls and empty maps.
+    /// The snapshot `data` of a create or update row (api-v1 §6.3); the original omits nulls and empty maps.
     static func snapshot<Value: Encodable>(_ value: Value, type: MutationEntityType, original: Bool) throws -> JSONValue
     {
-        guard case .object(var members) = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(value)) else {
-            return .null
-        }
-        members["event_type"] = nil
-        if !original {
-            for key in clearableKeys[type] ?? [] where members[key] == nil { members[key] = .null }
-            if type == .event && members["properties"] == nil { members["properties"] = .object([:]) }
-        }
-        return .object(members)
+        try ChangeSnapshot.data(value, of: type, explicitNulls: !original)
     }
-
-    static let clearableKeys: [MutationEntityType: [String]] = [
-        .event: [
-            "notes", "end_date", "external_id", "original_title", "geofence_id", "location_name", "location_latitude",
-            "location_longitude",
-        ],
-        .geofence: ["event_type_entry_id", "event_type_exit_id"],
-        .propertyDefinition: ["options", "default_value"],
-    ]
 }
 
 // MARK: - Users

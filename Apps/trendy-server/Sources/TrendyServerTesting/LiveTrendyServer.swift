@@ -1,0 +1,84 @@
+import Foundation
+import Models
+import TrendyServer
+
+/// A trendy-server running inside the test process on 127.0.0.1 with a free port and an in-memory database.
+///
+/// JWT authentication is on with a fixed test secret, so a test can mint tokens for as many fresh users as it
+/// needs (`token(for:)`). Always `stop()` it (or use `with`), which shuts the server down gracefully.
+public final class LiveTrendyServer: Sendable {
+    public static let testSecret = Array("trendy-test-secret".utf8)
+
+    public let server: TrendyServer
+    /// `http://127.0.0.1:<port>`.
+    public let root: ServerRoot
+    private let task: Task<Void, any Error>
+
+    private init(server: TrendyServer, root: ServerRoot, task: Task<Void, any Error>) {
+        self.server = server
+        self.root = root
+        self.task = task
+    }
+
+    /// Starts a server; `configure` may change any setting (faults, quirks, rate limit, clock, tokens…).
+    public static func start(
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> LiveTrendyServer {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.storage = .inMemory
+        configuration.jwtSecret = testSecret
+        configure(&configuration)
+        let server = try TrendyServer(configuration: configuration)
+        let (urls, continuation) = AsyncStream<String>.makeStream()
+        let task = Task {
+            defer { continuation.finish() }
+            try await server.run { url in continuation.yield(url) }
+        }
+        for await url in urls {
+            guard let root = ServerRoot(url) else { break }
+            return LiveTrendyServer(server: server, root: root, task: task)
+        }
+        task.cancel()
+        _ = try await task.value
+        throw StartError.didNotListen
+    }
+
+    /// Starts a server, runs `body`, and stops the server whatever happens.
+    public static func with<Result>(
+        _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (LiveTrendyServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await start(configure)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Stops accepting, lets in-flight requests finish, closes the database.
+    public func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+
+    /// A bearer token for `user` (a new user is created by its first request).
+    public func token(for user: String, expiresIn seconds: TimeInterval = 3600) -> String {
+        BearerTokens.hs256(user: user, secret: Self.testSecret, expiresAt: Date().addingTimeInterval(seconds))
+    }
+
+    /// A fresh user id and its token.
+    public func newUser() -> (id: String, token: String) {
+        let id = UUID().uuidString.lowercased()
+        return (id, token(for: id))
+    }
+
+    public enum StartError: Error {
+        case didNotListen
+    }
+}

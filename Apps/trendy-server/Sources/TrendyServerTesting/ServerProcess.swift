@@ -1,0 +1,87 @@
+import Foundation
+
+/// The built `trendy-server` (or any built executable of this package) run as a child process.
+public final class ServerProcess: @unchecked Sendable {
+    // @unchecked Sendable: `process` is only touched by `start` before the instance is shared, and by
+    // `terminate`/`waitForExit`, which Foundation's `Process` makes safe to call from any thread.
+    public let process: Process
+    /// The URL from the `listening on` line.
+    public let url: String
+    private let output: Pipe
+    public let errorOutput: Pipe
+
+    private init(process: Process, url: String, output: Pipe, errorOutput: Pipe) {
+        self.process = process
+        self.url = url
+        self.output = output
+        self.errorOutput = errorOutput
+    }
+
+    /// The directory of this package's built products: `$TRENDY_BIN_DIR`, else next to the test bundle.
+    public static var productsDirectory: URL {
+        if let override = ProcessInfo.processInfo.environment["TRENDY_BIN_DIR"] {
+            return URL(fileURLWithPath: override)
+        }
+        let bundle = Bundle.main.bundleURL
+        return bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
+    }
+
+    public static func executable(_ name: String) throws -> URL {
+        let url = productsDirectory.appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw LaunchError.notBuilt(url.path) }
+        return url
+    }
+
+    /// Starts `trendy-server` with `arguments` and waits for its one-line `listening on` announcement.
+    public static func start(_ arguments: [String]) throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = try executable("trendy-server")
+        process.arguments = arguments
+        let output = Pipe()
+        let errorOutput = Pipe()
+        process.standardOutput = output
+        process.standardError = errorOutput
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let prefix = "trendy-server listening on "
+        guard text.hasPrefix(prefix) else {
+            process.terminate()
+            process.waitUntilExit()
+            let errors = String(decoding: errorOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw LaunchError.noListeningLine(stdout: text, stderr: errors)
+        }
+        return ServerProcess(
+            process: process, url: String(text.dropFirst(prefix.count)), output: output, errorOutput: errorOutput)
+    }
+
+    /// Sends SIGTERM and waits for the process to exit; returns its exit status.
+    @discardableResult
+    public func terminate() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Anything printed on stdout after the `listening on` line (read after exit).
+    public var remainingOutput: String {
+        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    public enum LaunchError: Error, CustomStringConvertible {
+        case notBuilt(String)
+        case noListeningLine(stdout: String, stderr: String)
+
+        public var description: String {
+            switch self {
+            case .notBuilt(let path): "\(path) is not built; run `swift build` (make test does) first"
+            case .noListeningLine(let stdout, let stderr): "no listening line; stdout: \(stdout); stderr: \(stderr)"
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Models
+import Protocols
+import Synchronization
+
+extension InMemoryTrendyServer {
+    public func listEventTypes(user: String) -> [APIEventType] { eventTypes(of: user) }
+
+    public func createEventType(
+        user: String, _ request: CreateEventTypeRequest, key: String?
+    ) throws(NetworkError)
+        -> APIEventType
+    {
+        try idempotent(user: user, method: "POST", path: "/api/v1/event-types", key: key, body: request) {
+            (state: inout State) throws(NetworkError) -> APIEventType in
+            try Self.require(request.name, "name")
+            try Self.require(request.color, "color")
+            try Self.require(request.icon, "icon")
+            let id = try entityId(request.id)
+            if let stored = state.eventTypes[id] {
+                guard stored.userId == user else { throw Problems.idTaken }
+                if (stored.name, stored.color, stored.icon) == (request.name, request.color, request.icon) {
+                    return stored
+                }
+                throw Problems.conflict("id: another event type has this id", existingId: id)
+            }
+            if let holder = state.eventTypes.values.first(where: { $0.userId == user && $0.name == request.name }) {
+                throw Problems.conflict(
+                    "name: an event type named \(request.name) already exists", existingId: holder.id)
+            }
+            let created = APIEventType(
+                id: id, userId: user, name: request.name, color: request.color, icon: request.icon, createdAt: now,
+                updatedAt: now)
+            state.eventTypes[id] = created
+            log(&state, user: user, .eventType, .create, id: id, data: created)
+            return created
+        }
+    }
+
+    public func updateEventType(
+        user: String, id: String, _ request: UpdateEventTypeRequest, key: String?
+    )
+        throws(NetworkError) -> APIEventType
+    {
+        let id = id.lowercased()
+        return try idempotent(user: user, method: "PUT", path: "/api/v1/event-types/\(id)", key: key, body: request) {
+            (state: inout State) throws(NetworkError) -> APIEventType in
+            guard var type = state.eventTypes[id], type.userId == user else { throw Problems.notFound("event type") }
+            try Self.requireIfPresent(request.name, "name")
+            try Self.requireIfPresent(request.color, "color")
+            try Self.requireIfPresent(request.icon, "icon")
+            let stored = type
+            type.name = request.name ?? type.name
+            type.color = request.color ?? type.color
+            type.icon = request.icon ?? type.icon
+            guard type != stored else { return stored }
+            if let holder = state.eventTypes.values.first(where: {
+                $0.userId == user && $0.name == type.name && $0.id != id
+            }) {
+                throw Problems.conflict("name: an event type named \(type.name) already exists", existingId: holder.id)
+            }
+            type.updatedAt = now
+            state.eventTypes[id] = type
+            log(&state, user: user, .eventType, .update, id: id, data: type)
+            return type
+        }
+    }
+
+    /// Deletes the type, logging the cascade first: cleared geofence references, deleted events and definitions.
+    public func deleteEventType(user: String, id: String) throws(NetworkError) {
+        let id = id.lowercased()
+        try state.withLock { (state: inout State) throws(NetworkError) in
+            guard state.eventTypes[id]?.userId == user else { throw Problems.notFound("event type") }
+            for fence in state.geofences.values.sorted(by: { $0.id < $1.id })
+            where fence.userId == user && (fence.eventTypeEntryId == id || fence.eventTypeExitId == id) {
+                var cleared = fence
+                if cleared.eventTypeEntryId == id { cleared.eventTypeEntryId = nil }
+                if cleared.eventTypeExitId == id { cleared.eventTypeExitId = nil }
+                cleared.updatedAt = now
+                state.geofences[fence.id] = cleared
+                log(&state, user: user, .geofence, .update, id: fence.id, data: cleared)
+            }
+            for event in state.events.values.filter({ $0.eventTypeId == id }).sorted(by: { $0.id < $1.id }) {
+                state.events[event.id] = nil
+                logDelete(&state, user: user, .event, id: event.id)
+            }
+            for definition in state.definitions.values.filter({ $0.eventTypeId == id }).sorted(by: { $0.id < $1.id }) {
+                state.definitions[definition.id] = nil
+                logDelete(&state, user: user, .propertyDefinition, id: definition.id)
+            }
+            state.eventTypes[id] = nil
+            logDelete(&state, user: user, .eventType, id: id)
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Models
+import Protocols
+import Synchronization
+
+extension InMemoryTrendyServer {
+    /// `GET /events?limit&offset`: `limit` 1–1000 used as given, anything else 100; `event_type` embedded.
+    public func listEvents(user: String, limit: Int, offset: Int) throws(NetworkError) -> [APIEvent] {
+        guard offset >= 0 else { throw Problems.badRequest("offset must not be negative") }
+        let pageSize = (1...1000).contains(limit) ? limit : 100
+        return state.withLock { state in
+            Self.sortedEvents(state.events.values.filter { $0.userId == user }).dropFirst(offset).prefix(pageSize)
+                .map { event in
+                    var event = event
+                    event.eventType = state.eventTypes[event.eventTypeId]
+                    return event
+                }
+        }
+    }
+
+    public func createEvent(user: String, _ request: CreateEventRequest, key: String?) throws(NetworkError) -> APIEvent
+    {
+        try idempotent(user: user, method: "POST", path: "/api/v1/events", key: key, body: request) {
+            (state: inout State) throws(NetworkError) -> APIEvent in
+            try createOne(&state, user: user, request)
+        }
+    }
+
+    /// Items are processed in order, each like a single create and seeing earlier items; failures never affect the
+    /// other items (api-v1 §5.3.5).
+    public func createEventsBatch(
+        user: String, _ events: [CreateEventRequest], key: String?
+    ) throws(NetworkError)
+        -> BatchCreateEventsResponse
+    {
+        guard (1...500).contains(events.count) else { throw Problems.validation("events must hold 1 to 500 items") }
+        return try idempotent(
+            user: user, method: "POST", path: "/api/v1/events/batch", key: key,
+            body: BatchCreateEventsRequest(events: events)
+        ) { (state: inout State) throws(NetworkError) -> BatchCreateEventsResponse in
+            var created: [APIEvent] = []
+            var errors: [BatchEventError] = []
+            for (index, item) in events.enumerated() {
+                do throws(NetworkError) {
+                    created.append(try createOne(&state, user: user, item))
+                } catch {
+                    let failure = error.httpFailure
+                    errors.append(
+                        BatchEventError(
+                            index: index, message: failure?.message ?? "\(error)", type: failure?.problemType,
+                            id: item.id?.lowercased(), existingId: failure?.existingId))
+                }
+            }
+            return BatchCreateEventsResponse(
+                created: created, errors: errors, total: events.count, success: created.count, failed: errors.count)
+        }
+    }
+
+    /// api-v1 §5.3.4: validate, id collision, HealthKit match, manual dedupe, insert.
+    func createOne(_ state: inout State, user: String, _ request: CreateEventRequest) throws(NetworkError) -> APIEvent {
+        let typeIds = state.eventTypes.values.filter { $0.userId == user }.map(\.id)
+        guard typeIds.contains(request.eventTypeId.lowercased()) else {
+            throw Problems.validation("event_type_id names no event type of yours")
+        }
+        let fenceIds = state.geofences.values.filter { $0.userId == user }.map(\.id)
+        try Self.checkReference(request.geofenceId, in: fenceIds, "geofence_id")
+        try Self.check(request.locationLatitude, in: Self.latitudes, "location_latitude")
+        try Self.check(request.locationLongitude, in: Self.longitudes, "location_longitude")
+        if (request.locationLatitude == nil) != (request.locationLongitude == nil) {
+            throw Problems.validation("location_latitude and location_longitude go together")
+        }
+        let id = try eventId(request.id)
+        let candidate = event(from: request, id: id, user: user)
+        if let stored = state.events[id] {
+            guard stored.userId == user else { throw Problems.idTaken }
+            if Self.identical(stored, candidate) { return stored }
+            throw Problems.conflict("id: another event has this id", existingId: id)
+        }
+        if request.sourceType == .healthkit, let sample = request.healthKitSampleId, !sample.isEmpty {
+            if let match = state.events.values.first(where: {
+                $0.userId == user && $0.sourceType == .healthkit && $0.healthKitSampleId == sample
+            }) {
+                return match
+            }
+            let second = request.timestamp.millisecondsSince1970 / 1000
+            if let category = request.healthKitCategory,
+                let match = state.events.values.first(where: {
+                    $0.userId == user && $0.sourceType == .healthkit && $0.eventTypeId == candidate.eventTypeId
+                        && $0.healthKitCategory == category && $0.timestamp.millisecondsSince1970 / 1000 == second
+                })
+            {
+                return match
+            }
+        }
+        if request.sourceType != .healthkit,
+            let holder = state.events.values.first(where: {
+                $0.userId == user && $0.sourceType != .healthkit && $0.eventTypeId == candidate.eventTypeId
+                    && $0.timestamp == candidate.timestamp
+            })
+        {
+            throw Problems.conflict(
+                "event: an event of this type already exists at this timestamp", existingId: holder.id)
+        }
+        var created = candidate
+        (created.createdAt, created.updatedAt) = (now, now)
+        state.events[id] = created
+        log(&state, user: user, .event, .create, id: id, data: created)
+        return created
+    }
+
+    /// Event ids must be version-7 UUIDs whose time is at most 60 s ahead of the server's clock.
+    func eventId(_ id: String?) throws(NetworkError) -> String {
+        let id = try entityId(id)
+        guard let milliseconds = UUIDv7.milliseconds(of: id) else {
+            throw Problems.invalidUUID("an event id must be a version 7 UUID")
+        }
+        guard milliseconds <= nowMilliseconds + 60_000 else { throw Problems.futureTimestamp }
+        return id
+    }
+
+    func event(from request: CreateEventRequest, id: String, user: String) -> APIEvent {
+        APIEvent(
+            id: id, userId: user, eventTypeId: request.eventTypeId.lowercased(),
+            timestamp: request.timestamp.roundedToMilliseconds, notes: request.notes, isAllDay: request.isAllDay,
+            endDate: request.endDate?.roundedToMilliseconds, sourceType: request.sourceType,
+            externalId: request.externalId, originalTitle: request.originalTitle,
+            geofenceId: request.geofenceId?.lowercased(), locationLatitude: request.locationLatitude,
+            locationLongitude: request.locationLongitude, locationName: request.locationName,
+            healthKitSampleId: request.healthKitSampleId, healthKitCategory: request.healthKitCategory,
+            properties: request.properties)
+    }
+
+    static func identical(_ stored: APIEvent, _ candidate: APIEvent) -> Bool {
+        var stored = stored
+        (stored.createdAt, stored.updatedAt, stored.eventType) = (nil, nil, nil)
+        return stored == candidate
+    }
+
+    /// Nil is an explicit `null` (the client sends full bodies): clearable fields are cleared, the others unchanged.
+    public func updateEvent(
+        user: String, id: String, _ request: UpdateEventRequest, key: String?
+    ) throws(NetworkError)
+        -> APIEvent
+    {
+        let id = id.lowercased()
+        return try idempotent(user: user, method: "PUT", path: "/api/v1/events/\(id)", key: key, body: request) {
+            (state: inout State) throws(NetworkError) -> APIEvent in
+            guard var event = state.events[id], event.userId == user else { throw Problems.notFound("event") }
+            let typeIds = state.eventTypes.values.filter { $0.userId == user }.map(\.id)
+            try Self.checkReference(request.eventTypeId, in: typeIds, "event_type_id")
+            let fenceIds = state.geofences.values.filter { $0.userId == user }.map(\.id)
+            try Self.checkReference(request.geofenceId, in: fenceIds, "geofence_id")
+            try Self.check(request.locationLatitude, in: Self.latitudes, "location_latitude")
+            try Self.check(request.locationLongitude, in: Self.longitudes, "location_longitude")
+            let stored = event
+            event.eventTypeId = request.eventTypeId?.lowercased() ?? event.eventTypeId
+            event.timestamp = request.timestamp?.roundedToMilliseconds ?? event.timestamp
+            event.isAllDay = request.isAllDay ?? event.isAllDay
+            event.sourceType = request.sourceType ?? event.sourceType
+            event.notes = request.notes
+            event.endDate = request.endDate?.roundedToMilliseconds
+            event.externalId = request.externalId
+            event.originalTitle = request.originalTitle
+            event.geofenceId = request.geofenceId?.lowercased()
+            event.locationLatitude = request.locationLatitude
+            event.locationLongitude = request.locationLongitude
+            event.locationName = request.locationName
+            event.healthKitSampleId = request.healthKitSampleId ?? event.healthKitSampleId
+            event.healthKitCategory = request.healthKitCategory ?? event.healthKitCategory
+            event.properties = request.properties ?? event.properties
+            if (event.locationLatitude == nil) != (event.locationLongitude == nil) {
+                throw Problems.validation("location_latitude and location_longitude go together")
+            }
+            guard event != stored else { return stored }
+            if event.sourceType != .healthkit,
+                let holder = state.events.values.first(where: {
+                    $0.userId == user && $0.id != id && $0.sourceType != .healthkit
+                        && $0.eventTypeId == event.eventTypeId && $0.timestamp == event.timestamp
+                })
+            {
+                throw Problems.conflict(
+                    "event: an event of this type already exists at this timestamp", existingId: holder.id)
+            }
+            event.updatedAt = now
+            state.events[id] = event
+            log(&state, user: user, .event, .update, id: id, data: event)
+            return event
+        }
+    }
+
+    public func deleteEvent(user: String, id: String) throws(NetworkError) {
+        let id = id.lowercased()
+        try state.withLock { (state: inout State) throws(NetworkError) in
+            guard state.events[id]?.userId == user else { throw Problems.notFound("event") }
+            state.events[id] = nil
+            logDelete(&state, user: user, .event, id: id)
+        }
+    }
+
+    // MARK: Reads by id and the change feed
+
+    /// N2: true when `id` is one of `user`'s entities of that type.
+    public func exists(user: String, _ type: MutationEntityType, id: String) -> Bool {
+        let id = id.lowercased()
+        return state.withLock { state in
+            switch type {
+            case .event: state.events[id]?.userId == user
+            case .eventType: state.eventTypes[id]?.userId == user
+            case .geofence: state.geofences[id]?.userId == user
+            case .propertyDefinition: state.definitions[id]?.userId == user
+            }
+        }
+    }
+
+    /// `GET /changes`: rows after `since` (exclusive), at most `limit` (1–500, else 100).
+    public func changes(user: String, since: Int64, limit: Int) throws(NetworkError) -> ChangeFeedResponse {
+        guard since >= 0 else { throw Problems.badRequest("since must not be negative") }
+        let pageSize = (1...500).contains(limit) ? limit : 100
+        let rows = changes(of: user).filter { $0.id > since }
+        let page = Array(rows.prefix(pageSize))
+        return ChangeFeedResponse(changes: page, nextCursor: page.last?.id ?? since, hasMore: rows.count > pageSize)
+    }
+
+    public func latestCursor(user: String) -> Int64 { changes(of: user).last?.id ?? 0 }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Models
+import Protocols
+import Synchronization
+
+/// The Trendy API v1 semantics in memory, per user (sync-engine §2.9): client-made ids and their collision rules,
+/// uniqueness conflicts with `existing_id`, three-state PUTs, per-item batch results, HealthKit matching, a change
+/// feed with tombstones and logged cascades, and idempotent replays. `MockNetworkClient` sits on top of it, so a
+/// sync against the mock behaves like a sync against trendy-server; `NetworkClientContract` proves it.
+///
+/// Failures are thrown as the `NetworkError` the real client would produce for the server's answer.
+public final class InMemoryTrendyServer: Sendable {
+    public let clock: any SyncClock
+    let state = Mutex(State())
+
+    public init(clock: any SyncClock = ManualClock()) {
+        self.clock = clock
+    }
+
+    struct State {
+        var eventTypes: [String: APIEventType] = [:]
+        var events: [String: APIEvent] = [:]
+        var geofences: [String: APIGeofence] = [:]
+        var definitions: [String: APIPropertyDefinition] = [:]
+        var changes: [ChangeEntry] = []
+        var nextChangeId: Int64 = 1
+        var replays: [ReplayScope: Replay] = [:]
+    }
+
+    struct ReplayScope: Hashable {
+        let user: String
+        let method: String
+        let path: String
+        let key: String
+    }
+
+    struct Replay {
+        let fingerprint: String
+        let response: any Sendable
+    }
+
+    // MARK: Inspection
+
+    /// Every change entry of `user`, in feed order.
+    public func changes(of user: String) -> [ChangeEntry] {
+        state.withLock { $0.changes.filter { $0.userId == user } }
+    }
+
+    /// `user`'s events, newest first.
+    public func events(of user: String) -> [APIEvent] {
+        state.withLock { state in Self.sortedEvents(state.events.values.filter { $0.userId == user }) }
+    }
+
+    public func eventTypes(of user: String) -> [APIEventType] {
+        state.withLock { state in Self.sortedTypes(state.eventTypes.values.filter { $0.userId == user }) }
+    }
+
+    public func geofences(of user: String) -> [APIGeofence] {
+        state.withLock { state in Self.sortedFences(state.geofences.values.filter { $0.userId == user }) }
+    }
+
+    public func propertyDefinitions(of user: String) -> [APIPropertyDefinition] {
+        state.withLock { state in
+            Self.sortedDefinitions(state.definitions.values.filter { $0.userId == user })
+        }
+    }
+
+    // MARK: Shared rules
+
+    var nowMilliseconds: Int64 { clock.now().millisecondsSince1970 }
+
+    /// Runs `operation` once per (user, method, path, key): a re-send with the same body replays the first answer,
+    /// another body is 422 (api-v1 §7). Only successful answers are remembered.
+    func idempotent<Response: Sendable>(
+        user: String, method: String, path: String, key: String?, body: some Encodable,
+        _ operation: (inout State) throws(NetworkError) -> Response
+    ) throws(NetworkError) -> Response {
+        let fingerprint = Self.fingerprint(body)
+        return try state.withLock { (state: inout State) throws(NetworkError) -> Response in
+            guard let key, !key.isEmpty else { return try operation(&state) }
+            let scope = ReplayScope(user: user, method: method, path: path, key: key)
+            if let replay = state.replays[scope] {
+                guard replay.fingerprint == fingerprint else { throw Problems.mismatch }
+                guard let response = replay.response as? Response else { throw Problems.mismatch }
+                return response
+            }
+            let response = try operation(&state)
+            state.replays[scope] = Replay(fingerprint: fingerprint, response: response)
+            return response
+        }
+    }
+
+    static func fingerprint(_ body: some Encodable) -> String {
+        guard let data = try? JSONCoding.encode(body), let json = try? JSONText.parse(Array(data)) else { return "" }
+        return SHA256.hexDigest(of: JSONText.string(json))
+    }
+
+    func log(
+        _ state: inout State, user: String, _ type: MutationEntityType, _ operation: MutationOperation, id: String,
+        data: (some Encodable)?
+    ) {
+        let now = nowMilliseconds
+        let snapshot = data.flatMap { try? ChangeSnapshot.data($0, of: type, explicitNulls: true) }
+        state.changes.append(
+            ChangeEntry(
+                id: state.nextChangeId, entityType: type.rawValue, operation: operation.rawValue, entityId: id,
+                userId: user, data: snapshot, deletedAt: operation == .delete ? Date(millisecondsSince1970: now) : nil,
+                createdAt: Date(millisecondsSince1970: now)))
+        state.nextChangeId += 1
+    }
+
+    func logDelete(_ state: inout State, user: String, _ type: MutationEntityType, id: String) {
+        log(&state, user: user, type, .delete, id: id, data: String?.none)
+    }
+
+    /// A client id: generated when absent or empty, otherwise a canonical UUID, lowercased.
+    func entityId(_ id: String?) throws(NetworkError) -> String {
+        guard let id, !id.isEmpty else { return UUIDv7.generate(at: clock.now()) }
+        guard UUIDText.isCanonical(id) else { throw Problems.invalidUUID("id must be a canonical UUID") }
+        return id.lowercased()
+    }
+
+    var now: Date { Date(millisecondsSince1970: nowMilliseconds) }
+
+    static func sortedTypes(_ types: some Sequence<APIEventType>) -> [APIEventType] {
+        types.sorted { ($0.createdAt ?? .distantPast, $0.id) < ($1.createdAt ?? .distantPast, $1.id) }
+    }
+
+    static func sortedEvents(_ events: some Sequence<APIEvent>) -> [APIEvent] {
+        events.sorted { ($0.timestamp, $0.id) > ($1.timestamp, $1.id) }
+    }
+
+    static func sortedFences(_ fences: some Sequence<APIGeofence>) -> [APIGeofence] {
+        fences.sorted { ($0.createdAt ?? .distantPast, $0.id) > ($1.createdAt ?? .distantPast, $1.id) }
+    }
+
+    static func sortedDefinitions(_ definitions: some Sequence<APIPropertyDefinition>) -> [APIPropertyDefinition] {
+        definitions.sorted {
+            ($0.displayOrder, $0.createdAt ?? .distantPast, $0.id) < (
+                $1.displayOrder, $1.createdAt ?? .distantPast, $1.id
+            )
+        }
+    }
+}
+
+/// The errors trendy-server answers, as the client would throw them.
+enum Problems {
+    static func failure(_ status: Int, _ type: String, _ message: String, existingId: String? = nil) -> NetworkError {
+        .http(HTTPFailure(status: status, problemType: type, message: message, existingId: existingId))
+    }
+
+    static func notFound(_ what: String) -> NetworkError { failure(404, "not_found", "\(what) not found") }
+    static func validation(_ message: String) -> NetworkError { failure(400, "validation", message) }
+    static func badRequest(_ message: String) -> NetworkError { failure(400, "bad_request", message) }
+    static func invalidUUID(_ message: String) -> NetworkError { failure(400, "invalid_uuid", message) }
+    static let futureTimestamp = failure(
+        400, "future_timestamp", "the id's time is more than 60 s ahead of the server's clock")
+    static let mismatch = failure(
+        422, "idempotency_mismatch", "this Idempotency-Key was used with a different request body; use a new key")
+
+    /// Every conflict detail contains "duplicate" (api-v1 §8.1).
+    static func conflict(_ detail: String, existingId: String?) -> NetworkError {
+        failure(409, "conflict", "duplicate \(detail)", existingId: existingId)
+    }
+
+    static let idTaken = conflict("id: the id is taken", existingId: nil)
+}
+
+// MARK: - Value rules shared by creates and updates
+
+extension InMemoryTrendyServer {
+    static let latitudes = -90.0...90.0
+    static let longitudes = -180.0...180.0
+    static let radii = 50.0...10_000.0
+
+    static func require(_ value: String?, _ field: String) throws(NetworkError) {
+        if value?.isEmpty != false { throw Problems.validation("\(field) is required") }
+    }
+
+    static func requireIfPresent(_ value: String?, _ field: String) throws(NetworkError) {
+        if value == "" { throw Problems.validation("\(field) must not be empty") }
+    }
+
+    static func check(_ value: Double?, in range: ClosedRange<Double>, _ field: String) throws(NetworkError) {
+        if let value, !range.contains(value) { throw Problems.validation("\(field) is out of range") }
+    }
+
+    static func checkReference(_ id: String?, in ids: some Collection<String>, _ field: String) throws(NetworkError) {
+        if let id, !ids.contains(id.lowercased()) { throw Problems.validation("\(field) names no entity of yours") }
+    }
+}

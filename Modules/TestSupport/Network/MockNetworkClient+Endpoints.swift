@@ -1,0 +1,267 @@
+import Foundation
+import Models
+import Protocols
+
+extension MockNetworkClient {
+    // MARK: Event types
+
+    public func getEventTypes() async throws -> [APIEventType] {
+        try await call(.getEventTypes) { server.listEventTypes(user: userId) }
+    }
+
+    public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
+        let key = Self.freshKey()
+        return try await call(.createEventType, key: key, body: request) {
+            () throws(NetworkError) -> APIEventType in try server.createEventType(user: userId, request, key: key)
+        }
+    }
+
+    public func createEventTypeWithIdempotency(
+        _ request: CreateEventTypeRequest, idempotencyKey: String
+    ) async throws
+        -> APIEventType
+    {
+        try await call(.createEventTypeWithIdempotency, key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> APIEventType in
+            try server.createEventType(user: userId, request, key: idempotencyKey)
+        }
+    }
+
+    public func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
+        let key = Self.freshKey()
+        return try await call(.updateEventType, ["id": id], key: key, body: request) {
+            () throws(NetworkError) -> APIEventType in
+            try server.updateEventType(user: userId, id: id, request, key: key)
+        }
+    }
+
+    public func updateEventTypeWithIdempotency(
+        id: String, _ request: UpdateEventTypeRequest, idempotencyKey: String
+    )
+        async throws -> APIEventType
+    {
+        try await call(.updateEventTypeWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> APIEventType in
+            try server.updateEventType(user: userId, id: id, request, key: idempotencyKey)
+        }
+    }
+
+    public func deleteEventType(id: String) async throws {
+        try await call(.deleteEventType, ["id": id]) { () throws(NetworkError) in
+            try server.deleteEventType(user: userId, id: id)
+        }
+    }
+
+    // MARK: Events
+
+    public func getEvents(limit: Int, offset: Int) async throws -> [APIEvent] {
+        try await call(.getEvents, ["limit": "\(limit)", "offset": "\(offset)"]) {
+            () throws(NetworkError) -> [APIEvent] in
+            try server.listEvents(user: userId, limit: limit, offset: offset)
+        }
+    }
+
+    /// Pages through `getEvents` like the real client, so scripted `getEvents` answers apply.
+    public func getAllEvents(batchSize: Int) async throws -> [APIEvent] {
+        try await call(.getAllEvents, ["batchSize": "\(batchSize)"]) { () -> Void in }
+        let pageSize = max(1, batchSize)
+        var events: [APIEvent] = []
+        var seen = Set<String>()
+        var offset = 0
+        while true {
+            let page = try await getEvents(limit: pageSize, offset: offset)
+            for event in page where seen.insert(event.id).inserted { events.append(event) }
+            if page.count < pageSize { return events }
+            offset += pageSize
+        }
+    }
+
+    public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
+        let key = Self.freshKey()
+        return try await call(.createEvent, key: key, body: request) { () throws(NetworkError) -> APIEvent in
+            try server.createEvent(user: userId, request, key: key)
+        }
+    }
+
+    public func createEventWithIdempotency(
+        _ request: CreateEventRequest, idempotencyKey: String
+    ) async throws
+        -> APIEvent
+    {
+        try await call(.createEventWithIdempotency, key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> APIEvent in try server.createEvent(user: userId, request, key: idempotencyKey)
+        }
+    }
+
+    public func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
+        let key = Self.freshKey()
+        return try await call(.createEventsBatch, key: key, body: BatchCreateEventsRequest(events: events)) {
+            () throws(NetworkError) -> BatchCreateEventsResponse in
+            try server.createEventsBatch(user: userId, events, key: key)
+        }
+    }
+
+    public func createEventsBatch(
+        _ events: [CreateEventRequest], idempotencyKey: String
+    ) async throws
+        -> BatchCreateEventsResponse
+    {
+        try await call(
+            .createEventsBatchWithIdempotency, key: idempotencyKey, body: BatchCreateEventsRequest(events: events)
+        ) { () throws(NetworkError) -> BatchCreateEventsResponse in
+            try server.createEventsBatch(user: userId, events, key: idempotencyKey)
+        }
+    }
+
+    public func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent {
+        let key = Self.freshKey()
+        return try await call(.updateEvent, ["id": id], key: key, body: request) {
+            () throws(NetworkError) -> APIEvent in
+            try server.updateEvent(user: userId, id: id, request, key: key)
+        }
+    }
+
+    public func updateEventWithIdempotency(
+        id: String, _ request: UpdateEventRequest, idempotencyKey: String
+    )
+        async throws -> APIEvent
+    {
+        try await call(.updateEventWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> APIEvent in
+            try server.updateEvent(user: userId, id: id, request, key: idempotencyKey)
+        }
+    }
+
+    public func deleteEvent(id: String) async throws {
+        try await call(.deleteEvent, ["id": id]) { () throws(NetworkError) in
+            try server.deleteEvent(user: userId, id: id)
+        }
+    }
+
+    // MARK: Geofences
+
+    public func getGeofences(activeOnly: Bool) async throws -> [APIGeofence] {
+        try await call(.getGeofences, ["activeOnly": "\(activeOnly)"]) {
+            server.listGeofences(user: userId, activeOnly: activeOnly)
+        }
+    }
+
+    public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {
+        let key = Self.freshKey()
+        return try await call(.createGeofence, key: key, body: request) { () throws(NetworkError) -> APIGeofence in
+            try server.createGeofence(user: userId, request, key: key)
+        }
+    }
+
+    public func createGeofenceWithIdempotency(
+        _ request: CreateGeofenceRequest, idempotencyKey: String
+    ) async throws
+        -> APIGeofence
+    {
+        try await call(.createGeofenceWithIdempotency, key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> APIGeofence in
+            try server.createGeofence(user: userId, request, key: idempotencyKey)
+        }
+    }
+
+    public func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
+        let key = Self.freshKey()
+        return try await call(.updateGeofence, ["id": id], key: key, body: request) {
+            () throws(NetworkError) -> APIGeofence in try server.updateGeofence(user: userId, id: id, request, key: key)
+        }
+    }
+
+    public func updateGeofenceWithIdempotency(
+        id: String, _ request: UpdateGeofenceRequest, idempotencyKey: String
+    )
+        async throws -> APIGeofence
+    {
+        try await call(.updateGeofenceWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> APIGeofence in
+            try server.updateGeofence(user: userId, id: id, request, key: idempotencyKey)
+        }
+    }
+
+    public func deleteGeofence(id: String) async throws {
+        try await call(.deleteGeofence, ["id": id]) { () throws(NetworkError) in
+            try server.deleteGeofence(user: userId, id: id)
+        }
+    }
+
+    // MARK: Property definitions
+
+    public func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition] {
+        try await call(.getPropertyDefinitions, ["eventTypeId": eventTypeId]) {
+            () throws(NetworkError) -> [APIPropertyDefinition] in
+            try server.listPropertyDefinitions(user: userId, eventTypeId: eventTypeId)
+        }
+    }
+
+    public func createPropertyDefinition(
+        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
+    ) async throws
+        -> APIPropertyDefinition
+    {
+        let key = Self.freshKey()
+        return try await call(.createPropertyDefinition, ["eventTypeId": eventTypeId], key: key, body: request) {
+            () throws(NetworkError) -> APIPropertyDefinition in
+            try server.createPropertyDefinition(user: userId, eventTypeId: eventTypeId, request, key: key)
+        }
+    }
+
+    public func createPropertyDefinitionWithIdempotency(
+        _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
+    ) async throws -> APIPropertyDefinition {
+        try await call(
+            .createPropertyDefinitionWithIdempotency, ["eventTypeId": request.eventTypeId], key: idempotencyKey,
+            body: request
+        ) { () throws(NetworkError) -> APIPropertyDefinition in
+            try server.createPropertyDefinition(
+                user: userId, eventTypeId: request.eventTypeId, request, key: idempotencyKey)
+        }
+    }
+
+    public func updatePropertyDefinition(
+        id: String, _ request: UpdatePropertyDefinitionRequest
+    ) async throws
+        -> APIPropertyDefinition
+    {
+        let key = Self.freshKey()
+        return try await call(.updatePropertyDefinition, ["id": id], key: key, body: request) {
+            () throws(NetworkError) -> APIPropertyDefinition in
+            try server.updatePropertyDefinition(user: userId, id: id, request, key: key)
+        }
+    }
+
+    public func updatePropertyDefinitionWithIdempotency(
+        id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
+    ) async throws -> APIPropertyDefinition {
+        try await call(.updatePropertyDefinitionWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> APIPropertyDefinition in
+            try server.updatePropertyDefinition(user: userId, id: id, request, key: idempotencyKey)
+        }
+    }
+
+    public func deletePropertyDefinition(id: String) async throws {
+        try await call(.deletePropertyDefinition, ["id": id]) { () throws(NetworkError) in
+            try server.deletePropertyDefinition(user: userId, id: id)
+        }
+    }
+
+    // MARK: Change feed and N2
+
+    public func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse {
+        try await call(.getChanges, ["since": "\(cursor)", "limit": "\(limit)"]) {
+            () throws(NetworkError) -> ChangeFeedResponse in
+            try server.changes(user: userId, since: cursor, limit: limit)
+        }
+    }
+
+    public func getLatestCursor() async throws -> Int64 {
+        try await call(.getLatestCursor) { server.latestCursor(user: userId) }
+    }
+
+    public func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool {
+        try await call(.entityExists, ["type": type.rawValue, "id": id]) { server.exists(user: userId, type, id: id) }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Models
+import Protocols
+import Synchronization
+
+/// A `NetworkClientProtocol` double backed by an `InMemoryTrendyServer` (sync-engine §2.9).
+///
+/// By default every call goes to the in-memory model as `userId`, so creates really appear in the change feed.
+/// On top of that, per method: a FIFO queue of `Result`s that answers the next calls instead of the model, sticky
+/// errors (global or per method), call counters and a log of every call's arguments and key, and gates that hold
+/// calls in flight. Thread-safe through one `Mutex`.
+public final class MockNetworkClient: NetworkClientProtocol, Sendable {
+    public enum Method: String, Sendable, Hashable, CaseIterable {
+        case getEventTypes, createEventType, createEventTypeWithIdempotency, updateEventType, deleteEventType
+        case getEvents, getAllEvents, createEvent, createEventWithIdempotency, createEventsBatch, updateEvent
+        case deleteEvent
+        case getGeofences, createGeofence, createGeofenceWithIdempotency, updateGeofence, deleteGeofence
+        case getPropertyDefinitions, createPropertyDefinition, createPropertyDefinitionWithIdempotency
+        case updatePropertyDefinition, deletePropertyDefinition
+        case getChanges, getLatestCursor
+        /// N1–N6.
+        case createEventsBatchWithIdempotency, entityExists, updateEventTypeWithIdempotency
+        case updateEventWithIdempotency, updateGeofenceWithIdempotency, updatePropertyDefinitionWithIdempotency
+    }
+
+    /// One recorded call.
+    public struct Call: Sendable, Equatable {
+        public let method: Method
+        /// Scalar arguments by name (`id`, `limit`, `since`, …).
+        public let arguments: [String: String]
+        public let idempotencyKey: String?
+        /// The request body as the client would send it.
+        public let body: JSONValue?
+    }
+
+    private struct State {
+        var queues: [Method: [Result<any Sendable, NetworkError>]] = [:]
+        var stickyErrors: [Method: NetworkError] = [:]
+        var globalStickyError: NetworkError?
+        var calls: [Call] = []
+        var gates: [Method: CallGate] = [:]
+    }
+
+    public let server: InMemoryTrendyServer
+    public let userId: String
+    private let state = Mutex(State())
+
+    public init(server: InMemoryTrendyServer = InMemoryTrendyServer(), userId: String = MockNetworkClient.defaultUserId)
+    {
+        self.server = server
+        self.userId = userId.lowercased()
+    }
+
+    public static let defaultUserId = "5b3c1d2e-8f4a-4b6c-9d0e-1f2a3b4c5d6e"
+
+    // MARK: Scripting
+
+    /// Answers the next call of `method` with `value` instead of the model.
+    public func enqueue(_ value: some Sendable, for method: Method) {
+        state.withLock { $0.queues[method, default: []].append(.success(value)) }
+    }
+
+    /// Fails the next call of `method` with `error`.
+    public func enqueue(_ error: NetworkError, for method: Method) {
+        state.withLock { $0.queues[method, default: []].append(.failure(error)) }
+    }
+
+    /// Fails every call (nil `method`) or every call of `method` with `error` until cleared with nil.
+    public func setStickyError(_ error: NetworkError?, for method: Method? = nil) {
+        state.withLock { state in
+            if let method { state.stickyErrors[method] = error } else { state.globalStickyError = error }
+        }
+    }
+
+    /// Holds every call of `method` at a gate until `release()`.
+    @discardableResult
+    public func hold(_ method: Method) -> CallGate {
+        let gate = CallGate()
+        state.withLock { $0.gates[method] = gate }
+        return gate
+    }
+
+    /// Stops holding calls of `method` (calls already held stay held until their gate is released).
+    public func stopHolding(_ method: Method) { state.withLock { $0.gates[method] = nil } }
+
+    // MARK: Spying
+
+    public var calls: [Call] { state.withLock { $0.calls } }
+    public func calls(of method: Method) -> [Call] { calls.filter { $0.method == method } }
+    public func callCount(_ method: Method) -> Int { calls(of: method).count }
+    public var totalCallCount: Int { state.withLock { $0.calls.count } }
+    public func resetCalls() { state.withLock { $0.calls = [] } }
+
+    public var getEventTypesCallCount: Int { callCount(.getEventTypes) }
+    public var getChangesCallCount: Int { callCount(.getChanges) }
+    public var getLatestCursorCallCount: Int { callCount(.getLatestCursor) }
+    public var createEventsBatchCallCount: Int { callCount(.createEventsBatchWithIdempotency) }
+
+    // MARK: Dispatch
+
+    /// Records the call, waits at its gate, then answers from sticky errors, the queue, or the model.
+    func call<Response: Sendable>(
+        _ method: Method, _ arguments: [String: String] = [:], key: String? = nil,
+        body: (some Encodable)? = String?.none,
+        backend: () throws(NetworkError) -> Response
+    ) async throws(NetworkError) -> Response {
+        let json = body.flatMap { try? JSONCoding.encode($0) }.flatMap { try? JSONText.parse(Array($0)) }
+        let gate = state.withLock { state -> CallGate? in
+            state.calls.append(Call(method: method, arguments: arguments, idempotencyKey: key, body: json))
+            return state.gates[method]
+        }
+        if let gate, await !gate.pass() { throw .cancelled }
+        if Task.isCancelled { throw .cancelled }
+        let scripted = state.withLock { state -> Result<any Sendable, NetworkError>? in
+            if let error = state.globalStickyError ?? state.stickyErrors[method] { return .failure(error) }
+            guard var queue = state.queues[method], !queue.isEmpty else { return nil }
+            let next = queue.removeFirst()
+            state.queues[method] = queue
+            return next
+        }
+        switch scripted {
+        case .failure(let error):
+            throw error
+        case .success(let value):
+            guard let response = value as? Response else {
+                preconditionFailure("queued a \(type(of: value)) for \(method), which returns \(Response.self)")
+            }
+            return response
+        case nil:
+            return try backend()
+        }
+    }
+
+    static func freshKey() -> String { UUID().uuidString.lowercased() }
+}
