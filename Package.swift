@@ -88,7 +88,9 @@ let package = Package(
         ),
         .target(
             name: "TrendyServerTesting",
-            dependencies: ["TrendyServer", "Models"],
+            dependencies: [
+                "TrendyServer", "Models", hummingbird, .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Apps/trendy-server/Sources/TrendyServerTesting",
             swiftSettings: swiftSettings
         ),

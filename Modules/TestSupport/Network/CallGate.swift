@@ -45,7 +45,7 @@ public final class CallGate: Sendable {
     }
 
     /// Waits at the gate; false when the calling task was cancelled while held.
-    func pass() async -> Bool {
+    public func pass() async -> Bool {
         let id = state.withLock { state -> Int in
             state.nextId += 1
             return state.nextId

@@ -20,16 +20,22 @@ public final class LiveTrendyServer: Sendable {
         self.task = task
     }
 
-    /// Starts a server; `configure` may change any setting (faults, quirks, rate limit, clock, tokens…).
-    public static func start(
-        _ configure: (inout ServerConfiguration) -> Void = { _ in }
-    ) async throws -> LiveTrendyServer {
+    /// The defaults of a test server: 127.0.0.1, a free port, in memory, JWTs signed with `testSecret`. Change any
+    /// setting (faults, quirks, rate limit, clock, hooks) before starting.
+    public static func testConfiguration() -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.storage = .inMemory
         configuration.jwtSecret = testSecret
-        configure(&configuration)
+        return configuration
+    }
+
+    public static func start(
+        _ configuration: ServerConfiguration = testConfiguration()
+    ) async throws
+        -> LiveTrendyServer
+    {
         let server = try TrendyServer(configuration: configuration)
         let (urls, continuation) = AsyncStream<String>.makeStream()
         let task = Task {
@@ -46,11 +52,12 @@ public final class LiveTrendyServer: Sendable {
     }
 
     /// Starts a server, runs `body`, and stops the server whatever happens.
+    @discardableResult
     public static func with<Result>(
-        _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ configuration: ServerConfiguration = testConfiguration(),
         _ body: (LiveTrendyServer) async throws -> Result
     ) async throws -> Result {
-        let server = try await start(configure)
+        let server = try await start(configuration)
         do {
             let result = try await body(server)
             await server.stop()

@@ -40,8 +40,20 @@ public struct ServerConfiguration: Sendable {
         /// Awaited after the request registered its idempotency key and before its handler runs (method, path):
         /// lets a test hold a request in flight without timing.
         public var beforeHandler: (@Sendable (String, String) async -> Void)?
+        /// Called for every `/api/v1` request as it arrived, before authentication.
+        public var observeRequest: (@Sendable (ObservedRequest) -> Void)?
 
         public init() {}
+    }
+
+    /// A request as the server received it.
+    public struct ObservedRequest: Sendable {
+        public let method: String
+        public let path: String
+        public let query: String?
+        /// Header names lowercased.
+        public let headers: [String: String]
+        public let body: [UInt8]
     }
 
     public init() {}

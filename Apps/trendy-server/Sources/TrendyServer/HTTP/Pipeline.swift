@@ -45,6 +45,14 @@ final class Pipeline: Sendable {
 
     func respond(_ route: Route, _ request: Request, _ context: APIContext) async throws -> Response {
         let body = try await collectBody(request)
+        if let observe = configuration.testHooks.observeRequest {
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            observe(
+                ServerConfiguration.ObservedRequest(
+                    method: request.method.rawValue, path: request.uri.path, query: request.uri.query, headers: headers,
+                    body: body))
+        }
         let user = try authenticator.authenticate(
             authorization: request.headers[.authorization], now: configuration.clock.now())
         var headers = HTTPFields()

@@ -1,0 +1,84 @@
+import Foundation
+import Models
+import Testing
+import TrendyServerTesting
+
+/// The `trendy-server` executable as users run it (spec/trendyctl.md §2).
+@Suite("trendy-server binary")
+struct BinaryTests {
+    @Test("--port 0 --in-memory --token: prints its line, serves, and exits 0 on SIGTERM")
+    func startsServesStops() async throws {
+        let user = "0190f5c0-3f00-7a11-8b22-000000000001"
+        let process = try ServerProcess.start(["--port", "0", "--in-memory", "--token", "t1:\(user)"])
+        #expect(process.url.hasPrefix("http://127.0.0.1:") && !process.url.hasSuffix(":0"))
+        let health = try await RawHTTP.send("GET", process.url + "/health")
+        #expect(health.status == 200)
+        let created = try await RawHTTP.send(
+            "POST", process.url + "/api/v1/event-types", token: "t1",
+            body: Data(#"{"name":"Tea","color":"green","icon":"leaf"}"#.utf8))
+        #expect(created.status == 201 && created.json?["user_id"] as? String == user)
+        #expect(process.terminate() == 0)
+        #expect(process.remainingOutput.isEmpty, "stdout carries only the listening line")
+    }
+
+    @Test("without a token source it refuses to start, says why on stderr, and exits non-zero")
+    func refusesWithoutTokens() throws {
+        let process = Process()
+        process.executableURL = try ServerProcess.executable("trendy-server")
+        process.arguments = ["--port", "0", "--in-memory"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus != 0)
+        #expect(message.contains("--token") && message.contains("--dev"))
+    }
+
+    @Test("--dev prints the development token on stderr and accepts it")
+    func devToken() async throws {
+        let process = try ServerProcess.start(["--port", "0", "--in-memory", "--dev"])
+        let list = try await RawHTTP.send("GET", process.url + "/api/v1/event-types", token: "dev-token")
+        #expect(list.status == 200)
+        #expect(process.terminate() == 0)
+        let errors = String(decoding: process.errorOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(errors.contains("dev-token"))
+    }
+
+    @Test("a file database keeps data across restarts")
+    func fileDatabase() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-server-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let arguments = [
+            "--port", "0", "--db", directory.appendingPathComponent("server.sqlite").path, "--token",
+            "t:0190f5c0-3f00-7a11-8b22-000000000001",
+        ]
+        let first = try ServerProcess.start(arguments)
+        let created = try await RawHTTP.send(
+            "POST", first.url + "/api/v1/event-types", token: "t",
+            body: Data(#"{"name":"Kept","color":"green","icon":"x"}"#.utf8))
+        #expect(created.status == 201)
+        #expect(first.terminate() == 0)
+        let second = try ServerProcess.start(arguments)
+        let list = try await RawHTTP.send("GET", second.url + "/api/v1/event-types", token: "t")
+        #expect(list.jsonArray?.first?["name"] as? String == "Kept")
+        #expect(second.terminate() == 0)
+    }
+
+    @Test("bad flags are usage errors")
+    func badFlags() throws {
+        for arguments in [
+            ["--quirks", "modern", "--dev"], ["--fault-500", "2", "--dev"], ["--db", "x", "--in-memory", "--dev"],
+        ] {
+            let process = Process()
+            process.executableURL = try ServerProcess.executable("trendy-server")
+            process.arguments = arguments
+            process.standardError = Pipe()
+            process.standardOutput = Pipe()
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 64, "\(arguments)")
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Models
+import Synchronization
+import TestSupport
+import Testing
+import TrendyServerTesting
+
+@testable import TrendyServer
+
+@Suite("Rate limits, faults, idempotency and retention")
+struct PolicyTests {
+    @Test("the token bucket: RateLimit-* headers on counted answers; 429 with Retry-After; health and 401 not counted")
+    func rateLimitHeaders() async throws {
+        let clock = ManualClock(now: Date())
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.rateLimitPerMinute = 3
+        configuration.clock = clock
+        try await ServerHarness.with(configuration) { harness in
+            _ = try await RawHTTP.send("GET", harness.server.root.text + "/health")
+            _ = try await harness.send("GET", "/api/v1/event-types", token: "wrong")
+            var remaining: [String?] = []
+            for _ in 0..<3 {
+                let response = try await harness.send("GET", "/api/v1/event-types")
+                #expect(response.status == 200 && response.header("RateLimit-Limit") == "3")
+                remaining.append(response.header("RateLimit-Remaining"))
+            }
+            #expect(remaining == ["2", "1", "0"])
+            let limited = try await harness.send("GET", "/api/v1/event-types")
+            #expect(limited.status == 429 && limited.problemType == "rate_limit")
+            #expect(limited.header("Retry-After") == "20" && limited.json?["retry_after"] as? Int == 20)
+            #expect(limited.header("RateLimit-Remaining") == "0" && limited.header("RateLimit-Reset") == "60")
+            clock.advance(by: 20)
+            let refilled = try await harness.send("GET", "/api/v1/event-types")
+            #expect(refilled.status == 200 && refilled.header("RateLimit-Remaining") == "0")
+            let otherUser = try await harness.send("GET", "/api/v1/event-types", token: harness.server.newUser().token)
+            #expect(otherUser.status == 200, "buckets are per user")
+        }
+    }
+
+    @Test("--fault-seed makes injected faults repeatable, each marked X-Trendy-Fault")
+    func faultSeed() async throws {
+        func statuses(seed: UInt64) async throws -> [String] {
+            var seen: [String] = []
+            var configuration = LiveTrendyServer.testConfiguration()
+            configuration.faults.probability429 = 0.3
+            configuration.faults.probability500 = 0.3
+            configuration.faults.seed = seed
+            try await ServerHarness.with(configuration) { harness in
+                for _ in 0..<24 {
+                    let response = try await harness.send("GET", "/api/v1/changes/latest-cursor")
+                    #expect(response.status == 200 || response.header("X-Trendy-Fault") == "\(response.status)")
+                    seen.append("\(response.status)")
+                }
+            }
+            return seen
+        }
+        let first = try await statuses(seed: 42)
+        #expect(try await statuses(seed: 42) == first)
+        #expect(Set(first) == ["200", "429", "500"], "the mix contains every outcome")
+        #expect(try await statuses(seed: 7) != first)
+    }
+
+    @Test("--fault-drop: the write commits, the connection closes unanswered, and the key replays the answer")
+    func faultDrop() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.faults.probabilityDrop = 1
+        try await ServerHarness.with(configuration) { harness in
+            let id = ServerHarness.newId()
+            let body = #"{"id":"\#(id)","name":"Dropped","color":"black","icon":"x"}"#
+            await #expect(throws: (any Error).self) {
+                _ = try await harness.send(
+                    "POST", "/api/v1/event-types", json: body, headers: ["Idempotency-Key": "k1"])
+            }
+            let list = try await harness.send("GET", "/api/v1/event-types")
+            #expect(list.jsonArray?.first?["id"] as? String == id, "the write committed")
+        }
+    }
+
+    @Test("idempotency: byte-exact replay with both headers and a fresh request id; 422 for another body")
+    func replays() async throws {
+        try await ServerHarness.with { harness in
+            let body = #"{"id":"\#(ServerHarness.newId())","name":"Tea","color":"green","icon":"leaf"}"#
+            let first = try await harness.send(
+                "POST", "/api/v1/event-types", json: body, headers: ["Idempotency-Key": "k"])
+            let reordered = try await harness.send(
+                "POST", "/api/v1/event-types",
+                json: body.replacingOccurrences(of: #""color":"green","#, with: #" "color" : "green" ,"#),
+                headers: ["Idempotency-Key": "k"])
+            #expect(first.status == 201 && reordered.status == 201 && reordered.body == first.body)
+            #expect(
+                reordered.header("Idempotency-Replayed") == "true"
+                    && reordered.header("X-Idempotency-Replayed") == "true")
+            #expect(first.header("Idempotency-Replayed") == nil)
+            #expect(reordered.header("X-Request-ID") != first.header("X-Request-ID"))
+            let other = try await harness.send(
+                "POST", "/api/v1/event-types", json: #"{"name":"Other","color":"black","icon":"x"}"#,
+                headers: ["Idempotency-Key": "k"])
+            #expect(other.status == 422 && other.problemType == "idempotency_mismatch")
+            let elsewhere = try await harness.send(
+                "POST", "/api/v1/geofences", json: #"{"name":"G","latitude":1,"longitude":1,"radius":100}"#,
+                headers: ["Idempotency-Key": "k"])
+            #expect(elsewhere.status == 201, "the same key on another path is unrelated")
+            #expect(try await harness.feedCount() == 2)
+        }
+    }
+
+    @Test("idempotency: a failed request stores nothing, so its retry runs afresh; records expire after 24 h")
+    func failuresAndExpiry() async throws {
+        let clock = ManualClock(now: Date())
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.clock = clock
+        try await ServerHarness.with(configuration) { harness in
+            let type = ServerHarness.newId()
+            let body =
+                #"{"id":"\#(ServerHarness.newId())","event_type_id":"\#(type)","timestamp":"2026-01-01T00:00:00Z"}"#
+            let missingType = try await harness.send(
+                "POST", "/api/v1/events", json: body, headers: ["Idempotency-Key": "e"])
+            #expect(missingType.status == 400)
+            try await harness.eventType(id: type)
+            let retried = try await harness.send(
+                "POST", "/api/v1/events", json: body, headers: ["Idempotency-Key": "e"])
+            #expect(retried.status == 201 && retried.header("Idempotency-Replayed") == nil)
+            clock.advance(by: 24 * 3600 + 1)
+            try await harness.server.server.runMaintenance()
+            let afterExpiry = try await harness.send(
+                "POST", "/api/v1/events", json: body, headers: ["Idempotency-Key": "e"])
+            #expect(afterExpiry.status == 200, "an identical re-send, no longer a replay")
+            #expect(afterExpiry.header("Idempotency-Replayed") == nil)
+        }
+    }
+
+    @Test("idempotency: the same key while the first request runs is 409 in flight with Retry-After: 1")
+    func inFlight() async throws {
+        let gate = CallGate()
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.testHooks.beforeHandler = { method, _ in if method == "POST" { _ = await gate.pass() } }
+        try await ServerHarness.with(configuration) { harness in
+            let body = #"{"name":"Slow","color":"black","icon":"x"}"#
+            let first = Task {
+                try await harness.send("POST", "/api/v1/event-types", json: body, headers: ["Idempotency-Key": "slow"])
+            }
+            await gate.waitForArrivals(1)
+            let second = try await harness.send(
+                "POST", "/api/v1/event-types", json: body, headers: ["Idempotency-Key": "slow"])
+            #expect(second.status == 409 && second.problemType == "idempotency_in_flight")
+            #expect(second.header("Retry-After") == "1" && !second.text.contains("duplicate"))
+            let mismatch = try await harness.send(
+                "POST", "/api/v1/event-types", json: #"{"name":"Other","color":"black","icon":"x"}"#,
+                headers: ["Idempotency-Key": "slow"])
+            #expect(mismatch.status == 422)
+            gate.release()
+            #expect(try await first.value.status == 201)
+        }
+    }
+
+    @Test("retention: below the pruning watermark /changes is 410 cursor_expired; latest-cursor is at least it")
+    func retention() async throws {
+        let clock = ManualClock(now: Date())
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.changelogRetentionDays = 2
+        configuration.clock = clock
+        try await ServerHarness.with(configuration) { harness in
+            try await harness.eventType("Old")
+            try await harness.eventType("Older")
+            clock.advance(by: 3 * 86_400)
+            try await harness.eventType("New")
+            try await harness.server.server.runMaintenance()
+            let expired = try await harness.send("GET", "/api/v1/changes?since=0")
+            #expect(expired.status == 410 && expired.problemType == "cursor_expired")
+            let latest = try await harness.send("GET", "/api/v1/changes/latest-cursor")
+            let cursor = try #require(latest.json?["cursor"] as? Int)
+            let fromWatermark = try await harness.send("GET", "/api/v1/changes?since=\(cursor - 1)")
+            #expect(fromWatermark.status == 200 && (fromWatermark.json?["changes"] as? [Any])?.count == 1)
+        }
+    }
+}
