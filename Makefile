@@ -9,7 +9,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: test build lint format deps bench clean
+.PHONY: test build lint format deps bench bench-server clean
 
 ## Build everything, run every test, then check formatting.
 test: deps build
@@ -35,6 +35,12 @@ format:
 bench: deps
 	$(SWIFT) build -c release --product trendy-bench
 	.build/release/trendy-bench $(BENCH_ARGS)
+
+## Loopback load test of trendy-server with wrk (installed with apt when missing and possible).
+bench-server: deps
+	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = "0" ] && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk >/dev/null; } || \
+		{ echo "error: wrk is missing: sudo apt-get install wrk"; exit 1; }
+	Benchmarks/server/run.sh $(BENCH_SECONDS)
 
 ## Install missing system packages with apt when possible; otherwise say what is missing.
 deps:

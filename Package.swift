@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "TrendyServer",
             dependencies: [
-                "Models", "Protocols", grdb, logging, hummingbird,
+                "Models", "Protocols", grdb, grdbSQLite, logging, hummingbird,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

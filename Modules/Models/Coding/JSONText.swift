@@ -49,8 +49,18 @@ public enum JSONText {
     }
 
     static func writeString(_ text: String, into output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { writeString(bytes: $0, into: &output) }
+    }
+
+    /// Writes UTF-8 `bytes` as a JSON string. Runs that need no escape are copied at once.
+    public static func writeString(bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        var start = 0
+        for (index, byte) in bytes.enumerated()
+        where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            start = index + 1
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
             case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
@@ -59,14 +69,14 @@ public enum JSONText {
             case 0x09: output.append(contentsOf: #"\t"#.utf8)
             case 0x08: output.append(contentsOf: #"\b"#.utf8)
             case 0x0C: output.append(contentsOf: #"\f"#.utf8)
-            case 0..<0x20:
+            default:
                 let hex = Array("0123456789abcdef".utf8)
                 output.append(contentsOf: #"\u00"#.utf8)
                 output.append(hex[Int(byte >> 4)])
                 output.append(hex[Int(byte & 0x0F)])
-            default: output.append(byte)
             }
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         output.append(UInt8(ascii: "\""))
     }
 

@@ -10,29 +10,40 @@ public enum RFC3339 {
 
     /// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func string(fromMilliseconds milliseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        write(milliseconds: milliseconds, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ` (for serialisers that build bytes directly).
+    public static func write(milliseconds: Int64, into output: inout [UInt8]) {
         let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = civilDate(fromDays: days)
-        let hour = msOfDay / 3_600_000
-        let minute = msOfDay / 60_000 % 60
-        let second = msOfDay / 1000 % 60
-        let millisecond = msOfDay % 1000
-        var text = ""
-        text.reserveCapacity(24)
-        append(year, width: 4, to: &text)
-        text.append("-")
-        append(month, width: 2, to: &text)
-        text.append("-")
-        append(day, width: 2, to: &text)
-        text.append("T")
-        append(hour, width: 2, to: &text)
-        text.append(":")
-        append(minute, width: 2, to: &text)
-        text.append(":")
-        append(second, width: 2, to: &text)
-        text.append(".")
-        append(millisecond, width: 3, to: &text)
-        text.append("Z")
-        return text
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                output.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: (rest / divisor) % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(year, 4)
+        output.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        output.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        output.append(UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, 2)
+        output.append(UInt8(ascii: ":"))
+        digits(msOfDay / 60_000 % 60, 2)
+        output.append(UInt8(ascii: ":"))
+        digits(msOfDay / 1000 % 60, 2)
+        output.append(UInt8(ascii: "."))
+        digits(msOfDay % 1000, 3)
+        output.append(UInt8(ascii: "Z"))
     }
 
     public static func string(from date: Date) -> String {
@@ -117,12 +128,6 @@ public enum RFC3339 {
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
         let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
         return (quotient, value - quotient * divisor)
-    }
-
-    private static func append(_ value: Int64, width: Int, to text: inout String) {
-        let digits = String(value)
-        if digits.count < width { text.append(String(repeating: "0", count: width - digits.count)) }
-        text.append(digits)
     }
 
     private struct Scanner {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import HTTPTypes
 import Models
 
@@ -13,46 +14,76 @@ enum ChangeFeed {
         if !request.original, since < (try watermark(user: request.userId, db)) {
             throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
         }
-        let rows = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT id, entity_type, operation, entity_id, user_id, data, deleted_at, created_at FROM changes
-                    WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?
-                    """), arguments: [request.userId, since, limit + 1])
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT id, entity_type, operation, entity_id, user_id, data, deleted_at, created_at FROM changes
+                WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?
+                """)
+        let rows = try Row.fetchCursor(statement, arguments: [request.userId, since, limit + 1])
+        // GRDB steps the statement; the current row's columns are read from SQLite's own buffers (building a
+        // `Data` per column through GRDB's row cost more than the query).
+        let columns = FeedColumns(handle: statement.sqliteStatement)
         var text: [UInt8] = []
-        text.reserveCapacity(rows.count * 512 + 64)
+        text.reserveCapacity(limit * 700 + 64)
         text.append(contentsOf: #"{"changes":["#.utf8)
         var last = since
-        for (index, row) in rows.prefix(limit).enumerated() {
-            if index > 0 { text.append(UInt8(ascii: ",")) }
-            last = try row.decode(Int64.self, atIndex: 0)
-            let deletedAt = try row.decode(Int64?.self, atIndex: 6)
-            text.append(contentsOf: #"{"created_at":"#.utf8)
-            appendString(RFC3339.string(fromMilliseconds: try row.decode(Int64.self, atIndex: 7)), to: &text)
-            text.append(contentsOf: #","data":"#.utf8)
-            text.append(contentsOf: (try row.decode(String?.self, atIndex: 5) ?? "null").utf8)
-            if let deletedAt {
-                text.append(contentsOf: #","deleted_at":"#.utf8)
-                appendString(RFC3339.string(fromMilliseconds: deletedAt), to: &text)
+        var count = 0
+        var hasMore = false
+        while try rows.next() != nil {
+            if count == limit {
+                hasMore = true
+                break
             }
-            text.append(contentsOf: #","entity_id":"#.utf8)
-            appendString(try row.decode(String.self, atIndex: 3), to: &text)
-            text.append(contentsOf: #","entity_type":"#.utf8)
-            appendString(try row.decode(String.self, atIndex: 1), to: &text)
-            text.append(contentsOf: #","id":\#(last),"operation":"#.utf8)
-            appendString(try row.decode(String.self, atIndex: 2), to: &text)
-            text.append(contentsOf: #","user_id":"#.utf8)
-            appendString(try row.decode(String.self, atIndex: 4), to: &text)
+            if count > 0 { text.append(UInt8(ascii: ",")) }
+            count += 1
+            last = columns.integer(0)
+            text.append(contentsOf: #"{"created_at":""#.utf8)
+            RFC3339.write(milliseconds: columns.integer(7), into: &text)
+            text.append(contentsOf: #"","data":"#.utf8)
+            if columns.isNull(5) {
+                text.append(contentsOf: "null".utf8)
+            } else {
+                text.append(contentsOf: columns.bytes(5))
+            }
+            if !columns.isNull(6) {
+                text.append(contentsOf: #","deleted_at":""#.utf8)
+                RFC3339.write(milliseconds: columns.integer(6), into: &text)
+                text.append(UInt8(ascii: "\""))
+            }
+            columns.appendMember("entity_id", 3, to: &text)
+            columns.appendMember("entity_type", 1, to: &text)
+            text.append(contentsOf: #","id":\#(last)"#.utf8)
+            columns.appendMember("operation", 2, to: &text)
+            columns.appendMember("user_id", 4, to: &text)
             text.append(UInt8(ascii: "}"))
         }
-        text.append(contentsOf: #"],"has_more":\#(rows.count > limit),"next_cursor":\#(last)}"#.utf8)
+        text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)
         return APIResponse(status: .ok, body: text)
+    }
+
+    /// The current row's columns, through the SQLite C API.
+    private struct FeedColumns {
+        let handle: OpaquePointer
+
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+        func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+        func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(
+                start: sqlite3_column_text(handle, column), count: Int(sqlite3_column_bytes(handle, column)))
+        }
+
+        /// Appends `,"name":"<escaped text>"`.
+        func appendMember(_ name: String, _ column: Int32, to text: inout [UInt8]) {
+            text.append(contentsOf: ",\"\(name)\":".utf8)
+            JSONText.writeString(bytes: bytes(column), into: &text)
+        }
     }
 
     static func latestCursor(_ request: APIRequest, _ db: Database) throws -> APIResponse {
         let latest =
-            try Int64.fetchOne(
-                db, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [request.userId]) ?? 0
+            try db.cachedValue(
+                Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [request.userId]) ?? 0
         return try .json(LatestCursorResponse(cursor: max(latest, try watermark(user: request.userId, db))))
     }
 
@@ -64,22 +95,19 @@ enum ChangeFeed {
     }
 
     static func watermark(user: String, _ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT watermark FROM change_watermarks WHERE user_id = ?", arguments: [user]) ?? 0
+        try db.cachedValue(
+            Int64.self, sql: "SELECT watermark FROM change_watermarks WHERE user_id = ?", arguments: [user]) ?? 0
     }
 
     /// Deletes rows older than `days` and raises each user's watermark to the largest deleted id (api-v1 §6.5).
     static func prune(olderThan days: Int, now: Int64, _ db: Database) throws {
         let cutoff = now - Int64(days) * 86_400_000
-        try db.execute(
+        try db.cachedExecute(
             sql: """
                 INSERT INTO change_watermarks (user_id, watermark)
                 SELECT user_id, MAX(id) FROM changes WHERE created_at < ? GROUP BY user_id
                 ON CONFLICT(user_id) DO UPDATE SET watermark = MAX(watermark, excluded.watermark)
                 """, arguments: [cutoff])
-        try db.execute(sql: "DELETE FROM changes WHERE created_at < ?", arguments: [cutoff])
-    }
-
-    private static func appendString(_ value: String, to text: inout [UInt8]) {
-        JSONText.write(.string(value), into: &text)
+        try db.cachedExecute(sql: "DELETE FROM changes WHERE created_at < ?", arguments: [cutoff])
     }
 }

@@ -7,8 +7,8 @@ import Models
 enum EventTypes {
     static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
         try .json(
-            Row.fetchAll(
-                db, sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ? ORDER BY created_at, id",
+            db.cachedRows(
+                sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ? ORDER BY created_at, id",
                 arguments: [request.userId]
             ).map(Rows.eventType))
     }
@@ -23,8 +23,8 @@ enum EventTypes {
         -> APIEventType
     {
         guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE id = ? AND user_id = ?",
+            let row = try db.cachedRow(
+                sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE id = ? AND user_id = ?",
                 arguments: [id, request.userId])
         else { throw Quirk.notFound("event type", request, asServerError: asServerError) }
         return try Rows.eventType(row)
@@ -32,8 +32,9 @@ enum EventTypes {
 
     /// True when `id` is one of the caller's types.
     static func exists(_ id: String, user: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM event_types WHERE id = ? AND user_id = ?)", arguments: [id, user])
+        try db.cachedValue(
+            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM event_types WHERE id = ? AND user_id = ?)",
+            arguments: [id, user])
             ?? false
     }
 
@@ -47,8 +48,8 @@ enum EventTypes {
         guard let name, let color, let icon else { throw APIError.validation(body.errors) }
         let requested = id.value ?? UUIDv7.generate(at: request.now.date)
 
-        if let existing = try Row.fetchOne(
-            db, sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE id = ?", arguments: [requested])
+        if let existing = try db.cachedRow(
+            sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE id = ?", arguments: [requested])
         {
             let stored = try Rows.eventType(existing)
             guard stored.userId == request.userId else {
@@ -64,15 +65,16 @@ enum EventTypes {
                     existingId: stored.id),
                 request)
         }
-        if let holder = try String.fetchOne(
-            db, sql: "SELECT id FROM event_types WHERE user_id = ? AND name = ?", arguments: [request.userId, name])
+        if let holder = try db.cachedValue(
+            String.self, sql: "SELECT id FROM event_types WHERE user_id = ? AND name = ?",
+            arguments: [request.userId, name])
         {
             throw Quirk.conflict(
                 .conflict(
                     code: "duplicate_name", field: "name", detail: "name: an event type named \(name) already exists",
                     existingId: holder), request)
         }
-        try db.execute(
+        try db.cachedExecute(
             sql: """
                 INSERT INTO event_types (id, user_id, name, color, icon, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -103,8 +105,8 @@ enum EventTypes {
         updated.icon = merged(icon, stored.icon)
         guard updated != stored else { return try .json(stored) }
         if updated.name != stored.name,
-            let holder = try String.fetchOne(
-                db, sql: "SELECT id FROM event_types WHERE user_id = ? AND name = ? AND id != ?",
+            let holder = try db.cachedValue(
+                String.self, sql: "SELECT id FROM event_types WHERE user_id = ? AND name = ? AND id != ?",
                 arguments: [request.userId, updated.name, id])
         {
             throw Quirk.conflict(
@@ -112,7 +114,7 @@ enum EventTypes {
                     code: "duplicate_name", field: "name",
                     detail: "name: an event type named \(updated.name) already exists", existingId: holder), request)
         }
-        try db.execute(
+        try db.cachedExecute(
             sql: "UPDATE event_types SET name = ?, color = ?, icon = ?, updated_at = ? WHERE id = ?",
             arguments: [updated.name, updated.color, updated.icon, request.now, id])
         let saved = try find(id, request, db)
@@ -129,14 +131,13 @@ enum EventTypes {
         _ = try find(id, request, db, asServerError: true)
         let user = request.userId
         let logCascade = !request.original
-        let fences = try Row.fetchAll(
-            db,
+        let fences = try db.cachedRows(
             sql: """
                 SELECT \(Rows.geofenceColumns) FROM geofences
                 WHERE user_id = ? AND (event_type_entry_id = ? OR event_type_exit_id = ?) ORDER BY id
                 """, arguments: [user, id, id])
         for fence in try fences.map(Rows.geofence) {
-            try db.execute(
+            try db.cachedExecute(
                 sql: """
                     UPDATE geofences SET
                         event_type_entry_id = CASE WHEN event_type_entry_id = ?1 THEN NULL ELSE event_type_entry_id END,
@@ -152,9 +153,9 @@ enum EventTypes {
             }
         }
         for (table, type) in [("events", MutationEntityType.event), ("property_definitions", .propertyDefinition)] {
-            let children = try String.fetchAll(
-                db, sql: "SELECT id FROM \(table) WHERE event_type_id = ? ORDER BY id", arguments: [id])
-            try db.execute(sql: "DELETE FROM \(table) WHERE event_type_id = ?", arguments: [id])
+            let children = try db.cachedValues(
+                String.self, sql: "SELECT id FROM \(table) WHERE event_type_id = ? ORDER BY id", arguments: [id])
+            try db.cachedExecute(sql: "DELETE FROM \(table) WHERE event_type_id = ?", arguments: [id])
             if logCascade {
                 for child in children {
                     try ChangeLog.append(
@@ -162,7 +163,7 @@ enum EventTypes {
                 }
             }
         }
-        try db.execute(sql: "DELETE FROM event_types WHERE id = ?", arguments: [id])
+        try db.cachedExecute(sql: "DELETE FROM event_types WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: user, type: .eventType, operation: .delete, entityId: id, data: nil, now: request.now)
         return .noContent

@@ -13,8 +13,7 @@ enum Events {
     static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
         let limit = try Query.integer(request, "limit", default: 50, valid: 1...1000, fallback: 100)
         let offset = try Query.integer(request, "offset", default: 0, valid: 0...Int.max, fallback: 0)
-        let rows = try Row.fetchAll(
-            db,
+        let rows = try db.cachedRows(
             sql: """
                 SELECT \(Rows.eventColumns) FROM events WHERE user_id = ?
                 ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?
@@ -44,8 +43,8 @@ enum Events {
         -> APIEvent
     {
         guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ? AND user_id = ?",
+            let row = try db.cachedRow(
+                sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ? AND user_id = ?",
                 arguments: [id, request.userId])
         else { throw Quirk.notFound("event", request, asServerError: asServerError) }
         return try Rows.event(row)
@@ -95,8 +94,7 @@ enum Events {
         let id = try validatedId(members["id"], now: request.now, checkVersion: !(request.original && route == .batch))
         let candidate = fields.event(id: id, user: request.userId)
 
-        if let existing = try Row.fetchOne(
-            db, sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id])
+        if let existing = try db.cachedRow(sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id])
         {
             let stored = try Rows.event(existing)
             if request.original && route == .single {
@@ -121,8 +119,8 @@ enum Events {
             return .existing(partial)
         }
         if fields.sourceType != EventSourceType.healthkit.rawValue,
-            let holder = try String.fetchOne(
-                db,
+            let holder = try db.cachedValue(
+                String.self,
                 sql: """
                     SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
                     AND source_type != 'healthkit'
@@ -161,8 +159,7 @@ enum Events {
         guard fields.sourceType == EventSourceType.healthkit.rawValue, let sample = fields.healthKitSampleId,
             !sample.isEmpty
         else { return nil }
-        if let row = try Row.fetchOne(
-            db,
+        if let row = try db.cachedRow(
             sql: """
                 SELECT \(Rows.eventColumns) FROM events
                 WHERE user_id = ? AND source_type = 'healthkit' AND healthkit_sample_id = ?
@@ -172,8 +169,7 @@ enum Events {
         }
         guard let category = fields.healthKitCategory, let timestamp = fields.timestamp else { return nil }
         let second = timestamp - ((timestamp % 1000) + 1000) % 1000
-        return try Row.fetchOne(
-            db,
+        return try db.cachedRow(
             sql: """
                 SELECT \(Rows.eventColumns) FROM events
                 WHERE user_id = ? AND source_type = 'healthkit' AND event_type_id = ? AND healthkit_category = ?
@@ -252,8 +248,8 @@ enum Events {
             return try .json(stored)
         }
         if merged.sourceType != EventSourceType.healthkit.rawValue,
-            let holder = try String.fetchOne(
-                db,
+            let holder = try db.cachedValue(
+                String.self,
                 sql: """
                     SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
                     AND source_type != 'healthkit' AND id != ?
@@ -266,8 +262,8 @@ enum Events {
                 request)
         }
         if merged.sourceType == EventSourceType.healthkit.rawValue, let sample = merged.healthKitSampleId,
-            let holder = try String.fetchOne(
-                db,
+            let holder = try db.cachedValue(
+                String.self,
                 sql: """
                     SELECT id FROM events WHERE user_id = ? AND source_type = 'healthkit' AND healthkit_sample_id = ?
                     AND id != ?
@@ -285,7 +281,7 @@ enum Events {
     static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
         let id = try request.pathId("id", "event")
         _ = try find(id, request, db, asServerError: true)
-        try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+        try db.cachedExecute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .event, operation: .delete, entityId: id, data: nil, now: request.now)
         return .noContent
@@ -296,7 +292,7 @@ enum Events {
     static func write(
         _ event: APIEvent, operation: MutationOperation, createdAt: Int64?, _ request: APIRequest, _ db: Database
     ) throws -> APIEvent {
-        try db.execute(
+        try db.cachedExecute(
             sql: """
                 INSERT INTO events (\(Rows.eventColumns))
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -12,8 +12,7 @@ enum Geofences {
     static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
         let activeOnly = request.query["active"] == "true"
         return try .json(
-            Row.fetchAll(
-                db,
+            db.cachedRows(
                 sql: """
                     SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ? AND (? = 0 OR is_active = 1)
                     ORDER BY created_at DESC, id DESC
@@ -31,16 +30,17 @@ enum Geofences {
         -> APIGeofence
     {
         guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT \(Rows.geofenceColumns) FROM geofences WHERE id = ? AND user_id = ?",
+            let row = try db.cachedRow(
+                sql: "SELECT \(Rows.geofenceColumns) FROM geofences WHERE id = ? AND user_id = ?",
                 arguments: [id, request.userId])
         else { throw Quirk.notFound("geofence", request, asServerError: asServerError) }
         return try Rows.geofence(row)
     }
 
     static func exists(_ id: String, user: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM geofences WHERE id = ? AND user_id = ?)", arguments: [id, user])
+        try db.cachedValue(
+            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM geofences WHERE id = ? AND user_id = ?)",
+            arguments: [id, user])
             ?? false
     }
 
@@ -89,8 +89,8 @@ enum Geofences {
             isActive: isActive.value ?? !request.original, notifyOnEntry: notifyOnEntry.value ?? false,
             notifyOnExit: notifyOnExit.value ?? false, iosRegionIdentifier: request.original ? nil : region.value)
 
-        if let existing = try Row.fetchOne(
-            db, sql: "SELECT \(Rows.geofenceColumns) FROM geofences WHERE id = ?", arguments: [requested])
+        if let existing = try db.cachedRow(
+            sql: "SELECT \(Rows.geofenceColumns) FROM geofences WHERE id = ?", arguments: [requested])
         {
             let stored = try Rows.geofence(existing)
             guard stored.userId == request.userId else {
@@ -106,8 +106,9 @@ enum Geofences {
                 ),
                 request)
         }
-        if let holder = try String.fetchOne(
-            db, sql: "SELECT id FROM geofences WHERE user_id = ? AND name = ?", arguments: [request.userId, name])
+        if let holder = try db.cachedValue(
+            String.self, sql: "SELECT id FROM geofences WHERE user_id = ? AND name = ?",
+            arguments: [request.userId, name])
         {
             throw Quirk.conflict(
                 .conflict(
@@ -158,8 +159,8 @@ enum Geofences {
         updated.iosRegionIdentifier = region.value ?? stored.iosRegionIdentifier
         guard updated != stored else { return try .json(stored) }
         if updated.name != stored.name,
-            let holder = try String.fetchOne(
-                db, sql: "SELECT id FROM geofences WHERE user_id = ? AND name = ? AND id != ?",
+            let holder = try db.cachedValue(
+                String.self, sql: "SELECT id FROM geofences WHERE user_id = ? AND name = ? AND id != ?",
                 arguments: [request.userId, updated.name, id])
         {
             throw Quirk.conflict(
@@ -180,9 +181,9 @@ enum Geofences {
     static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
         let id = try request.pathId("id", "geofence")
         _ = try find(id, request, db, asServerError: true)
-        let events = try String.fetchAll(
-            db, sql: "SELECT id FROM events WHERE geofence_id = ? ORDER BY id", arguments: [id])
-        try db.execute(
+        let events = try db.cachedValues(
+            String.self, sql: "SELECT id FROM events WHERE geofence_id = ? ORDER BY id", arguments: [id])
+        try db.cachedExecute(
             sql: "UPDATE events SET geofence_id = NULL, updated_at = ? WHERE geofence_id = ?",
             arguments: [request.now, id])
         if !request.original {
@@ -193,14 +194,14 @@ enum Geofences {
                     data: try ChangeLog.snapshot(event, type: .event, original: false), now: request.now)
             }
         }
-        try db.execute(sql: "DELETE FROM geofences WHERE id = ?", arguments: [id])
+        try db.cachedExecute(sql: "DELETE FROM geofences WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .geofence, operation: .delete, entityId: id, data: nil, now: request.now)
         return .noContent
     }
 
     private static func write(_ fence: APIGeofence, createdAt: Int64?, updatedAt: Int64, _ db: Database) throws {
-        try db.execute(
+        try db.cachedExecute(
             sql: """
                 INSERT INTO geofences (\(Rows.geofenceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET name = excluded.name, latitude = excluded.latitude,

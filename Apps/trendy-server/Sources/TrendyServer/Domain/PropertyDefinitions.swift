@@ -11,8 +11,7 @@ enum PropertyDefinitions {
         let typeId = try request.pathId("id", "event type")
         _ = try EventTypes.find(typeId, request, db, asServerError: true)
         return try .json(
-            Row.fetchAll(
-                db,
+            db.cachedRows(
                 sql: """
                     SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE event_type_id = ?
                     ORDER BY display_order, created_at, id
@@ -30,8 +29,7 @@ enum PropertyDefinitions {
         -> APIPropertyDefinition
     {
         guard
-            let row = try Row.fetchOne(
-                db,
+            let row = try db.cachedRow(
                 sql: "SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE id = ? AND user_id = ?",
                 arguments: [id, request.userId])
         else { throw Quirk.notFound("property definition", request, asServerError: asServerError) }
@@ -68,8 +66,8 @@ enum PropertyDefinitions {
             id: requested, userId: request.userId, eventTypeId: typeId, key: key, label: label, propertyType: kind,
             options: storedOptions ?? [], defaultValue: defaultValue.value, displayOrder: displayOrder.value ?? 0)
 
-        if let existing = try Row.fetchOne(
-            db, sql: "SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE id = ?",
+        if let existing = try db.cachedRow(
+            sql: "SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE id = ?",
             arguments: [requested])
         {
             let stored = try Rows.propertyDefinition(existing)
@@ -85,8 +83,8 @@ enum PropertyDefinitions {
                     code: "duplicate_id", field: "id", detail: "id: another property definition has this id",
                     existingId: stored.id), request)
         }
-        if let holder = try String.fetchOne(
-            db, sql: "SELECT id FROM property_definitions WHERE event_type_id = ? AND key = ?",
+        if let holder = try db.cachedValue(
+            String.self, sql: "SELECT id FROM property_definitions WHERE event_type_id = ? AND key = ?",
             arguments: [typeId, key])
         {
             throw Quirk.conflict(
@@ -134,8 +132,8 @@ enum PropertyDefinitions {
         }
         guard updated != stored else { return try .json(stored) }
         if updated.key != stored.key,
-            let holder = try String.fetchOne(
-                db, sql: "SELECT id FROM property_definitions WHERE event_type_id = ? AND key = ? AND id != ?",
+            let holder = try db.cachedValue(
+                String.self, sql: "SELECT id FROM property_definitions WHERE event_type_id = ? AND key = ? AND id != ?",
                 arguments: [stored.eventTypeId, updated.key, id])
         {
             throw Quirk.conflict(
@@ -155,7 +153,7 @@ enum PropertyDefinitions {
     static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
         let id = try request.pathId("id", "property definition")
         _ = try find(id, request, db, asServerError: true)
-        try db.execute(sql: "DELETE FROM property_definitions WHERE id = ?", arguments: [id])
+        try db.cachedExecute(sql: "DELETE FROM property_definitions WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .propertyDefinition, operation: .delete, entityId: id, data: nil,
             now: request.now)
@@ -167,7 +165,7 @@ enum PropertyDefinitions {
     )
         throws
     {
-        try db.execute(
+        try db.cachedExecute(
             sql: """
                 INSERT INTO property_definitions (\(Rows.propertyDefinitionColumns))
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -70,8 +70,7 @@ final class IdempotencyGuard: Sendable {
 
     func stored(_ scope: Scope, now: Int64, _ db: Database) throws -> Record? {
         guard
-            let row = try Row.fetchOne(
-                db,
+            let row = try db.cachedRow(
                 sql: """
                     SELECT fingerprint, status, content_type, body FROM idempotency_records
                     WHERE user_id = ? AND method = ? AND path = ? AND key = ? AND created_at > ?
@@ -83,7 +82,7 @@ final class IdempotencyGuard: Sendable {
     }
 
     func store(_ scope: Scope, _ record: Record, now: Int64, _ db: Database) throws {
-        try db.execute(
+        try db.cachedExecute(
             sql: """
                 INSERT OR REPLACE INTO idempotency_records
                 (user_id, method, path, key, fingerprint, status, content_type, body, created_at)
@@ -96,6 +95,6 @@ final class IdempotencyGuard: Sendable {
     }
 
     static func pruneExpired(now: Int64, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM idempotency_records WHERE created_at <= ?", arguments: [now - lifetime])
+        try db.cachedExecute(sql: "DELETE FROM idempotency_records WHERE created_at <= ?", arguments: [now - lifetime])
     }
 }

@@ -47,7 +47,7 @@ enum Routes {
     /// `GET /health`: no auth, rate limit, faults or idempotency; 503 when the database cannot be read.
     static func health(_ pipeline: Pipeline) async throws -> Response {
         do {
-            _ = try await pipeline.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+            _ = try await pipeline.database.writer.read { db in try db.cachedValue(Int.self, sql: "SELECT 1") }
         } catch {
             throw APIError(.unavailable, "the database is not available", retryAfter: 5)
         }
