@@ -134,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TrendyServerTests",
-            dependencies: ["Models", "Protocols", "TrendyServer", "TrendyServerTesting", "TestSupport"],
+            dependencies: ["Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),

@@ -1,5 +1,8 @@
 import Foundation
 import Models
+import Networking
+import Protocols
+import TestSupport
 import Testing
 import TrendyServerTesting
 
@@ -19,6 +22,23 @@ struct BinaryTests {
         #expect(created.status == 201 && created.json?["user_id"] as? String == user)
         #expect(process.terminate() == 0)
         #expect(process.remainingOutput.isEmpty, "stdout carries only the listening line")
+    }
+
+    @Test("the binary serves the NetworkClient contract to APIClient", arguments: NetworkClientContract.checks)
+    func servesTheContract(_ check: NetworkClientContract.Check) async throws {
+        let (alice, bob) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
+        let process = try ServerProcess.start([
+            "--port", "0", "--in-memory", "--token", "t1:\(alice)", "--token", "t2:\(bob)",
+        ])
+        defer { process.terminate() }
+        let root = try #require(ServerRoot(process.url))
+        try await check.run {
+            NetworkClientContract.Subject(
+                client: APIClient(configuration: try .init(serverRoot: root), tokenProvider: StaticTokenProvider("t1")),
+                otherUser: APIClient(
+                    configuration: try .init(serverRoot: root), tokenProvider: StaticTokenProvider("t2")))
+        }
+        #expect(process.terminate() == 0)
     }
 
     @Test("without a token source it refuses to start, says why on stderr, and exits non-zero")
