@@ -137,6 +137,11 @@ let package = Package(
             dependencies: ["Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: ["Models", "Protocols", "Sync", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
     ]
 )

@@ -114,7 +114,9 @@ extension InMemoryTrendyServer {
         guard let milliseconds = UUIDv7.milliseconds(of: id) else {
             throw Problems.invalidUUID("an event id must be a version 7 UUID")
         }
-        guard milliseconds <= nowMilliseconds + 60_000 else { throw Problems.futureTimestamp }
+        if let tolerance = futureIdTolerance, milliseconds > nowMilliseconds + Int64(tolerance * 1000) {
+            throw Problems.futureTimestamp
+        }
         return id
     }
 

@@ -11,10 +11,15 @@ import Synchronization
 /// Failures are thrown as the `NetworkError` the real client would produce for the server's answer.
 public final class InMemoryTrendyServer: Sendable {
     public let clock: any SyncClock
+    /// How far ahead of `clock` an event id's time may be; nil skips the check. Ids come from the process-wide
+    /// generator, which never goes backwards: once a test used the real time, ids made under a manual clock set
+    /// in the past carry that later time, so models on such a clock turn the check off.
+    public let futureIdTolerance: TimeInterval?
     let state = Mutex(State())
 
-    public init(clock: any SyncClock = ManualClock()) {
+    public init(clock: any SyncClock = ManualClock(), futureIdTolerance: TimeInterval? = 60) {
         self.clock = clock
+        self.futureIdTolerance = futureIdTolerance
     }
 
     struct State {

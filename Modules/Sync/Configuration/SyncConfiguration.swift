@@ -1,0 +1,109 @@
+import Foundation
+import Models
+
+/// The engine's constants (sync-engine §7), validated at init.
+public struct SyncConfiguration: Sendable, Hashable {
+    /// Event creates per batch request (1–500).
+    public var batchSize: Int
+    /// Change-feed page size (1–500).
+    public var changeFeedPageSize: Int
+    /// Events per page while bootstrapping (1–1000).
+    public var bootstrapEventsPageSize: Int
+    /// Counted failures before a mutation becomes a dead letter (1–100).
+    public var maxAttempts: Int
+    /// Consecutive push 429s that trip the breaker (1–100).
+    public var breakerThreshold: Int
+    /// Seconds; the first trip's backoff (1–3600).
+    public var baseBackoff: TimeInterval
+    /// Seconds; the longest backoff (`baseBackoff`–86 400).
+    public var maxBackoff: TimeInterval
+    /// Seconds; the largest `Retry-After` honoured (1–86 400).
+    public var retryAfterCap: TimeInterval
+    /// History rows kept (1–10 000).
+    public var historyLimit: Int
+    /// The server this database is bound to; nil skips the binding check (sync-engine §1.9).
+    public var serverRoot: ServerRoot?
+
+    /// Bootstrap snapshots taken at most while the latest cursor moves (§5.2); fixed.
+    public static let maximumSnapshots = 3
+    /// Multiplier growth and cap (§6.1); fixed.
+    public static let multiplierFactor = 2.0
+    public static let multiplierCap = 10.0
+
+    /// The defaults of sync-engine §7, which are also the original app's constants.
+    public init(
+        batchSize: Int = 50,
+        changeFeedPageSize: Int = 100,
+        bootstrapEventsPageSize: Int = 50,
+        maxAttempts: Int = 5,
+        breakerThreshold: Int = 3,
+        baseBackoff: TimeInterval = 30,
+        maxBackoff: TimeInterval = 300,
+        retryAfterCap: TimeInterval = 3600,
+        historyLimit: Int = 100,
+        serverRoot: ServerRoot? = nil
+    ) throws(SyncConfigurationError) {
+        try Self.check("batchSize", batchSize, in: 1...500)
+        try Self.check("changeFeedPageSize", changeFeedPageSize, in: 1...500)
+        try Self.check("bootstrapEventsPageSize", bootstrapEventsPageSize, in: 1...1000)
+        try Self.check("maxAttempts", maxAttempts, in: 1...100)
+        try Self.check("breakerThreshold", breakerThreshold, in: 1...100)
+        try Self.check("historyLimit", historyLimit, in: 1...10_000)
+        guard (1...3600).contains(baseBackoff) else { throw .outOfRange("baseBackoff", "1–3600 s") }
+        guard (baseBackoff...86_400).contains(maxBackoff) else {
+            throw .outOfRange("maxBackoff", "baseBackoff–86400 s")
+        }
+        guard (1...86_400).contains(retryAfterCap) else { throw .outOfRange("retryAfterCap", "1–86400 s") }
+        self.init(
+            validatedBatchSize: batchSize, changeFeedPageSize: changeFeedPageSize,
+            bootstrapEventsPageSize: bootstrapEventsPageSize, maxAttempts: maxAttempts,
+            breakerThreshold: breakerThreshold, baseBackoff: baseBackoff, maxBackoff: maxBackoff,
+            retryAfterCap: retryAfterCap, historyLimit: historyLimit, serverRoot: serverRoot)
+    }
+
+    /// For values known to be in range.
+    private init(
+        validatedBatchSize batchSize: Int, changeFeedPageSize: Int = 100, bootstrapEventsPageSize: Int = 50,
+        maxAttempts: Int = 5, breakerThreshold: Int = 3, baseBackoff: TimeInterval = 30, maxBackoff: TimeInterval = 300,
+        retryAfterCap: TimeInterval = 3600, historyLimit: Int = 100, serverRoot: ServerRoot? = nil
+    ) {
+        self.batchSize = batchSize
+        self.changeFeedPageSize = changeFeedPageSize
+        self.bootstrapEventsPageSize = bootstrapEventsPageSize
+        self.maxAttempts = maxAttempts
+        self.breakerThreshold = breakerThreshold
+        self.baseBackoff = baseBackoff
+        self.maxBackoff = maxBackoff
+        self.retryAfterCap = retryAfterCap
+        self.historyLimit = historyLimit
+        self.serverRoot = serverRoot
+    }
+
+    /// §7 defaults, bound to `serverRoot` when given.
+    public static func standard(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
+        SyncConfiguration(validatedBatchSize: 50, serverRoot: serverRoot)
+    }
+
+    /// Larger units for throughput (trendyctl's choice): 500 events per batch, 500 changes per page, 1000 events
+    /// per bootstrap page, the other constants as §7. See docs/performance.md for the measured difference.
+    public static func throughput(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
+        SyncConfiguration(
+            validatedBatchSize: 500, changeFeedPageSize: 500, bootstrapEventsPageSize: 1000, serverRoot: serverRoot)
+    }
+
+    private static func check(_ name: String, _ value: Int, in range: ClosedRange<Int>) throws(SyncConfigurationError) {
+        guard range.contains(value) else {
+            throw .outOfRange(name, "\(range.lowerBound)–\(range.upperBound)")
+        }
+    }
+}
+
+public enum SyncConfigurationError: Error, Equatable, CustomStringConvertible {
+    case outOfRange(String, String)
+
+    public var description: String {
+        switch self {
+        case .outOfRange(let name, let range): "\(name) must be in \(range)"
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Models
+
+/// The push in progress (sync-engine §3.4, §4.4).
+struct PushRun {
+    let total: Int
+    /// Push-set mutations whose outcome this round recorded (progress `synced`).
+    var recorded = 0
+    /// Entity ids of live creates of the push set not completed yet.
+    var openCreates: Set<String>
+    /// Push-set mutations not yet sent or deferred: deferred when the push stops early.
+    var untouched: Set<String>
+    /// The breaker is half-open: the next request's answer decides it.
+    var probe: Bool
+}
+
+/// What is written for one mutation once its answer is known (§4.6).
+enum Resolution: Equatable {
+    case completed
+    /// A HealthKit match on the server: the mutation completes and the local event takes the server's id.
+    case completedAs(APIEvent)
+    case deadLetter(String)
+    case counted(String)
+    /// 429, in flight, a round-level stop: nothing is written.
+    case untouched
+}
+
+/// What one answer does to the breaker (§6.1).
+enum BreakerEffect: Equatable {
+    case none
+    /// Counter 0, hint cleared, half-open closed; a 2xx also resets the multiplier.
+    case reset(success: Bool)
+    case rateLimited(retryAfter: TimeInterval?)
+}
+
+/// The push stopped because the breaker tripped: only the push ends; the pull still runs.
+struct BreakerTripped: Error {}
+
+/// A decoded payload, ready to send (§1.6: the client re-encodes it into the stored bytes).
+enum PushRequest {
+    case createEventType(CreateEventTypeRequest)
+    case createGeofence(CreateGeofenceRequest)
+    case createPropertyDefinition(CreatePropertyDefinitionRequest)
+    case createEvent(CreateEventRequest)
+    case updateEventType(UpdateEventTypeRequest)
+    case updateEvent(UpdateEventRequest)
+    case updateGeofence(UpdateGeofenceRequest)
+    case updatePropertyDefinition(UpdatePropertyDefinitionRequest)
+    case delete
+
+    /// Decodes the stored payload into its typed request; throws for a payload that does not decode.
+    init(_ mutation: PendingMutation) throws {
+        func decode<Request: Decodable>(_ type: Request.Type) throws -> Request {
+            guard let payload = mutation.payload else { throw PayloadMissing() }
+            return try JSONCoding.decode(type, from: payload)
+        }
+        switch (mutation.operation, mutation.entityType) {
+        case (.delete, _): self = .delete
+        case (.create, .eventType): self = .createEventType(try decode(CreateEventTypeRequest.self))
+        case (.create, .geofence): self = .createGeofence(try decode(CreateGeofenceRequest.self))
+        case (.create, .propertyDefinition):
+            self = .createPropertyDefinition(try decode(CreatePropertyDefinitionRequest.self))
+        case (.create, .event): self = .createEvent(try decode(CreateEventRequest.self))
+        case (.update, .eventType): self = .updateEventType(try decode(UpdateEventTypeRequest.self))
+        case (.update, .event): self = .updateEvent(try decode(UpdateEventRequest.self))
+        case (.update, .geofence): self = .updateGeofence(try decode(UpdateGeofenceRequest.self))
+        case (.update, .propertyDefinition):
+            self = .updatePropertyDefinition(try decode(UpdatePropertyDefinitionRequest.self))
+        }
+    }
+
+    struct PayloadMissing: Error, CustomStringConvertible {
+        var description: String { "the mutation has no payload" }
+    }
+
+    struct NotASingleRequest: Error, CustomStringConvertible {
+        var description: String { "event creates are sent in batches" }
+    }
+}

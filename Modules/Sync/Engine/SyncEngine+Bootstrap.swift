@@ -1,0 +1,105 @@
+import Foundation
+import Models
+import Protocols
+
+/// The complete server state, fetched before anything local changes (§5.2 step 3).
+struct ServerSnapshot {
+    var eventTypes: [APIEventType] = []
+    var geofences: [APIGeofence] = []
+    var events: [APIEvent] = []
+    var propertyDefinitions: [APIPropertyDefinition] = []
+    /// Types whose property definitions could not be fetched: their local definitions are kept.
+    var unfetchedTypes: Set<String> = []
+}
+
+extension SyncEngine {
+    /// §5.2: read the latest cursor, fetch the snapshot (again while the cursor moves, at most three times), then
+    /// replace local data in one unit of work, keeping entities with pending local writes.
+    func bootstrap(_ counters: inout RoundCounters) async throws {
+        enter(.pulling)
+        var latest = try await latestCursor()
+        var snapshot = ServerSnapshot()
+        for taken in 1...SyncConfiguration.maximumSnapshots {
+            snapshot = try await fetchSnapshot()
+            let again = try await latestCursor()
+            if again == latest || taken == SyncConfiguration.maximumSnapshots { break }
+            latest = again
+        }
+        try bindAccount(snapshot.eventTypes.map(\.userId) + snapshot.events.map(\.userId))
+        try applySnapshot(snapshot, cursor: latest, &counters)
+    }
+
+    private func latestCursor() async throws -> Int64 {
+        do {
+            return try await network.getLatestCursor()
+        } catch {
+            throw stop(for: error)
+        }
+    }
+
+    private func fetchSnapshot() async throws -> ServerSnapshot {
+        var snapshot = ServerSnapshot()
+        do {
+            snapshot.eventTypes = try await network.getEventTypes()
+            snapshot.geofences = try await network.getGeofences(activeOnly: false)
+            snapshot.events = try await network.getAllEvents(batchSize: configuration.bootstrapEventsPageSize)
+        } catch {
+            throw stop(for: error)
+        }
+        for type in snapshot.eventTypes {
+            do {
+                snapshot.propertyDefinitions += try await network.getPropertyDefinitions(eventTypeId: type.id)
+            } catch {
+                switch PushErrorClass.classify(error, operation: .create) {
+                case .cancelled, .transport, .auth, .rateLimited: throw stop(for: error)
+                default: snapshot.unfetchedTypes.insert(type.id.lowercased())
+                }
+            }
+        }
+        return snapshot
+    }
+
+    /// §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
+    private func applySnapshot(_ snapshot: ServerSnapshot, cursor: Int64, _ counters: inout RoundCounters) throws {
+        try unitOfWork { store in
+            var engineState = try store.loadEngineState()
+            let queue = try store.fetchPendingMutations()
+            let protected = Set(queue.filter { $0.operation != .delete }.map(\.entityId))
+            let tombstoned = engineState.pendingDeleteIds.union(
+                queue.filter { $0.operation == .delete }.map(\.entityId))
+            let keptDefinitions = try store.fetchAllPropertyDefinitions()
+                .filter { snapshot.unfetchedTypes.contains($0.eventTypeId) }.map(\.id)
+            for type in MutationEntityType.allCases {
+                let keeping = type == .propertyDefinition ? protected.union(keptDefinitions) : protected
+                _ = try store.deleteEntities(type, keeping: keeping)
+            }
+            func writable(_ id: String) -> Bool {
+                if protected.contains(id) || tombstoned.contains(id) {
+                    counters.fenced += 1
+                    return false
+                }
+                counters.pulled += 1
+                return true
+            }
+            for type in snapshot.eventTypes where writable(type.id.lowercased()) {
+                try store.upsertEventType(id: type.id.lowercased()) { $0.replaceFields(with: type) }
+            }
+            for fence in snapshot.geofences where writable(fence.id.lowercased()) {
+                try store.upsertGeofence(id: fence.id.lowercased()) { $0.replaceFields(with: fence) }
+            }
+            for definition in snapshot.propertyDefinitions where writable(definition.id.lowercased()) {
+                try store.upsertPropertyDefinition(
+                    id: definition.id.lowercased(), eventTypeId: definition.eventTypeId.lowercased()
+                ) { $0.replaceFields(with: definition) }
+            }
+            for event in snapshot.events where writable(event.id.lowercased()) {
+                try store.upsertEvent(id: event.id.lowercased()) { $0.replaceFields(with: event) }
+            }
+            engineState.cursor = cursor
+            engineState.bootstrapRequested = false
+            try store.saveEngineState(engineState)
+            observedEngineState = engineState
+        }
+        refreshCounts()
+    }
+}

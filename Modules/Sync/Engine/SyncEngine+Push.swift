@@ -1,0 +1,326 @@
+import Foundation
+import Models
+import Protocols
+
+extension SyncEngine {
+    /// §4.4: sends the push set by phase and unit. Returns whether the round is breaker-limited; throws
+    /// `RoundStop` for a transport error, a 401, a 429 with `Retry-After` or cancellation.
+    func push(_ pushSet: [PendingMutation], _ counters: inout RoundCounters) async throws -> Bool {
+        guard !pushSet.isEmpty else { return false }
+        let engineState = try readEngineState()
+        var run = PushRun(
+            total: pushSet.count, openCreates: Set(pushSet.filter { $0.operation == .create }.map(\.entityId)),
+            untouched: Set(pushSet.map(\.id)), probe: false)
+        switch CircuitBreaker.status(engineState, now: now) {
+        case .open(let until):
+            counters.deferred += pushSet.count
+            enter(.rateLimited(retryAfter: until.timeIntervalSince(now), pending: observedCounts.pending))
+            return true
+        case .halfOpen:
+            run.probe = true
+        case .closed:
+            break
+        }
+        enter(.syncing(synced: 0, total: run.total))
+        do {
+            for (phase, mutations) in PushPlan.phases(of: pushSet) {
+                if phase == .eventCreates {
+                    try await pushEventCreates(mutations, &run, &counters)
+                } else {
+                    for mutation in mutations { try await pushSingle(mutation, &run, &counters) }
+                }
+            }
+        } catch is BreakerTripped {
+            counters.deferred += run.untouched.count
+            return true
+        } catch {
+            counters.deferred += run.untouched.count
+            throw error
+        }
+        return false
+    }
+
+    // MARK: Unit boundaries
+
+    /// Trips the breaker when the counter reached the threshold (§4.4.4.1).
+    func crossUnitBoundary(_ run: inout PushRun) throws {
+        if Task.isCancelled { throw RoundStop.cancelled }
+        let tripped = try updateEngineState { engineState -> TimeInterval? in
+            guard engineState.breakerConsecutive429 >= configuration.breakerThreshold else { return nil }
+            return CircuitBreaker.trip(&engineState, now: now, configuration: configuration)
+        }
+        if let backoff = tripped {
+            enter(.rateLimited(retryAfter: backoff, pending: observedCounts.pending))
+            throw BreakerTripped()
+        }
+    }
+
+    /// §4.4.4.2: deferred when its entity, or a parent it names, still has an open create.
+    func isDeferred(_ mutation: PendingMutation, _ run: PushRun) -> Bool {
+        if mutation.operation != .create && run.openCreates.contains(mutation.entityId) { return true }
+        return PushPlan.parentIds(of: mutation).contains { run.openCreates.contains($0) }
+    }
+
+    func deferMutation(_ mutation: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters) {
+        counters.deferred += 1
+        run.untouched.remove(mutation.id)
+    }
+
+    /// §4.4.4.3: commits `first_sent_at` and returns the rows as they will be sent; rows gone or no longer live
+    /// count as processed.
+    func claim(_ mutations: [PendingMutation], _ run: inout PushRun) throws -> [PendingMutation] {
+        let claimed = try unitOfWork { try $0.claimMutations(ids: mutations.map(\.id), at: now) }
+        for mutation in mutations { run.untouched.remove(mutation.id) }
+        run.recorded += mutations.count - claimed.count
+        return claimed
+    }
+
+    func publishProgress(_ run: PushRun) {
+        enter(.syncing(synced: min(run.recorded, run.total), total: run.total))
+    }
+
+    // MARK: Single requests (phases 1–3, 5, 6)
+
+    private func pushSingle(
+        _ mutation: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters
+    )
+        async throws
+    {
+        try crossUnitBoundary(&run)
+        if isDeferred(mutation, run) {
+            deferMutation(mutation, &run, &counters)
+            return
+        }
+        guard let row = try claim([mutation], &run).first else {
+            publishProgress(run)
+            return
+        }
+        let request: PushRequest
+        do {
+            request = try PushRequest(row)
+        } catch {
+            try record([(row, .counted("invalid payload: \(error)"))], breaker: .none, &run, &counters)
+            return
+        }
+        let resolution: Resolution
+        let effect: BreakerEffect
+        do {
+            try await send(request, row)
+            (resolution, effect) = (.completed, .reset(success: true))
+        } catch {
+            (resolution, effect) = try await resolve(error, row, &run, &counters)
+        }
+        try record([(row, resolution)], breaker: effect, &run, &counters)
+    }
+
+    private func send(_ request: PushRequest, _ row: PendingMutation) async throws {
+        let id = row.entityId
+        let key = row.clientRequestId
+        switch request {
+        case .createEventType(let body): _ = try await network.createEventTypeWithIdempotency(body, idempotencyKey: key)
+        case .createGeofence(let body): _ = try await network.createGeofenceWithIdempotency(body, idempotencyKey: key)
+        case .createPropertyDefinition(let body):
+            _ = try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key)
+        case .createEvent:
+            // Event creates never go alone: `pushEventCreates` sends them in batches (§4.7).
+            throw PushRequest.NotASingleRequest()
+        case .updateEventType(let body):
+            _ = try await network.updateEventTypeWithIdempotency(id: id, body, idempotencyKey: key)
+        case .updateEvent(let body): _ = try await network.updateEventWithIdempotency(id: id, body, idempotencyKey: key)
+        case .updateGeofence(let body):
+            _ = try await network.updateGeofenceWithIdempotency(id: id, body, idempotencyKey: key)
+        case .updatePropertyDefinition(let body):
+            _ = try await network.updatePropertyDefinitionWithIdempotency(id: id, body, idempotencyKey: key)
+        case .delete:
+            switch row.entityType {
+            case .event: try await network.deleteEvent(id: id)
+            case .propertyDefinition: try await network.deletePropertyDefinition(id: id)
+            case .geofence: try await network.deleteGeofence(id: id)
+            case .eventType: try await network.deleteEventType(id: id)
+            }
+        }
+    }
+
+    /// §4.5/§4.6 for a thrown error: the resolution of the mutation and the breaker effect; throws `RoundStop`
+    /// for errors that end the round and `BreakerTripped` when a probe is answered 429.
+    func resolve(
+        _ error: any Error, _ row: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters
+    )
+        async throws -> (Resolution, BreakerEffect)
+    {
+        let errorClass = PushErrorClass.classify(error, operation: row.operation)
+        switch errorClass {
+        case .cancelled: throw RoundStop.cancelled
+        case .transport(let message): throw RoundStop.offline(message)
+        case .auth: throw RoundStop.authRequired
+        case .inFlight: return (.untouched, .none)
+        case .rateLimited(let retryAfter):
+            try rateLimited(retryAfter, &run)
+            return (.untouched, .none)
+        case .alreadyGone: return (.completed, .reset(success: false))
+        case .gone: return (.deadLetter("not found on server"), .reset(success: false))
+        case .failure(let message): return (.counted(message), .reset(success: false))
+        case .duplicate(let existingId, let message):
+            guard row.operation == .create else { return (.completed, .reset(success: false)) }
+            return (
+                try await confirmDuplicate(row, existingId: existingId, message: message, &run), .reset(success: false)
+            )
+        }
+    }
+
+    /// A duplicate answer to a create (§4.6): the same entity (by `existing_id`, or N2 when absent) completes;
+    /// another entity holding the name, timestamp or id is a conflict and a dead letter now.
+    func confirmDuplicate(
+        _ row: PendingMutation, existingId: String?, message: String, _ run: inout PushRun
+    )
+        async throws -> Resolution
+    {
+        let conflict = Resolution.deadLetter("conflict: \(message)")
+        if let existingId { return existingId == row.entityId.lowercased() ? .completed : conflict }
+        do {
+            return try await network.entityExists(row.entityType, id: row.entityId) ? .completed : conflict
+        } catch {
+            switch PushErrorClass.classify(error, operation: .create) {
+            case .cancelled: throw RoundStop.cancelled
+            case .transport(let message): throw RoundStop.offline(message)
+            case .auth: throw RoundStop.authRequired
+            case .rateLimited(let retryAfter):
+                try rateLimited(retryAfter, &run)
+                return .untouched
+            case .inFlight: return .untouched
+            default:
+                return .counted("could not confirm a duplicate: \((error as? NetworkError)?.description ?? "\(error)")")
+            }
+        }
+    }
+
+    /// A push 429 (§6.1): counted by the breaker; a probe's 429 trips it at once; with `Retry-After` a quiet
+    /// period begins and the round stops.
+    func rateLimited(_ retryAfter: TimeInterval?, _ run: inout PushRun) throws {
+        let probe = run.probe
+        run.probe = false
+        let backoff = try updateEngineState { engineState -> TimeInterval? in
+            CircuitBreaker.count429(&engineState, retryAfter: retryAfter)
+            if let retryAfter, retryAfter > 0 {
+                CircuitBreaker.beginQuietPeriod(
+                    &engineState, retryAfter: retryAfter, now: now, cap: configuration.retryAfterCap)
+            }
+            return probe ? CircuitBreaker.trip(&engineState, now: now, configuration: configuration) : nil
+        }
+        if let retryAfter, retryAfter > 0 {
+            throw RoundStop.rateLimited(retryAfter: min(retryAfter, configuration.retryAfterCap))
+        }
+        if let backoff {
+            enter(.rateLimited(retryAfter: backoff, pending: observedCounts.pending))
+            throw BreakerTripped()
+        }
+    }
+
+    // MARK: Recording outcomes (§4.6)
+
+    /// Writes the outcomes of one unit and the breaker effect in one unit of work. Every write is conditional on
+    /// the claimed revision: a newer local edit stays live.
+    func record(
+        _ outcomes: [(PendingMutation, Resolution)], breaker effect: BreakerEffect, _ run: inout PushRun,
+        _ counters: inout RoundCounters
+    ) throws {
+        if effect != .none { run.probe = false }
+        try unitOfWork { store in
+            for (row, resolution) in outcomes {
+                switch resolution {
+                case .untouched:
+                    continue
+                case .completed, .completedAs:
+                    if try store.completeMutation(id: row.id, revision: row.revision) {
+                        counters.pushed += 1
+                        try settleEntity(after: row, resolution: resolution, store)
+                    }
+                    if row.operation == .create { run.openCreates.remove(row.entityId) }
+                case .deadLetter(let message), .counted(let message):
+                    let deadLetterNow = if case .deadLetter = resolution { true } else { false }
+                    let result = try store.recordMutationFailure(
+                        id: row.id, revision: row.revision, message: message, at: now,
+                        maxAttempts: configuration.maxAttempts, deadLetterNow: deadLetterNow)
+                    switch result {
+                    case .counted: counters.failed += 1
+                    case .deadLettered:
+                        counters.failed += 1
+                        counters.deadLettered += 1
+                        if row.operation == .create { run.openCreates.remove(row.entityId) }
+                    case .skipped: break
+                    }
+                }
+                run.recorded += 1
+            }
+            if case .reset(let success) = effect {
+                var engineState = try store.loadEngineState()
+                CircuitBreaker.reset(&engineState, success: success)
+                try store.saveEngineState(engineState)
+                observedEngineState = engineState
+            }
+        }
+        refreshCounts()
+        publishProgress(run)
+    }
+
+    /// The entity's `sync_status` after its mutation completed (§1.3), and the re-keying of a HealthKit match.
+    private func settleEntity(after row: PendingMutation, resolution: Resolution, _ store: any DataStoreProtocol) throws
+    {
+        switch row.operation {
+        case .create:
+            if case .completedAs(let stored) = resolution, stored.id.lowercased() != row.entityId.lowercased() {
+                try rekeyEvent(from: row.entityId, to: stored, store)
+                return
+            }
+            do {
+                switch row.entityType {
+                case .event: try store.markEventSynced(id: row.entityId)
+                case .eventType: try store.markEventTypeSynced(id: row.entityId)
+                case .geofence: try store.markGeofenceSynced(id: row.entityId)
+                case .propertyDefinition: try store.markPropertyDefinitionSynced(id: row.entityId)
+                }
+            } catch DataStoreError.notFound {
+                // The local row is gone (deleted by a pull): the mutation still completes.
+            }
+        case .update:
+            let remaining = try store.fetchMutations(entityId: row.entityId)
+            guard !remaining.contains(where: { $0.entityType == row.entityType && $0.isDeadLetter }),
+                try currentStatus(of: row.entityType, id: row.entityId, store) == .failed
+            else { return }
+            try store.setSyncStatus(.synced, entityType: row.entityType, id: row.entityId)
+        case .delete:
+            break
+        }
+    }
+
+    private func currentStatus(
+        of type: MutationEntityType, id: String, _ store: any DataStoreProtocol
+    ) throws
+        -> SyncStatus?
+    {
+        switch type {
+        case .event: try store.findEvent(id: id)?.syncStatus
+        case .eventType: try store.findEventType(id: id)?.syncStatus
+        case .geofence: try store.findGeofence(id: id)?.syncStatus
+        case .propertyDefinition: try store.findPropertyDefinition(id: id)?.syncStatus
+        }
+    }
+
+    /// §4.7.3.2: the server matched the item to another HealthKit event. The client-id row is replaced by one with
+    /// the server's id, from the returned object when it is complete, otherwise from the local values.
+    private func rekeyEvent(from clientId: String, to stored: APIEvent, _ store: any DataStoreProtocol) throws {
+        let serverId = stored.id.lowercased()
+        if try store.findEvent(id: serverId) == nil {
+            let local = try store.findEvent(id: clientId)
+            try store.upsertEvent(id: serverId) { event in
+                if stored.isComplete {
+                    event.replaceFields(with: stored)
+                } else if let local {
+                    event = local
+                }
+                event.id = serverId
+            }
+        }
+        try store.deleteEvent(id: clientId)
+    }
+}

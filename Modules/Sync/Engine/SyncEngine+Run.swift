@@ -1,0 +1,273 @@
+import Foundation
+import Models
+import Protocols
+
+/// Why a round ended early (sync-engine §4.2–§4.9); thrown inside a round and turned into its outcome.
+enum RoundStop: Error, Equatable {
+    case offline(String)
+    case authRequired
+    case rateLimited(retryAfter: TimeInterval)
+    case error(String)
+
+    static let cancelled = RoundStop.error("cancelled")
+}
+
+/// Counters of one round, as history records them (§1.10).
+struct RoundCounters {
+    var pushed = 0
+    var failed = 0
+    var deadLettered = 0
+    var deferred = 0
+    var pulled = 0
+    var fenced = 0
+}
+
+/// How a round ended and what it did.
+struct RoundResult {
+    var outcome: SyncOutcome
+    var counters: RoundCounters
+    /// The state to publish when the run ends with this round.
+    var terminalState: SyncState
+}
+
+extension SyncEngine {
+    // MARK: Single flight (§4.1)
+
+    /// Runs rounds until no rerun is requested and returns the report. A call made while a run is in progress
+    /// sends nothing, writes nothing, requests one more round, and returns the report of that run.
+    public func performSync() async -> SyncReport {
+        if let run = currentRun {
+            rerunRequested = true
+            return await run.value
+        }
+        let run = Task { await self.runUntilSettled() }
+        currentRun = run  // taken before the first await: concurrent callers join this run
+        publish()
+        return await withTaskCancellationHandler {
+            await run.value
+        } onCancel: {
+            run.cancel()
+        }
+    }
+
+    private func runUntilSettled() async -> SyncReport {
+        let started = now
+        var report = SyncReport(outcome: .synced(bootstrapped: false))
+        while true {
+            rerunRequested = false
+            let round = await runRound()
+            report.outcome = round.outcome
+            report.pushed += round.counters.pushed
+            report.pulled += round.counters.pulled
+            report.failed += round.counters.failed
+            report.deadLettered += round.counters.deadLettered
+            report.deferred += round.counters.deferred
+            report.message = round.outcome.message
+            try? refreshObservation()
+            report.pending = observedCounts.pending
+            report.deadLetters = observedCounts.failed
+            report.cursor = observedEngineState.cursor
+            report.durationMs = Int((now.timeIntervalSince(started) * 1000).rounded())
+            state = round.terminalState
+            lastReport = report
+            guard rerunRequested && !Task.isCancelled else { break }
+            publish()
+        }
+        currentRun = nil
+        publish()
+        return report
+    }
+
+    // MARK: One round (§4.2–§4.12)
+
+    func runRound() async -> RoundResult {
+        var counters = RoundCounters()
+        let engineState: EngineState
+        do {
+            engineState = try readEngineState()
+        } catch {
+            return RoundResult(outcome: .error("\(error)"), counters: counters, terminalState: .error("\(error)"))
+        }
+        // Gate: the quiet period and the server binding end the round before any request, without history.
+        let quiet = CircuitBreaker.quietRemaining(engineState, now: now)
+        if quiet > 0 {
+            return RoundResult(
+                outcome: .rateLimited(retryAfter: quiet), counters: counters,
+                terminalState: .rateLimited(retryAfter: quiet, pending: observedCounts.pending))
+        }
+        if let configured = configuration.serverRoot, let stored = engineState.serverRoot, configured.text != stored {
+            let message = SyncEngineError.serverMismatch(configured: configured.text, stored: stored).description
+            return RoundResult(outcome: .error(message), counters: counters, terminalState: .error(message))
+        }
+        let types: [APIEventType]
+        do {
+            types = try await network.getEventTypes()
+        } catch {
+            let stop = healthCheckStop(error)
+            return RoundResult(outcome: outcome(of: stop), counters: counters, terminalState: terminalState(of: stop))
+        }
+
+        let startedAt = now
+        enter(.syncing(synced: 0, total: 0))
+        var kind = SyncHistoryEntry.Kind.incremental
+        var pushSetIds: Set<String> = []
+        var breakerLimited = false
+        var completedPull = false
+        var stop: RoundStop?
+        do {
+            try bindAccount(types.map(\.userId))
+            let pushSet = try capture()
+            pushSetIds = Set(pushSet.map(\.id))
+            breakerLimited = try await push(pushSet, &counters)
+            enter(.pulling)
+            if try needsBootstrap() {
+                kind = .bootstrap
+                try await bootstrap(&counters)
+            } else if try await pull(&counters) == .bootstrapRequired {
+                kind = .bootstrap
+                try await bootstrap(&counters)
+            } else {
+                await refreshGeofencesIgnoringErrors(&counters)
+            }
+            completedPull = true
+        } catch let roundStop as RoundStop {
+            stop = roundStop
+        } catch {
+            stop = Task.isCancelled ? .cancelled : .error("\(error)")
+        }
+        return complete(
+            startedAt: startedAt, kind: kind, counters: counters, stop: stop, breakerLimited: breakerLimited,
+            completedPull: completedPull, pushSetIds: pushSetIds)
+    }
+
+    /// §4.2 step 3: how a failed health check ends the round. A 429 with `Retry-After` starts a quiet period.
+    private func healthCheckStop(_ error: any Error) -> RoundStop {
+        switch PushErrorClass.classify(error, operation: .create) {
+        case .cancelled: return .cancelled
+        case .transport(let message): return .offline(message)
+        case .auth: return .authRequired
+        case .rateLimited(let retryAfter):
+            startQuietPeriod(retryAfter)
+            return .rateLimited(retryAfter: retryAfter ?? 0)
+        default:
+            return .offline((error as? NetworkError)?.description ?? "\(error)")
+        }
+    }
+
+    /// Saves `quiet_until` for a 429 that carried `Retry-After`.
+    func startQuietPeriod(_ retryAfter: TimeInterval?) {
+        guard let retryAfter, retryAfter > 0 else { return }
+        try? updateEngineState { engineState in
+            CircuitBreaker.beginQuietPeriod(
+                &engineState, retryAfter: retryAfter, now: now, cap: configuration.retryAfterCap)
+        }
+    }
+
+    /// §1.9: remembers the server and the account on first contact; a different account ends the round.
+    func bindAccount(_ userIds: [String]) throws {
+        try updateEngineState { engineState in
+            if engineState.serverRoot == nil, let root = configuration.serverRoot { engineState.serverRoot = root.text }
+            for user in userIds.map({ $0.lowercased() }) where !user.isEmpty {
+                guard let account = engineState.accountUserId else {
+                    engineState.accountUserId = user
+                    continue
+                }
+                if account != user {
+                    throw RoundStop.error(SyncEngineError.accountMismatch(expected: account, found: user).description)
+                }
+            }
+        }
+    }
+
+    /// §4.3: records every queued delete as a pending delete and returns the push set (the live mutations).
+    private func capture() throws -> [PendingMutation] {
+        try unitOfWork { store in
+            let queue = try store.fetchPendingMutations()
+            var engineState = try store.loadEngineState()
+            engineState.pendingDeleteIds.formUnion(queue.filter { $0.operation == .delete }.map(\.entityId))
+            try store.saveEngineState(engineState)
+            observedEngineState = engineState
+            return queue.filter(\.isLive)
+        }
+    }
+
+    private func needsBootstrap() throws -> Bool {
+        let engineState = try readEngineState()
+        return engineState.cursor == 0 || engineState.bootstrapRequested
+    }
+
+    // MARK: Completion (§4.12)
+
+    private func complete(
+        startedAt: Date, kind: SyncHistoryEntry.Kind, counters: RoundCounters, stop: RoundStop?, breakerLimited: Bool,
+        completedPull: Bool, pushSetIds: Set<String>
+    ) -> RoundResult {
+        var outcome: SyncOutcome
+        var terminal: SyncState
+        do {
+            (outcome, terminal) = try unitOfWork { store in
+                var engineState = try store.loadEngineState()
+                let decided = try decide(
+                    stop: stop, breakerLimited: breakerLimited, completedPull: completedPull,
+                    bootstrapped: kind == .bootstrap,
+                    pushSetIds: pushSetIds, engineState: engineState, store: store)
+                if completedPull { engineState.pendingDeleteIds = [] }
+                if case .synced = decided.0 { engineState.lastSuccessAt = now }
+                if case .partial = decided.0 { engineState.lastSuccessAt = now }
+                let finished = now
+                try store.appendSyncHistory(
+                    SyncHistoryEntry(
+                        id: UUIDv7.generate(at: finished), startedAt: startedAt, finishedAt: finished,
+                        durationMs: Int((finished.timeIntervalSince(startedAt) * 1000).rounded()), kind: kind,
+                        status: decided.0.historyStatus, outcome: decided.0.name, message: decided.0.message,
+                        pushed: counters.pushed, failed: counters.failed, deadLettered: counters.deadLettered,
+                        deferred: counters.deferred, pulled: counters.pulled, fenced: counters.fenced),
+                    keepLast: configuration.historyLimit)
+                try store.saveEngineState(engineState)
+                observedEngineState = engineState
+                return decided
+            }
+        } catch {
+            outcome = .error("\(error)")
+            terminal = .error("\(error)")
+        }
+        return RoundResult(outcome: outcome, counters: counters, terminalState: terminal)
+    }
+
+    /// The outcome of a round that passed the health check (§3.2) and the state to publish for it (§4.12.5).
+    private func decide(
+        stop: RoundStop?, breakerLimited: Bool, completedPull: Bool, bootstrapped: Bool, pushSetIds: Set<String>,
+        engineState: EngineState, store: any DataStoreProtocol
+    ) throws -> (SyncOutcome, SyncState) {
+        let counts = try store.countMutations()
+        if let stop {
+            return (outcome(of: stop), terminalState(of: stop, pending: counts.pending))
+        }
+        if breakerLimited {
+            let remaining = CircuitBreaker.backoffRemaining(engineState, now: now)
+            return (.rateLimited(retryAfter: remaining), .rateLimited(retryAfter: remaining, pending: counts.pending))
+        }
+        let queue = try store.fetchPendingMutations()
+        let unfinished = queue.contains { pushSetIds.contains($0.id) } || queue.contains(where: \.isDeadLetter)
+        return (unfinished ? .partial(bootstrapped: bootstrapped) : .synced(bootstrapped: bootstrapped), .idle)
+    }
+
+    func outcome(of stop: RoundStop) -> SyncOutcome {
+        switch stop {
+        case .offline(let message): .offline(message)
+        case .authRequired: .authRequired
+        case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
+        case .error(let message): .error(message)
+        }
+    }
+
+    func terminalState(of stop: RoundStop, pending: Int? = nil) -> SyncState {
+        switch stop {
+        case .offline: .offline
+        case .authRequired: .authRequired
+        case .rateLimited(let retryAfter):
+            .rateLimited(retryAfter: retryAfter, pending: pending ?? observedCounts.pending)
+        case .error(let message): .error(message)
+        }
+    }
+}

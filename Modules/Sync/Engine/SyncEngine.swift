@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import Models
+import Protocols
+
+/// The offline-first sync engine (sync-engine §3–§6): pushes the outbox, pulls the change feed or bootstraps,
+/// rate-limits itself, and keeps its state in the same database as the data.
+///
+/// Depends only on `Protocols`: any `NetworkClientProtocol`, any `DataStoreFactory`, any `SyncClock`. Every
+/// store is created inside the actor, used in one synchronous stretch, and released before the next `await`.
+public actor SyncEngine {
+    let network: any NetworkClientProtocol
+    let stores: any DataStoreFactory
+    let clock: any SyncClock
+    public let configuration: SyncConfiguration
+    let logger: Logger
+
+    /// The run in progress; joiners await it (single flight, §4.1).
+    var currentRun: Task<SyncReport, Never>?
+    var rerunRequested = false
+    var state: SyncState = .idle
+    var lastReport: SyncReport?
+    /// The last engine state read or written, for snapshots only: decisions always re-read the store.
+    var observedEngineState = EngineState()
+    var observedCounts = MutationCounts(pending: 0, failed: 0)
+    var published: SyncSnapshot?
+    var observers: [UUID: AsyncStream<SyncSnapshot>.Continuation] = [:]
+
+    /// No I/O happens here; call `loadInitialState()` to publish the first snapshot.
+    public init(
+        networkClient: any NetworkClientProtocol,
+        dataStoreFactory: any DataStoreFactory,
+        clock: any SyncClock = SystemClock(),
+        configuration: SyncConfiguration = .standard(),
+        logger: Logger = Logger(label: "trendy.sync")
+    ) {
+        self.network = networkClient
+        self.stores = dataStoreFactory
+        self.clock = clock
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    deinit {
+        for continuation in observers.values { continuation.finish() }
+    }
+
+    // MARK: Units of work
+
+    /// Runs `body` on a fresh store and commits. Synchronous: a store can never live across an `await`.
+    func unitOfWork<Result>(_ body: (any DataStoreProtocol) throws -> Result) throws -> Result {
+        let store = stores.makeDataStore()
+        let result = try body(store)
+        try store.save()
+        return result
+    }
+
+    /// Reads, changes and saves the engine state in one unit of work.
+    @discardableResult
+    func updateEngineState<Result>(_ change: (inout EngineState) throws -> Result) throws -> Result {
+        try unitOfWork { store in
+            var engineState = try store.loadEngineState()
+            let result = try change(&engineState)
+            try store.saveEngineState(engineState)
+            observedEngineState = engineState
+            return result
+        }
+    }
+
+    func readEngineState() throws -> EngineState {
+        let engineState = try unitOfWork { try $0.loadEngineState() }
+        observedEngineState = engineState
+        return engineState
+    }
+
+    var now: Date { clock.now() }
+
+    // MARK: Lifecycle
+
+    /// Reads the engine state and the queue sizes and publishes the first snapshot. Idempotent.
+    public func loadInitialState() async throws {
+        try refreshObservation()
+        publish()
+    }
+
+    /// Re-reads what snapshots show; callers that wrote to the store themselves (`EventStore`) call it.
+    public func noteLocalChanges() async {
+        try? refreshObservation()
+        publish()
+    }
+
+    func refreshObservation() throws {
+        let (engineState, counts) = try unitOfWork { store in (try store.loadEngineState(), try store.countMutations())
+        }
+        observedEngineState = engineState
+        observedCounts = counts
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Models
+
+/// Applying the `data` of one change entry to a local row (sync-engine §4.10): only present keys change
+/// anything; explicit `null` clears only the clearable fields; a key with the wrong JSON type is ignored.
+enum ChangeApplication {
+    /// Rows the original backend emits partially (§6.3): never applied.
+    static func isPartial(_ data: [String: JSONValue], type: MutationEntityType) -> Bool {
+        if data["user_id"]?.stringValue?.isEmpty != false { return true }
+        if data["event_type_id"]?.stringValue == "" { return true }
+        if type == .event, let text = data["timestamp"]?.stringValue, RFC3339.date(from: text)?.isZeroInstant == true {
+            return true
+        }
+        return false
+    }
+
+    /// True when the data can create a new row: events need a timestamp and a type, definitions a type.
+    static func canCreate(_ data: [String: JSONValue], type: MutationEntityType) -> Bool {
+        switch type {
+        case .event:
+            data["timestamp"]?.stringValue.flatMap(RFC3339.date(from:)) != nil
+                && data["event_type_id"]?.stringValue?.isEmpty == false
+        case .propertyDefinition: data["event_type_id"]?.stringValue?.isEmpty == false
+        case .eventType, .geofence: true
+        }
+    }
+
+    static func apply(_ data: [String: JSONValue], to event: inout Event) {
+        let reader = Reader(data)
+        reader.set(&event.eventTypeId, "event_type_id", id: true)
+        reader.set(&event.timestamp, "timestamp")
+        reader.set(&event.isAllDay, "is_all_day")
+        if let source = data["source_type"]?.stringValue { event.sourceType = EventSourceType(lenient: source) }
+        reader.set(&event.healthKitSampleId, "healthkit_sample_id")
+        reader.set(&event.healthKitCategory, "healthkit_category")
+        reader.clearable(&event.notes, "notes")
+        reader.clearable(&event.endDate, "end_date")
+        reader.clearable(&event.externalId, "external_id")
+        reader.clearable(&event.originalTitle, "original_title")
+        reader.clearable(&event.geofenceId, "geofence_id", id: true)
+        reader.clearable(&event.locationName, "location_name")
+        switch (data["location_latitude"], data["location_longitude"]) {
+        case (.number(let latitude)?, .number(let longitude)?):
+            (event.locationLatitude, event.locationLongitude) = (latitude, longitude)
+        case (.null?, .null?):
+            (event.locationLatitude, event.locationLongitude) = (nil, nil)
+        default:
+            break
+        }
+        if let properties = data["properties"], let map = PropertyValue.map(from: properties) {
+            event.properties = map
+        }
+    }
+
+    static func apply(_ data: [String: JSONValue], to eventType: inout EventType) {
+        let reader = Reader(data)
+        reader.set(&eventType.name, "name")
+        reader.set(&eventType.color, "color")
+        reader.set(&eventType.icon, "icon")
+        reader.set(&eventType.createdAt, "created_at")
+    }
+
+    static func apply(_ data: [String: JSONValue], to geofence: inout Geofence) {
+        let reader = Reader(data)
+        reader.set(&geofence.name, "name")
+        reader.set(&geofence.latitude, "latitude")
+        reader.set(&geofence.longitude, "longitude")
+        reader.set(&geofence.radius, "radius")
+        reader.set(&geofence.isActive, "is_active")
+        reader.set(&geofence.notifyOnEntry, "notify_on_entry")
+        reader.set(&geofence.notifyOnExit, "notify_on_exit")
+        reader.set(&geofence.iosRegionIdentifier, "ios_region_identifier")
+        reader.set(&geofence.createdAt, "created_at")
+        reader.clearable(&geofence.eventTypeEntryId, "event_type_entry_id", id: true)
+        reader.clearable(&geofence.eventTypeExitId, "event_type_exit_id", id: true)
+    }
+
+    static func apply(_ data: [String: JSONValue], to definition: inout PropertyDefinition) {
+        let reader = Reader(data)
+        reader.set(&definition.eventTypeId, "event_type_id", id: true)
+        reader.set(&definition.key, "key")
+        reader.set(&definition.label, "label")
+        if let kind = data["property_type"]?.stringValue { definition.propertyType = PropertyType(lenient: kind) }
+        if let order = data["display_order"]?.intValue { definition.displayOrder = order }
+        reader.set(&definition.createdAt, "created_at")
+        reader.set(&definition.updatedAt, "updated_at")
+        switch data["options"] {
+        case .array(let elements)?: definition.options = elements.compactMap(\.stringValue)
+        case .null?: definition.options = []
+        default: break
+        }
+        switch data["default_value"] {
+        case .null?: definition.defaultValue = nil
+        case let value?: definition.defaultValue = value
+        case nil: break
+        }
+    }
+
+    /// Typed reads of present keys.
+    private struct Reader {
+        let data: [String: JSONValue]
+
+        init(_ data: [String: JSONValue]) { self.data = data }
+
+        func set(_ field: inout String, _ key: String, id: Bool = false) {
+            if let value = data[key]?.stringValue { field = id ? value.lowercased() : value }
+        }
+
+        func set(_ field: inout String?, _ key: String) {
+            if let value = data[key]?.stringValue { field = value }
+        }
+
+        func set(_ field: inout Bool, _ key: String) {
+            if let value = data[key]?.boolValue { field = value }
+        }
+
+        func set(_ field: inout Double, _ key: String) {
+            if let value = data[key]?.doubleValue { field = value }
+        }
+
+        func set(_ field: inout Date, _ key: String) {
+            if let text = data[key]?.stringValue, let date = RFC3339.date(from: text) { field = date }
+        }
+
+        /// `null` clears; a value sets; a wrong type or absence leaves the field.
+        func clearable(_ field: inout String?, _ key: String, id: Bool = false) {
+            switch data[key] {
+            case .null?: field = nil
+            case .string(let value)?: field = id ? value.lowercased() : value
+            default: break
+            }
+        }
+
+        func clearable(_ field: inout Date?, _ key: String) {
+            switch data[key] {
+            case .null?: field = nil
+            case .string(let text)?: if let date = RFC3339.date(from: text) { field = date }
+            default: break
+            }
+        }
+    }
+}

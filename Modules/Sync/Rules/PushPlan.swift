@@ -1,0 +1,54 @@
+import Foundation
+import Models
+
+/// How a push set is ordered and cut into units (sync-engine §4.4, §4.7).
+enum PushPlan {
+    enum Phase: Int, CaseIterable {
+        case eventTypeCreates = 1
+        case geofenceCreates
+        case propertyDefinitionCreates
+        case eventCreates
+        case updates
+        case deletes
+    }
+
+    /// The push set by phase, each phase in queue order; deletes of events, then property definitions,
+    /// geofences and event types.
+    static func phases(of pushSet: [PendingMutation]) -> [(Phase, [PendingMutation])] {
+        func creates(_ type: MutationEntityType) -> [PendingMutation] {
+            pushSet.filter { $0.operation == .create && $0.entityType == type }
+        }
+        let deletes = [MutationEntityType.event, .propertyDefinition, .geofence, .eventType].flatMap { type in
+            pushSet.filter { $0.operation == .delete && $0.entityType == type }
+        }
+        return [
+            (.eventTypeCreates, creates(.eventType)),
+            (.geofenceCreates, creates(.geofence)),
+            (.propertyDefinitionCreates, creates(.propertyDefinition)),
+            (.eventCreates, creates(.event)),
+            (.updates, pushSet.filter { $0.operation == .update }),
+            (.deletes, deletes),
+        ]
+    }
+
+    /// The parents a create or update payload names (§0): lowercase ids.
+    static func parentIds(of mutation: PendingMutation) -> [String] {
+        guard mutation.operation != .delete, let payload = mutation.payload,
+            let body = try? JSONText.parse(Array(payload))
+        else { return [] }
+        let keys: [String] =
+            switch mutation.entityType {
+            case .event: ["event_type_id", "geofence_id"]
+            case .propertyDefinition: ["event_type_id"]
+            case .geofence: ["event_type_entry_id", "event_type_exit_id"]
+            case .eventType: []
+            }
+        return keys.compactMap { body[$0]?.stringValue?.lowercased() }
+    }
+
+    /// The key of an event-create batch: lowercase hex SHA-256 of `client_request_id:attempts` lines in request
+    /// order, so an unanswered batch re-sent with the same members reuses it and any recorded outcome changes it.
+    static func batchKey(_ members: [PendingMutation]) -> String {
+        SHA256.hexDigest(of: members.map { "\($0.clientRequestId):\($0.attempts)" }.joined(separator: "\n"))
+    }
+}

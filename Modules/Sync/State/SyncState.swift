@@ -1,0 +1,183 @@
+import Foundation
+import Models
+
+/// What the engine is doing, or how the last run ended (sync-engine §3.1).
+public enum SyncState: Equatable, Sendable {
+    case idle
+    /// Pull, bootstrap or geofence refresh.
+    case pulling
+    case offline
+    case authRequired
+    /// Push in progress: outcomes recorded for `synced` of the `total` mutations of the push set.
+    case syncing(synced: Int, total: Int)
+    /// `retryAfter`: seconds left when the state was published.
+    case rateLimited(retryAfter: TimeInterval, pending: Int)
+    case error(String)
+
+    /// True while a push or a pull is under way; the five other states are terminal.
+    public var isSyncing: Bool {
+        switch self {
+        case .syncing, .pulling: true
+        default: false
+        }
+    }
+
+    /// The lowercase name used by `trendyctl status --json`.
+    public var name: String {
+        switch self {
+        case .idle: "idle"
+        case .pulling: "pulling"
+        case .offline: "offline"
+        case .authRequired: "auth_required"
+        case .syncing: "syncing"
+        case .rateLimited: "rate_limited"
+        case .error: "error"
+        }
+    }
+}
+
+/// How a run ended (sync-engine §3.2). Precedence when several apply: error > authRequired > offline >
+/// rateLimited > partial > synced.
+public enum SyncOutcome: Equatable, Sendable {
+    /// The pull or bootstrap completed, every push-set mutation completed, no dead letter exists.
+    case synced(bootstrapped: Bool)
+    /// The pull or bootstrap completed, but a push-set mutation is still live or dead, or a dead letter exists.
+    case partial(bootstrapped: Bool)
+    /// Cut or skipped by a 429, the quiet period or the breaker.
+    case rateLimited(retryAfter: TimeInterval)
+    /// A transport error, or a health check that failed other than with 401 or 429.
+    case offline(String)
+    case authRequired
+    case error(String)
+
+    /// The CLI's name (`trendyctl.md` §1.4).
+    public var name: String {
+        switch self {
+        case .synced: "synced"
+        case .partial: "partial"
+        case .rateLimited: "rate_limited"
+        case .offline: "offline"
+        case .authRequired: "auth_required"
+        case .error: "error"
+        }
+    }
+
+    /// The CLI's exit code (§3.2): 0, 5, 75, 75, 4, 1.
+    public var exitCode: Int32 {
+        switch self {
+        case .synced: 0
+        case .partial: 5
+        case .rateLimited, .offline: 75
+        case .authRequired: 4
+        case .error: 1
+        }
+    }
+
+    public var historyStatus: SyncHistoryEntry.Status {
+        switch self {
+        case .synced: .success
+        case .partial, .rateLimited: .partial
+        case .offline, .authRequired, .error: .failed
+        }
+    }
+
+    public var bootstrapped: Bool {
+        switch self {
+        case .synced(let bootstrapped), .partial(let bootstrapped): bootstrapped
+        default: false
+        }
+    }
+
+    public var message: String? {
+        switch self {
+        case .offline(let message), .error(let message): message
+        case .rateLimited(let seconds): "rate limited; retry in \(Int(seconds.rounded(.up))) s"
+        case .authRequired: "authentication required or rejected"
+        case .synced, .partial: nil
+        }
+    }
+}
+
+/// The result of `performSync()`: counts summed over the rounds of the run, sizes after the last round.
+public struct SyncReport: Equatable, Sendable {
+    public var outcome: SyncOutcome
+    public var pushed: Int
+    public var pulled: Int
+    public var failed: Int
+    public var deadLettered: Int
+    public var deferred: Int
+    public var pending: Int
+    public var deadLetters: Int
+    public var cursor: Int64
+    public var durationMs: Int
+    public var message: String?
+
+    public init(
+        outcome: SyncOutcome, pushed: Int = 0, pulled: Int = 0, failed: Int = 0, deadLettered: Int = 0,
+        deferred: Int = 0, pending: Int = 0, deadLetters: Int = 0, cursor: Int64 = 0, durationMs: Int = 0,
+        message: String? = nil
+    ) {
+        self.outcome = outcome
+        self.pushed = pushed
+        self.pulled = pulled
+        self.failed = failed
+        self.deadLettered = deadLettered
+        self.deferred = deferred
+        self.pending = pending
+        self.deadLetters = deadLetters
+        self.cursor = cursor
+        self.durationMs = durationMs
+        self.message = message
+    }
+}
+
+/// Everything an observer needs, published on every change (sync-engine §3.5).
+public struct SyncSnapshot: Equatable, Sendable {
+    public var state: SyncState
+    public var isRunning: Bool
+    public var pendingCount: Int
+    public var deadLetterCount: Int
+    public var cursor: Int64
+    public var lastSuccessAt: Date?
+    public var lastReport: SyncReport?
+    public var breakerOpen: Bool
+    /// Seconds: the longer of the quiet period and the breaker backoff still to wait.
+    public var retryAfterSeconds: TimeInterval
+
+    public init(
+        state: SyncState = .idle, isRunning: Bool = false, pendingCount: Int = 0, deadLetterCount: Int = 0,
+        cursor: Int64 = 0, lastSuccessAt: Date? = nil, lastReport: SyncReport? = nil, breakerOpen: Bool = false,
+        retryAfterSeconds: TimeInterval = 0
+    ) {
+        self.state = state
+        self.isRunning = isRunning
+        self.pendingCount = pendingCount
+        self.deadLetterCount = deadLetterCount
+        self.cursor = cursor
+        self.lastSuccessAt = lastSuccessAt
+        self.lastReport = lastReport
+        self.breakerOpen = breakerOpen
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}
+
+/// Failures of engine operations other than `performSync` (which reports instead of throwing).
+public enum SyncEngineError: Error, Equatable, CustomStringConvertible {
+    /// The server asked for a pause (`Retry-After`); nothing may be sent before it ends.
+    case quietPeriod(remaining: TimeInterval)
+    /// The database is bound to another server (sync-engine §1.9).
+    case serverMismatch(configured: String, stored: String)
+    /// Server data names another account than the one this database belongs to.
+    case accountMismatch(expected: String, found: String)
+
+    public var description: String {
+        switch self {
+        case .quietPeriod(let remaining):
+            "the server asked for a pause; retry in \(Int(remaining.rounded(.up))) s"
+        case .serverMismatch(let configured, let stored):
+            "this database belongs to \(stored), not \(configured); use another database for that server"
+        case .accountMismatch(let expected, let found):
+            "the server returned data of account \(found), but this database belongs to \(expected)"
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Models
+import Protocols
+
+// Local writes (sync-engine §1.8): the row(s) and the mutation in ONE unit of work.
+extension EventStore {
+    // MARK: Event types
+
+    @discardableResult
+    public func createEventType(
+        name: String, color: String = EventType.defaultColor, icon: String = EventType.defaultIcon
+    )
+        async throws -> EventType
+    {
+        try await write { store, now in
+            let type = EventType(id: newId(now), name: name, color: color, icon: icon, createdAt: now)
+            try Validation.check(type, among: try store.fetchAllEventTypes())
+            try insert(type, store, now) { try MutationPayload.create($0) }
+            return type
+        }
+    }
+
+    @discardableResult
+    public func updateEventType(id: String, _ edit: (inout EventType) -> Void) async throws -> EventType {
+        try await write { store, now in
+            guard var type = try store.findEventType(id: id) else { throw EventStoreError.notFound(.eventType, id: id) }
+            edit(&type)
+            type.id = id
+            try Validation.check(type, among: try store.fetchAllEventTypes())
+            try store.upsertEventType(id: id) { $0 = type }
+            try store.setSyncStatus(type.syncStatus, entityType: .eventType, id: id)
+            _ = try store.enqueueMutation(
+                entityType: .eventType, operation: .update, entityId: id, payload: try MutationPayload.update(type),
+                at: now)
+            return type
+        }
+    }
+
+    /// Deletes the type with its events and property definitions. Their mutations are removed first and no child
+    /// delete is queued: the server deletes the children with their type.
+    public func deleteEventType(id: String) async throws {
+        try await write { store, now in
+            guard try store.findEventType(id: id) != nil else { throw EventStoreError.notFound(.eventType, id: id) }
+            let children = Set(
+                try store.fetchAllEvents().filter { $0.eventTypeId == id }.map(\.id)
+                    + store.fetchAllPropertyDefinitions().filter { $0.eventTypeId == id }.map(\.id))
+            for mutation in try store.fetchPendingMutations() where children.contains(mutation.entityId) {
+                try store.deletePendingMutation(mutation)
+            }
+            try store.deleteEventType(id: id)
+            _ = try store.enqueueMutation(
+                entityType: .eventType, operation: .delete, entityId: id, payload: nil, at: now)
+        }
+    }
+
+    // MARK: Events
+
+    /// Creates an event of `eventTypeId` at `timestamp`; `configure` sets the other fields.
+    @discardableResult
+    public func createEvent(
+        eventTypeId: String, timestamp: Date, configure: (inout Event) -> Void = { _ in }
+    )
+        async throws -> Event
+    {
+        try await write { store, now in
+            var event = Event(id: newId(now), eventTypeId: eventTypeId, timestamp: timestamp)
+            configure(&event)
+            event.timestamp = event.timestamp.roundedToMilliseconds
+            event.endDate = event.endDate?.roundedToMilliseconds
+            event.syncStatus = .pending
+            try Validation.check(event, store)
+            try insert(event, store, now) { try MutationPayload.create($0) }
+            return event
+        }
+    }
+
+    @discardableResult
+    public func updateEvent(id: String, _ edit: (inout Event) -> Void) async throws -> Event {
+        try await write { store, now in
+            guard var event = try store.findEvent(id: id) else { throw EventStoreError.notFound(.event, id: id) }
+            edit(&event)
+            event.id = id
+            event.timestamp = event.timestamp.roundedToMilliseconds
+            event.endDate = event.endDate?.roundedToMilliseconds
+            try Validation.check(event, store)
+            try store.upsertEvent(id: id) { $0 = event }
+            try store.setSyncStatus(event.syncStatus, entityType: .event, id: id)
+            _ = try store.enqueueMutation(
+                entityType: .event, operation: .update, entityId: id, payload: try MutationPayload.update(event),
+                at: now)
+            return event
+        }
+    }
+
+    public func deleteEvent(id: String) async throws {
+        try await write { store, now in
+            guard try store.findEvent(id: id) != nil else { throw EventStoreError.notFound(.event, id: id) }
+            _ = try store.enqueueMutation(entityType: .event, operation: .delete, entityId: id, payload: nil, at: now)
+            try store.deleteEvent(id: id)
+        }
+    }
+
+    // MARK: Geofences
+
+    @discardableResult
+    public func createGeofence(
+        name: String, latitude: Double, longitude: Double, configure: (inout Geofence) -> Void = { _ in }
+    ) async throws -> Geofence {
+        try await write { store, now in
+            var fence = Geofence(id: newId(now), name: name, latitude: latitude, longitude: longitude, createdAt: now)
+            configure(&fence)
+            fence.syncStatus = .pending
+            try Validation.check(fence, store)
+            try insert(fence, store, now) { try MutationPayload.create($0) }
+            return fence
+        }
+    }
+
+    @discardableResult
+    public func updateGeofence(id: String, _ edit: (inout Geofence) -> Void) async throws -> Geofence {
+        try await write { store, now in
+            guard var fence = try store.findGeofence(id: id) else { throw EventStoreError.notFound(.geofence, id: id) }
+            edit(&fence)
+            fence.id = id
+            try Validation.check(fence, store)
+            try store.upsertGeofence(id: id) { $0 = fence }
+            try store.setSyncStatus(fence.syncStatus, entityType: .geofence, id: id)
+            _ = try store.enqueueMutation(
+                entityType: .geofence, operation: .update, entityId: id, payload: try MutationPayload.update(fence),
+                at: now)
+            return fence
+        }
+    }
+
+    /// Deletes the geofence; its events lose their `geofence_id` locally, as on the server.
+    public func deleteGeofence(id: String) async throws {
+        try await write { store, now in
+            guard try store.findGeofence(id: id) != nil else { throw EventStoreError.notFound(.geofence, id: id) }
+            _ = try store.enqueueMutation(
+                entityType: .geofence, operation: .delete, entityId: id, payload: nil, at: now)
+            try store.deleteGeofence(id: id)
+        }
+    }
+
+    // MARK: Property definitions
+
+    @discardableResult
+    public func createPropertyDefinition(
+        eventTypeId: String, key: String, label: String, type: PropertyType,
+        configure: (inout PropertyDefinition) -> Void = { _ in }
+    ) async throws -> PropertyDefinition {
+        try await write { store, now in
+            var definition = PropertyDefinition(
+                id: newId(now), eventTypeId: eventTypeId, key: key, label: label, propertyType: type, createdAt: now,
+                updatedAt: now)
+            configure(&definition)
+            definition.syncStatus = .pending
+            try Validation.check(definition, store)
+            try insert(definition, store, now) { try MutationPayload.create($0) }
+            return definition
+        }
+    }
+
+    @discardableResult
+    public func updatePropertyDefinition(
+        id: String, _ edit: (inout PropertyDefinition) -> Void
+    ) async throws
+        -> PropertyDefinition
+    {
+        try await write { store, now in
+            guard var definition = try store.findPropertyDefinition(id: id) else {
+                throw EventStoreError.notFound(.propertyDefinition, id: id)
+            }
+            let parent = definition.eventTypeId
+            edit(&definition)
+            definition.id = id
+            definition.eventTypeId = parent
+            definition.updatedAt = now
+            try Validation.check(definition, store)
+            try store.upsertPropertyDefinition(id: id, eventTypeId: parent) { $0 = definition }
+            try store.setSyncStatus(definition.syncStatus, entityType: .propertyDefinition, id: id)
+            _ = try store.enqueueMutation(
+                entityType: .propertyDefinition, operation: .update, entityId: id,
+                payload: try MutationPayload.update(definition), at: now)
+            return definition
+        }
+    }
+
+    public func deletePropertyDefinition(id: String) async throws {
+        try await write { store, now in
+            guard try store.findPropertyDefinition(id: id) != nil else {
+                throw EventStoreError.notFound(.propertyDefinition, id: id)
+            }
+            _ = try store.enqueueMutation(
+                entityType: .propertyDefinition, operation: .delete, entityId: id, payload: nil, at: now)
+            try store.deletePropertyDefinition(id: id)
+        }
+    }
+
+    // MARK: Shared
+
+    /// Writes a new row as `pending` and queues its create.
+    private func insert<Entity: LocalEntity>(
+        _ entity: Entity, _ store: any DataStoreProtocol, _ now: Date, payload: (Entity) throws -> Data
+    ) throws {
+        try entity.upsert(into: store)
+        try store.setSyncStatus(.pending, entityType: Entity.entityType, id: entity.id)
+        _ = try store.enqueueMutation(
+            entityType: Entity.entityType, operation: .create, entityId: entity.id, payload: try payload(entity),
+            at: now)
+    }
+}
+
+/// The four entities, as `EventStore.insert` writes them.
+protocol LocalEntity: Identifiable where ID == String {
+    static var entityType: MutationEntityType { get }
+    func upsert(into store: any DataStoreProtocol) throws
+}
+
+extension EventType: LocalEntity {
+    static var entityType: MutationEntityType { .eventType }
+    func upsert(into store: any DataStoreProtocol) throws { try store.upsertEventType(id: id) { $0 = self } }
+}
+
+extension Event: LocalEntity {
+    static var entityType: MutationEntityType { .event }
+    func upsert(into store: any DataStoreProtocol) throws { try store.upsertEvent(id: id) { $0 = self } }
+}
+
+extension Geofence: LocalEntity {
+    static var entityType: MutationEntityType { .geofence }
+    func upsert(into store: any DataStoreProtocol) throws { try store.upsertGeofence(id: id) { $0 = self } }
+}
+
+extension PropertyDefinition: LocalEntity {
+    static var entityType: MutationEntityType { .propertyDefinition }
+    func upsert(into store: any DataStoreProtocol) throws {
+        try store.upsertPropertyDefinition(id: id, eventTypeId: eventTypeId) { $0 = self }
+    }
+}

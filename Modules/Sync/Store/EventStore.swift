@@ -1,0 +1,90 @@
+import Foundation
+import Models
+import Protocols
+
+/// The application-facing store (the seeds' EventStore without the UI): local reads, and local writes that
+/// commit the entity and its outbox mutation together (sync-engine §1.8). It never calls the network; run
+/// `engine.performSync()` when you want to sync.
+public final class EventStore: Sendable {
+    public let engine: SyncEngine
+    let stores: any DataStoreFactory
+    let clock: any SyncClock
+
+    public init(engine: SyncEngine, dataStoreFactory: any DataStoreFactory, clock: any SyncClock = SystemClock()) {
+        self.engine = engine
+        self.stores = dataStoreFactory
+        self.clock = clock
+    }
+
+    /// Runs `body` on a fresh store and commits it.
+    func unitOfWork<Result>(_ body: (any DataStoreProtocol) throws -> Result) throws -> Result {
+        let store = stores.makeDataStore()
+        let result = try body(store)
+        try store.save()
+        return result
+    }
+
+    /// Commits a local change, then lets the engine's snapshot show the new queue sizes.
+    func write<Result>(_ body: (any DataStoreProtocol, Date) throws -> Result) async throws -> Result {
+        let now = clock.now().roundedToMilliseconds
+        let result = try unitOfWork { try body($0, now) }
+        await engine.noteLocalChanges()
+        return result
+    }
+
+    func newId(_ now: Date) -> String { UUIDv7.generate(at: now) }
+
+    // MARK: Reads
+
+    /// Event types by name.
+    public func eventTypes() throws -> [EventType] {
+        try unitOfWork { try $0.fetchAllEventTypes() }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
+    public func eventType(id: String) throws -> EventType? { try unitOfWork { try $0.findEventType(id: id) } }
+
+    /// Events matching `query`, newest first.
+    public func events(_ query: EventQuery = EventQuery()) throws -> [Event] {
+        try unitOfWork { try $0.fetchEvents(matching: query) }
+    }
+
+    public func event(id: String) throws -> Event? { try unitOfWork { try $0.findEvent(id: id) } }
+
+    /// Geofences by name.
+    public func geofences() throws -> [Geofence] {
+        try unitOfWork { try $0.fetchAllGeofences() }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
+    public func geofence(id: String) throws -> Geofence? { try unitOfWork { try $0.findGeofence(id: id) } }
+
+    /// The definitions of one type, by display order.
+    public func propertyDefinitions(eventTypeId: String) throws -> [PropertyDefinition] {
+        try unitOfWork { try $0.fetchAllPropertyDefinitions() }.filter { $0.eventTypeId == eventTypeId }
+            .sorted { ($0.displayOrder, $0.createdAt, $0.id) < ($1.displayOrder, $1.createdAt, $1.id) }
+    }
+
+    public func propertyDefinition(id: String) throws -> PropertyDefinition? {
+        try unitOfWork { try $0.findPropertyDefinition(id: id) }
+    }
+
+    /// The outbox rows of one entity, in queue order.
+    public func mutations(of entityId: String) throws -> [PendingMutation] {
+        try unitOfWork { try $0.fetchMutations(entityId: entityId) }
+    }
+}
+
+/// Why a local write was refused. Nothing was written.
+public enum EventStoreError: Error, Equatable, CustomStringConvertible {
+    case notFound(MutationEntityType, id: String)
+    case invalid(field: String, reason: String)
+    /// Another local entity already holds the name, key or timestamp; the server would refuse it too.
+    case duplicate(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let type, let id): "no \(type.rawValue.replacingOccurrences(of: "_", with: " ")) \(id)"
+        case .invalid(let field, let reason): "\(field) \(reason)"
+        case .duplicate(let message): message
+        }
+    }
+}

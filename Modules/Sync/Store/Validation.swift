@@ -1,0 +1,84 @@
+import Foundation
+import Models
+import Protocols
+
+/// The server's rules (api-v1 §4–§5) checked before a local write, so that an edit the server would refuse fails
+/// now, with a message, instead of later as a dead letter.
+enum Validation {
+    static func check(_ type: EventType, among types: [EventType]) throws {
+        try nonEmpty(type.name, "name")
+        try nonEmpty(type.color, "color")
+        try nonEmpty(type.icon, "icon")
+        if types.contains(where: { $0.name == type.name && $0.id != type.id }) {
+            throw EventStoreError.duplicate("an event type named \"\(type.name)\" already exists")
+        }
+    }
+
+    static func check(_ event: Event, _ store: any DataStoreProtocol) throws {
+        guard try store.findEventType(id: event.eventTypeId) != nil else {
+            throw EventStoreError.notFound(.eventType, id: event.eventTypeId)
+        }
+        if (event.locationLatitude == nil) != (event.locationLongitude == nil) {
+            throw EventStoreError.invalid(field: "location", reason: "needs both a latitude and a longitude")
+        }
+        try range(event.locationLatitude, -90...90, "latitude")
+        try range(event.locationLongitude, -180...180, "longitude")
+        if let geofence = event.geofenceId, try store.findGeofence(id: geofence) == nil {
+            throw EventStoreError.notFound(.geofence, id: geofence)
+        }
+        if event.sourceType != .healthkit,
+            try store.fetchEvents(
+                matching: EventQuery(eventTypeId: event.eventTypeId, since: event.timestamp, until: event.timestamp)
+            )
+            .contains(where: { $0.id != event.id && $0.sourceType != .healthkit })
+        {
+            throw EventStoreError.duplicate(
+                "an event of this type already exists at \(RFC3339.string(from: event.timestamp))")
+        }
+    }
+
+    static func check(_ fence: Geofence, _ store: any DataStoreProtocol) throws {
+        try nonEmpty(fence.name, "name")
+        try range(fence.latitude, -90...90, "latitude")
+        try range(fence.longitude, -180...180, "longitude")
+        try range(fence.radius, 50...10_000, "radius")
+        for reference in [fence.eventTypeEntryId, fence.eventTypeExitId].compactMap({ $0 })
+        where try store.findEventType(id: reference) == nil {
+            throw EventStoreError.notFound(.eventType, id: reference)
+        }
+        if try store.fetchAllGeofences().contains(where: { $0.name == fence.name && $0.id != fence.id }) {
+            throw EventStoreError.duplicate("a geofence named \"\(fence.name)\" already exists")
+        }
+    }
+
+    static func check(_ definition: PropertyDefinition, _ store: any DataStoreProtocol) throws {
+        guard try store.findEventType(id: definition.eventTypeId) != nil else {
+            throw EventStoreError.notFound(.eventType, id: definition.eventTypeId)
+        }
+        try nonEmpty(definition.key, "key")
+        try nonEmpty(definition.label, "label")
+        if definition.propertyType == .select && definition.options.isEmpty {
+            throw EventStoreError.invalid(field: "options", reason: "are required for a select property")
+        }
+        if try store.fetchAllPropertyDefinitions().contains(where: {
+            $0.eventTypeId == definition.eventTypeId && $0.key == definition.key && $0.id != definition.id
+        }) {
+            throw EventStoreError.duplicate("this event type already has a property \"\(definition.key)\"")
+        }
+    }
+
+    private static func nonEmpty(_ value: String, _ field: String) throws {
+        if value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw EventStoreError.invalid(field: field, reason: "must not be empty")
+        }
+    }
+
+    private static func range(_ value: Double?, _ range: ClosedRange<Double>, _ field: String) throws {
+        guard let value else { return }
+        guard value.isFinite, range.contains(value) else {
+            throw EventStoreError.invalid(
+                field: field,
+                reason: "must be between \(range.lowerBound.formatted()) and \(range.upperBound.formatted())")
+        }
+    }
+}
