@@ -272,16 +272,9 @@ extension SyncEngine {
                 try rekeyEvent(from: row.entityId, to: stored, store)
                 return
             }
-            do {
-                switch row.entityType {
-                case .event: try store.markEventSynced(id: row.entityId)
-                case .eventType: try store.markEventTypeSynced(id: row.entityId)
-                case .geofence: try store.markGeofenceSynced(id: row.entityId)
-                case .propertyDefinition: try store.markPropertyDefinitionSynced(id: row.entityId)
-                }
-            } catch DataStoreError.notFound {
-                // The local row is gone (deleted by a pull): the mutation still completes.
-            }
+            // Not `mark…Synced`: it throws for a missing row (deleted meanwhile), and a throwing store operation
+            // rolls back the whole unit of work — the completion included. DS6 ignores a missing row.
+            try store.setSyncStatus(.synced, entityType: row.entityType, id: row.entityId)
         case .update:
             let remaining = try store.fetchMutations(entityId: row.entityId)
             guard !remaining.contains(where: { $0.entityType == row.entityType && $0.isDeadLetter }),

@@ -1,0 +1,170 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+@Suite("Event-create batches")
+struct BatchTests {
+    /// A harness with a synced type and `count` local events of it.
+    func prepared(_ count: Int) async throws -> (SyncHarness, EventType, [Event]) {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        var events: [Event] = []
+        for index in 0..<count { events.append(try await h.event(type, Double(index))) }
+        return (h, type, events)
+    }
+
+    func apiEvent(_ id: String, _ type: EventType, sample: String? = nil, complete: Bool = true) -> APIEvent {
+        APIEvent(
+            id: id, userId: complete ? MockNetworkClient.defaultUserId : "", eventTypeId: complete ? type.id : "",
+            timestamp: complete ? Build.instant : .zeroInstant, sourceType: .healthkit, healthKitSampleId: sample)
+    }
+
+    @Test("S47 items match created rows by id, then by HealthKit sample id; a match with another id re-keys the event")
+    func matching() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let plain = try await h.event(type, 1)
+        let sampled = try await h.event(type, 2) {
+            $0.sourceType = .healthkit
+            $0.healthKitSampleId = "HK-7"
+        }
+        let serverId = Build.id(4242)
+        h.network.enqueue(
+            BatchCreateEventsResponse(
+                created: [
+                    apiEvent(serverId, type, sample: "HK-7"),
+                    APIEvent(id: plain.id.uppercased(), userId: "u", eventTypeId: type.id, timestamp: Build.instant),
+                ],
+                total: 2, success: 2, failed: 0),
+            for: .createEventsBatchWithIdempotency)
+        h.network.enqueue(.transport("pull later"), for: .getChanges)
+        _ = await h.engine.performSync()
+        #expect(try h.queue().isEmpty)
+        #expect(try h.events.event(id: sampled.id) == nil)
+        let rekeyed = try #require(try h.events.event(id: serverId))
+        #expect(rekeyed.healthKitSampleId == "HK-7" && rekeyed.syncStatus == .synced && rekeyed.eventTypeId == type.id)
+        #expect(try h.events.event(id: plain.id)?.syncStatus == .synced)
+    }
+
+    @Test("S47 a partial HealthKit match keeps the local values under the server's id")
+    func partialMatch() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let sampled = try await h.event(type, 3) {
+            $0.sourceType = .healthkit
+            $0.healthKitSampleId = "HK-8"
+            $0.notes = "local"
+        }
+        let serverId = Build.id(4343)
+        h.network.enqueue(
+            BatchCreateEventsResponse(
+                created: [apiEvent(serverId, type, sample: "HK-8", complete: false)], total: 1, success: 1, failed: 0),
+            for: .createEventsBatchWithIdempotency)
+        h.network.enqueue(.transport("pull later"), for: .getChanges)
+        _ = await h.engine.performSync()
+        let rekeyed = try #require(try h.events.event(id: serverId))
+        #expect(rekeyed.notes == "local" && rekeyed.timestamp == sampled.timestamp && rekeyed.id == serverId)
+    }
+
+    @Test("S48 S49 a duplicate entry is a duplicate on create; other entries and missing items cost one attempt each")
+    func perItemErrors() async throws {
+        let (h, type, events) = try await prepared(4)
+        h.network.enqueue(
+            BatchCreateEventsResponse(
+                created: [APIEvent(id: events[0].id, userId: "u", eventTypeId: type.id, timestamp: Build.instant)],
+                errors: [
+                    BatchEventError(index: 1, message: "duplicate event", type: "conflict", existingId: events[1].id),
+                    BatchEventError(index: 2, message: "timestamp is required", type: "validation"),
+                ],
+                total: 4, success: 1, failed: 2),
+            for: .createEventsBatchWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.pushed == 2 && report.failed == 2)
+        let left = try h.queue()
+        #expect(left.map(\.entityId) == [events[2].id, events[3].id])
+        #expect(left.map(\.lastError) == ["timestamp is required", "not acknowledged by server"])
+        #expect(left.allSatisfy { $0.attempts == 1 && $0.isLive })
+    }
+
+    @Test("S50 a result where every item failed (the original's 400) is handled item by item")
+    func everyItemFailed() async throws {
+        let (h, _, events) = try await prepared(2)
+        h.network.enqueue(
+            BatchCreateEventsResponse(
+                created: [],
+                errors: [
+                    BatchEventError(index: 0, message: "invalid event type: x"),
+                    BatchEventError(index: 1, message: "duplicate key"),
+                ],
+                total: 2, success: 0, failed: 2),
+            for: .createEventsBatchWithIdempotency)
+        h.network.enqueue(false, for: .entityExists)
+        _ = await h.engine.performSync()
+        let rows = try h.queue()
+        #expect(rows.first { $0.entityId == events[0].id }?.attempts == 1)
+        #expect(
+            rows.first { $0.entityId == events[1].id }.map {
+                $0.isDeadLetter && $0.lastError == "conflict: duplicate key"
+            } == true)
+    }
+
+    @Test(
+        "S51 a whole-batch 4xx, duplicate-class 5xx or undecodable answer re-sends every item alone under its own key",
+        arguments: [
+            http(409, "conflict", message: "duplicate id"), http(422, "idempotency_mismatch"),
+            http(500, message: "pq: duplicate key value (SQLSTATE 23505)"),
+            NetworkError.decoding(status: 200, message: "?"),
+        ])
+    func oneItemFallback(error: NetworkError) async throws {
+        let (h, _, events) = try await prepared(3)
+        h.network.enqueue(error, for: .createEventsBatchWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.pushed == 3 && report.outcome.name == "synced")
+        let calls = h.network.calls(of: .createEventsBatchWithIdempotency)
+        #expect(calls.map { $0.body?["events"]?.arrayValue?.count } == [3, 1, 1, 1])
+        let keys = calls.compactMap(\.idempotencyKey)
+        #expect(keys.count == 4 && Set(keys).count == 4, "each one-item batch has its own key, none reuses the batch's")
+        #expect(try h.queue().isEmpty)
+        #expect(calls.dropFirst().map { $0.body?["events"]?.arrayValue?.first?["id"]?.stringValue } == events.map(\.id))
+    }
+
+    @Test(
+        "S51 the fallback handles each one-item answer: a duplicate with existing_id completes, a 400 costs an attempt")
+    func fallbackOutcomes() async throws {
+        let (h, _, events) = try await prepared(2)
+        h.network.enqueue(http(500, message: "duplicate key"), for: .createEventsBatchWithIdempotency)
+        h.network.enqueue(
+            http(409, "conflict", message: "duplicate id", existingId: events[0].id),
+            for: .createEventsBatchWithIdempotency)
+        h.network.enqueue(http(400, "validation", message: "bad item"), for: .createEventsBatchWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.pushed == 1 && report.failed == 1)
+        #expect(try h.queue().map(\.entityId) == [events[1].id])
+    }
+
+    @Test("S52 a whole-batch 5xx that is not duplicate-class costs every item one attempt")
+    func wholeBatchFailure() async throws {
+        let (h, _, _) = try await prepared(3)
+        h.network.enqueue(http(503, message: "maintenance"), for: .createEventsBatchWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.failed == 3 && h.network.callCount(.createEventsBatchWithIdempotency) == 1)
+        #expect(try h.queue().allSatisfy { $0.attempts == 1 && $0.lastError == "batch failed: HTTP 503: maintenance" })
+    }
+
+    @Test("S53 a 429 or an idempotency_in_flight answer changes no mutation")
+    func untouchedAnswers() async throws {
+        let (h, _, _) = try await prepared(2)
+        let before = try h.queue()
+        h.network.enqueue(http(429), for: .createEventsBatchWithIdempotency)
+        _ = await h.engine.performSync()
+        h.network.enqueue(
+            http(409, "idempotency_in_flight", message: "running"), for: .createEventsBatchWithIdempotency)
+        _ = await h.engine.performSync()
+        let after = try h.queue()
+        #expect(after.map(\.attempts) == [0, 0] && after.map(\.revision) == before.map(\.revision))
+        #expect(after.map(\.lastError) == [nil, nil])
+    }
+}

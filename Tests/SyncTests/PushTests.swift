@@ -1,0 +1,308 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+@Suite("Push")
+struct PushTests {
+    @Test("S28 S29 phases in dependency order; 60 event creates go as batches of 50 and 10")
+    func orderAndBatches() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        h.network.resetCalls()
+        let fence = try await h.events.createGeofence(name: "Office", latitude: 1, longitude: 1)
+        for index in 0..<60 { try await h.event(type, Double(index)) }
+        _ = try await h.events.updateEventType(id: type.id) { $0.color = "red" }
+        let newType = try await h.events.createEventType(name: "Run")
+        _ = try await h.events.createPropertyDefinition(eventTypeId: newType.id, key: "km", label: "Km", type: .number)
+        try await h.events.deleteGeofence(id: fence.id)
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: false) && report.pushed == 63)
+        let pushes = h.network.calls.filter {
+            $0.method != .getEventTypes && $0.method != .getChanges && $0.method != .getGeofences
+        }
+        #expect(
+            pushes.map(\.method) == [
+                .createEventTypeWithIdempotency, .createPropertyDefinitionWithIdempotency,
+                .createEventsBatchWithIdempotency, .createEventsBatchWithIdempotency, .updateEventTypeWithIdempotency,
+            ], "the geofence create was cancelled by its delete, so neither is sent")
+        let sizes = h.network.calls(of: .createEventsBatchWithIdempotency).map { $0.body?["events"]?.arrayValue?.count }
+        #expect(sizes == [50, 10])
+    }
+
+    @Test("S30 a single mutation's key is its client_request_id on every re-send; GET and DELETE carry none")
+    func keys() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        _ = try await h.events.updateEventType(id: type.id) { $0.name = "Espresso" }
+        let update = try #require(try h.mutations(of: type.id).first)
+        h.network.enqueue(http(503), for: .updateEventTypeWithIdempotency)
+        #expect(await h.engine.performSync().outcome == .partial(bootstrapped: false))
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        let keys = h.network.calls(of: .updateEventTypeWithIdempotency).map(\.idempotencyKey)
+        #expect(keys == [update.clientRequestId, update.clientRequestId])
+        try await h.events.deleteEventType(id: type.id)
+        _ = await h.engine.performSync()
+        #expect(
+            h.network.calls.filter { [.deleteEventType, .getChanges, .getEventTypes].contains($0.method) }
+                .allSatisfy { $0.idempotencyKey == nil })
+    }
+
+    @Test("S31 an unanswered batch is re-sent under the same key; a recorded outcome changes it")
+    func batchKeys() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        try await h.event(type, 1)
+        try await h.event(type, 2)
+        h.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
+        #expect(await h.engine.performSync().outcome == .offline("lost"))
+        h.network.enqueue(http(503), for: .createEventsBatchWithIdempotency)
+        _ = await h.engine.performSync()
+        _ = await h.engine.performSync()
+        let keys = h.network.calls(of: .createEventsBatchWithIdempotency).compactMap(\.idempotencyKey)
+        let members = try h.queue()
+        #expect(keys.count == 3 && keys[0] == keys[1] && keys[2] != keys[1])
+        #expect(members.isEmpty)
+    }
+
+    @Test("S32 first_sent_at is committed before the request leaves")
+    func firstSentAt() async throws {
+        let h = try SyncHarness()
+        let type = try await h.events.createEventType(name: "Tea")
+        let gate = h.network.hold(.createEventTypeWithIdempotency)
+        let sync = Task { await h.engine.performSync() }
+        await gate.waitForArrivals(1)
+        #expect(try h.mutations(of: type.id).first?.firstSentAt == h.clock.now().roundedToMilliseconds)
+        gate.release()
+        #expect(await sync.value.pushed == 1)
+    }
+
+    @Test("S33 children and edits of an entity whose create fails wait: not sent, attempts unchanged")
+    func deferral() async throws {
+        let h = try SyncHarness()
+        let type = try await h.events.createEventType(name: "Tea")
+        let event = try await h.event(type)
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "cup" }
+        h.network.enqueue(http(500), for: .createEventTypeWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .partial(bootstrapped: true) && report.deferred == 1 && report.failed == 1)
+        #expect(h.network.callCount(.createEventsBatchWithIdempotency) == 0)
+        #expect(try h.mutations(of: event.id).first?.attempts == 0)
+        #expect(try h.mutations(of: type.id).map(\.operation) == [.create], "the icon edit was folded into the create")
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true), "the server had no change yet")
+        #expect(h.serverEvents.map(\.id) == [event.id])
+    }
+
+    @Test("S34 a payload that does not decode is not sent and costs one attempt")
+    func undecodablePayload() async throws {
+        let h = try SyncHarness()
+        let broken = PendingMutation.new(
+            entityType: .eventType, operation: .update, entityId: Build.id(7), payload: Data("{not json".utf8),
+            at: h.clock.now())
+        try h.store.insertPendingMutation(broken)
+        try h.store.save()
+        _ = await h.engine.performSync()
+        #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 0)
+        let row = try #require(try h.queue().first)
+        #expect(row.attempts == 1 && row.lastError?.hasPrefix("invalid payload:") == true)
+    }
+
+    @Test(
+        "S35 S36 a 2xx completes; a create marks the entity synced even when its row is gone; update and delete leave rows"
+    )
+    func successes() async throws {
+        let h = try SyncHarness()
+        let type = try await h.events.createEventType(name: "Tea")
+        let ghost = try await h.events.createEventType(name: "Ghost")
+        try h.store.deleteEventType(id: ghost.id)
+        try h.store.save()
+        #expect(await h.engine.performSync().pushed == 2)
+        #expect(try h.events.eventType(id: type.id)?.syncStatus == .synced)
+        #expect(try h.queue().isEmpty)
+        _ = try await h.events.updateEventType(id: type.id) { $0.name = "Green tea" }
+        try h.store.setSyncStatus(.pending, entityType: .eventType, id: type.id)
+        try h.store.save()
+        h.network.enqueue(.transport("no pull this time"), for: .getChanges)
+        _ = await h.engine.performSync()
+        #expect(try h.queue().isEmpty)
+        let row = try h.events.eventType(id: type.id)
+        #expect(row?.syncStatus == .pending && row?.name == "Green tea", "the update's answer leaves the row as it is")
+    }
+
+    @Test("S37 a payload replaced while its request is in flight stays queued and goes out later under its own key")
+    func replacedInFlight() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        _ = try await h.events.updateEventType(id: type.id) { $0.name = "Version 1" }
+        let gate = h.network.hold(.updateEventTypeWithIdempotency)
+        let sync = Task { await h.engine.performSync() }
+        await gate.waitForArrivals(1)
+        _ = try await h.events.updateEventType(id: type.id) { $0.name = "Version 2" }
+        gate.release()
+        #expect(await sync.value.outcome == .partial(bootstrapped: false))
+        let queued = try #require(try h.mutations(of: type.id).first)
+        #expect(queued.revision == 2 && queued.attempts == 0)
+        h.network.stopHolding(.updateEventTypeWithIdempotency)
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        let sends = h.network.calls(of: .updateEventTypeWithIdempotency)
+        #expect(sends.map { $0.body?["name"] } == ["Version 1", "Version 2"])
+        #expect(sends[0].idempotencyKey != sends[1].idempotencyKey && sends[1].idempotencyKey == queued.clientRequestId)
+        #expect(h.serverEventTypes.first?.name == "Version 2")
+    }
+
+    @Test("S38 a duplicate create confirmed by existing_id or by N2 completes, marks synced, deletes nothing")
+    func confirmedDuplicates() async throws {
+        let h = try SyncHarness()
+        _ = try await h.syncedType("Seed")  // a cursor: the next round pulls instead of bootstrapping
+        let first = try await h.events.createEventType(name: "A")
+        let second = try await h.events.createEventType(name: "B")
+        h.network.enqueue(
+            http(409, "conflict", message: "duplicate id", existingId: first.id.uppercased()),
+            for: .createEventTypeWithIdempotency)
+        h.network.enqueue(
+            http(500, message: "duplicate key value violates unique constraint"), for: .createEventTypeWithIdempotency)
+        h.network.enqueue(true, for: .entityExists)
+        let report = await h.engine.performSync()
+        #expect(report.pushed == 2 && report.failed == 0)
+        #expect(h.network.calls(of: .entityExists).first?.arguments["id"] == second.id)
+        #expect(try [first.id, second.id].map { try h.events.eventType(id: $0)?.syncStatus } == [.synced, .synced])
+    }
+
+    @Test("S39 a duplicate held by another entity is a dead letter now, 'conflict:', the entity kept and failed")
+    func conflicts() async throws {
+        let h = try SyncHarness()
+        let first = try await h.events.createEventType(name: "A")
+        let second = try await h.events.createEventType(name: "B")
+        h.network.enqueue(
+            http(409, "conflict", message: "duplicate name", existingId: Build.id(99)),
+            for: .createEventTypeWithIdempotency)
+        h.network.enqueue(http(409, "conflict", message: "duplicate name"), for: .createEventTypeWithIdempotency)
+        h.network.enqueue(false, for: .entityExists)
+        let report = await h.engine.performSync()
+        #expect(report.outcome.name == "partial" && report.deadLettered == 2)
+        for id in [first.id, second.id] {
+            let row = try #require(try h.mutations(of: id).first)
+            #expect(row.isDeadLetter && row.attempts == 1 && row.lastError == "conflict: duplicate name")
+            #expect(try h.events.eventType(id: id)?.syncStatus == .failed)
+        }
+    }
+
+    @Test("S40 S41 a duplicate on update or delete is dropped; a delete answered 404 or 5xx 'not found' succeeds")
+    func droppedAndGone() async throws {
+        let h = try SyncHarness()
+        let a = try await h.syncedType("A")
+        let b = try await h.syncedType("B")
+        let c = try await h.syncedType("C")
+        _ = try await h.events.updateEventType(id: a.id) { $0.icon = "x" }
+        try await h.events.deleteEventType(id: b.id)
+        try await h.events.deleteEventType(id: c.id)
+        h.network.enqueue(http(409, "conflict", message: "duplicate name"), for: .updateEventTypeWithIdempotency)
+        h.network.enqueue(http(404), for: .deleteEventType)
+        h.network.enqueue(http(500, message: "event type not found"), for: .deleteEventType)
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: false) && report.pushed == 3)
+        #expect(try h.events.eventType(id: a.id)?.icon == "x", "the local row is untouched")
+    }
+
+    @Test("S42 an update answered 404 or 5xx 'not found' becomes a dead letter at once")
+    func goneUpdates() async throws {
+        let h = try SyncHarness()
+        let a = try await h.syncedType("A")
+        let b = try await h.syncedType("B")
+        for type in [a, b] { _ = try await h.events.updateEventType(id: type.id) { $0.icon = "y" } }
+        h.network.enqueue(http(404), for: .updateEventTypeWithIdempotency)
+        h.network.enqueue(http(500, message: "Event type not found"), for: .updateEventTypeWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.deadLettered == 2)
+        #expect(try h.queue().allSatisfy { $0.isDeadLetter && $0.lastError == "not found on server" })
+        #expect(try h.events.eventType(id: a.id)?.syncStatus == .failed)
+    }
+
+    @Test("S43 a 401 stops the round: no pull, no attempt, nothing removed, authRequired")
+    func unauthorizedPush() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        try await h.event(type)
+        h.network.resetCalls()
+        h.network.enqueue(http(401), for: .createEventsBatchWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .authRequired && h.network.getChangesCallCount == 0)
+        #expect(try h.queue().first?.attempts == 0 && h.queue().count == 1)
+        #expect(await h.engine.snapshot.state == .authRequired)
+    }
+
+    @Test("S44 a transport error stops the push at once: later units unsent, no attempt, no pull, offline")
+    func transportDuringPush() async throws {
+        let h = try SyncHarness()
+        let a = try await h.syncedType("A")
+        let b = try await h.syncedType("B")
+        _ = try await h.events.updateEventType(id: a.id) { $0.icon = "1" }
+        _ = try await h.events.updateEventType(id: b.id) { $0.icon = "2" }
+        h.network.resetCalls()
+        h.network.enqueue(.transport("connection lost"), for: .updateEventTypeWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .offline("connection lost") && report.deferred == 1)
+        #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 1 && h.network.getChangesCallCount == 0)
+        #expect(try h.queue().allSatisfy { $0.attempts == 0 })
+        #expect(await h.engine.snapshot.state == .offline)
+    }
+
+    @Test("S45 S46 other 4xx, 5xx and decoding errors cost one attempt each; the fifth makes a dead letter")
+    func countedFailures() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "z" }
+        let failures = [
+            http(400, "validation", message: "bad"), http(500), .decoding(status: 200, message: "html"), http(503),
+            http(422),
+        ]
+        for (round, failure) in failures.enumerated() {
+            h.network.enqueue(failure, for: .updateEventTypeWithIdempotency)
+            h.clock.advance(by: 10)
+            let report = await h.engine.performSync()
+            let row = try #require(try h.queue().first)
+            #expect(row.attempts == round + 1 && row.lastAttemptAt == h.clock.now().roundedToMilliseconds)
+            #expect(h.network.callCount(.updateEventTypeWithIdempotency) == round + 1, "not retried within the round")
+            #expect(row.isDeadLetter == (round == 4) && report.deadLettered == (round == 4 ? 1 : 0))
+        }
+        #expect(try h.queue().first?.lastError == "HTTP 422")
+        #expect(try h.events.eventType(id: type.id)?.syncStatus == .failed)
+        _ = await h.engine.performSync()
+        #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 5, "a dead letter is never pushed (S88)")
+    }
+
+    @Test("S54 progress starts at syncing(0, N), grows after every unit, never decreases or passes N")
+    func progress() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        for index in 0..<3 { try await h.event(type, Double(index)) }
+        for name in ["B", "C"] { try await h.events.createEventType(name: name) }
+        let recorder = await SnapshotRecorder(h.engine)
+        _ = await h.engine.performSync()
+        let progress = await recorder.finish().compactMap { snapshot -> (Int, Int)? in
+            if case .syncing(let synced, let total) = snapshot.state, total > 0 { return (synced, total) }
+            return nil
+        }
+        #expect(progress.first.map { $0 == (0, 5) } == true)
+        #expect(progress.allSatisfy { $0.1 == 5 && $0.0 <= 5 })
+        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.0 <= $1.0 })
+        #expect(progress.map(\.0).contains(2) && progress.last?.0 == 5)
+    }
+
+    @Test("cancelling a sync ends the round 'cancelled' with no attempt used and nothing half-applied")
+    func cancellation() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "c" }
+        let gate = h.network.hold(.updateEventTypeWithIdempotency)
+        let sync = Task { await h.engine.performSync() }
+        await gate.waitForArrivals(1)
+        sync.cancel()
+        let report = await sync.value
+        #expect(report.outcome == .error("cancelled"))
+        #expect(try h.queue().first.map { $0.attempts == 0 && $0.isLive } == true)
+        #expect(try h.history().first?.outcome == "error")
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Models
+import Protocols
+import Testing
+
+@testable import Sync
+
+@Suite("Rules: classification, breaker, application, plan")
+struct RulesTests {
+    @Test(
+        "§4.5 push errors classify by the first matching row",
+        arguments: [
+            (NetworkError.cancelled, MutationOperation.create, PushErrorClass.cancelled),
+            (.transport("refused"), .update, .transport("refused")),
+            (http(401), .delete, .auth),
+            (http(429, retryAfter: 7), .create, .rateLimited(retryAfter: 7)),
+            (http(409, "idempotency_in_flight", message: "still running"), .update, .inFlight),
+            (http(404), .delete, .alreadyGone),
+            (http(410), .delete, .alreadyGone),
+            (http(500, message: "event Not Found"), .delete, .alreadyGone),
+            (
+                http(409, "conflict", message: "duplicate name", existingId: "ABC"), .create,
+                .duplicate(existingId: "abc", message: "duplicate name")
+            ),
+            (http(500, message: "pq: 23505"), .update, .duplicate(existingId: nil, message: "pq: 23505")),
+            (http(400, message: "Unique violation"), .create, .duplicate(existingId: nil, message: "Unique violation")),
+            (http(404), .update, .gone),
+            (http(502, message: "event type not found"), .update, .gone),
+            (http(404), .create, .failure("HTTP 404")),
+            (http(422, "validation", message: "bad"), .create, .failure("HTTP 422: bad")),
+            (NetworkError.invalidResponse, .create, .failure("the server's answer was not an HTTP response")),
+            (http(503), .create, .failure("HTTP 503")),
+            (
+                NetworkError.decoding(status: 200, message: "html"), .update,
+                .failure("unexpected response body (HTTP 200): html")
+            ),
+        ] as [(NetworkError, MutationOperation, PushErrorClass)])
+    func classification(error: NetworkError, operation: MutationOperation, expected: PushErrorClass) {
+        #expect(PushErrorClass.classify(error, operation: operation) == expected)
+    }
+
+    @Test("S57 successive trips without a 2xx back off 30, 60, 120, 240, 300, 300 s")
+    func backoffSequence() {
+        var state = EngineState()
+        let now = Date(timeIntervalSince1970: 0)
+        let backoffs = (0..<6).map { _ in CircuitBreaker.trip(&state, now: now, configuration: .standard()) }
+        #expect(backoffs == [30, 60, 120, 240, 300, 300])
+        #expect(state.breakerMultiplier == 10 && state.breakerConsecutive429 == 0)
+    }
+
+    @Test("S58 a trip waits at least the largest Retry-After counted, capped")
+    func retryAfterHint() throws {
+        var state = EngineState()
+        CircuitBreaker.count429(&state, retryAfter: 45)
+        CircuitBreaker.count429(&state, retryAfter: 12)
+        #expect(state.breakerRetryAfterHint == 45 && state.breakerConsecutive429 == 2)
+        #expect(CircuitBreaker.trip(&state, now: Date(), configuration: .standard()) == 45)
+        var capped = EngineState(breakerRetryAfterHint: 9000)
+        let configuration = try SyncConfiguration(retryAfterCap: 600)
+        #expect(CircuitBreaker.trip(&capped, now: Date(), configuration: configuration) == 600)
+    }
+
+    @Test("S59 S65 a reset clears counter, hint and backoff; only a 2xx or a full discard resets the multiplier")
+    func resets() {
+        var state = EngineState(
+            breakerConsecutive429: 2, breakerBackoffUntil: Date(), breakerMultiplier: 4, breakerRetryAfterHint: 9)
+        CircuitBreaker.reset(&state, success: false)
+        #expect(
+            state.breakerConsecutive429 == 0 && state.breakerRetryAfterHint == nil && state.breakerBackoffUntil == nil)
+        #expect(state.breakerMultiplier == 4)
+        CircuitBreaker.reset(&state, success: true)
+        #expect(state.breakerMultiplier == 1)
+        var manual = EngineState(
+            breakerConsecutive429: 1, breakerBackoffUntil: Date(), breakerMultiplier: 8, quietUntil: Date())
+        CircuitBreaker.manualReset(&manual)
+        #expect(manual.quietUntil == nil && manual.breakerBackoffUntil == nil && manual.breakerMultiplier == 8)
+        #expect(
+            [PushErrorClass.auth, .inFlight, .transport("x"), .cancelled, .rateLimited(retryAfter: nil)].allSatisfy {
+                !$0.resetsBreaker
+            })
+    }
+
+    @Test("the breaker is closed, open until its backoff ends, then half-open; a quiet period only ever grows")
+    func breakerStatus() {
+        let now = Date(timeIntervalSince1970: 1000)
+        #expect(CircuitBreaker.status(EngineState(), now: now) == .closed)
+        let open = EngineState(breakerBackoffUntil: now.addingTimeInterval(5))
+        #expect(CircuitBreaker.status(open, now: now) == .open(until: now.addingTimeInterval(5)))
+        #expect(CircuitBreaker.status(open, now: now.addingTimeInterval(5)) == .halfOpen)
+        var quiet = EngineState()
+        CircuitBreaker.beginQuietPeriod(&quiet, retryAfter: 60, now: now, cap: 3600)
+        CircuitBreaker.beginQuietPeriod(&quiet, retryAfter: 10, now: now, cap: 3600)
+        #expect(quiet.quietUntil == now.addingTimeInterval(60))
+        CircuitBreaker.beginQuietPeriod(&quiet, retryAfter: 99_999, now: now, cap: 3600)
+        #expect(quiet.quietUntil == now.addingTimeInterval(3600))
+    }
+
+    @Test("S75 only present keys change a row; null clears only clearable fields; properties {} clears the map")
+    func applyingEvents() {
+        var event = Event(
+            id: "e", eventTypeId: "t", timestamp: Date(millisecondsSince1970: 0), notes: "n", externalId: "x",
+            locationLatitude: 1, locationLongitude: 2, healthKitSampleId: "hk",
+            properties: ["a": PropertyValue(type: .text, value: "1")])
+        ChangeApplication.apply(
+            [
+                "notes": .null, "healthkit_sample_id": .null, "timestamp": "2026-01-17T01:44:52.5Z",
+                "location_latitude": .null, "location_longitude": 5, "event_type_id": "T2", "is_all_day": "yes",
+                "properties": .object([:]),
+            ], to: &event)
+        #expect(event.notes == nil && event.healthKitSampleId == "hk" && event.externalId == "x")
+        #expect(event.timestamp == Date(millisecondsSince1970: 1_768_614_292_500) && event.eventTypeId == "t2")
+        #expect(event.locationLatitude == 1 && event.locationLongitude == 2, "a half pair changes nothing")
+        #expect(!event.isAllDay && event.properties.isEmpty)
+        ChangeApplication.apply(
+            ["location_latitude": .null, "location_longitude": .null, "source_type": "psychic"], to: &event)
+        #expect(event.locationLatitude == nil && event.sourceType == .manual)
+    }
+
+    @Test("S75 S77 definitions, geofences and types: clear rules, string-only options, unknown property types")
+    func applyingOthers() {
+        var definition = PropertyDefinition(
+            id: "p", eventTypeId: "t", key: "k", label: "L", options: ["a"], defaultValue: 1, displayOrder: 3,
+            createdAt: Date(), updatedAt: Date())
+        ChangeApplication.apply(
+            [
+                "options": .array(["x", 5, "y"]), "default_value": .null, "display_order": 2.5,
+                "property_type": "quantum",
+            ], to: &definition)
+        #expect(definition.options == ["x", "y"] && definition.defaultValue == nil)
+        #expect(definition.displayOrder == 3 && definition.propertyType == .text)
+        ChangeApplication.apply(["options": .null, "default_value": false], to: &definition)
+        #expect(definition.options.isEmpty && definition.defaultValue == false)
+        var fence = Geofence(id: "g", name: "G", latitude: 1, longitude: 1, eventTypeEntryId: "t", createdAt: Date())
+        ChangeApplication.apply(["event_type_entry_id": .null, "name": .null, "radius": 120], to: &fence)
+        #expect(fence.eventTypeEntryId == nil && fence.name == "G" && fence.radius == 120)
+        var type = EventType(id: "t", name: "A", createdAt: Date())
+        ChangeApplication.apply(["name": "B", "color": .null], to: &type)
+        #expect(type.name == "B" && type.color == EventType.defaultColor)
+    }
+
+    @Test("S76 entries with an absent or empty user_id, an empty event_type_id or a year-0001 timestamp are partial")
+    func partialEntries() {
+        #expect(ChangeApplication.isPartial([:], type: .event))
+        #expect(ChangeApplication.isPartial(["user_id": ""], type: .eventType))
+        #expect(ChangeApplication.isPartial(["user_id": "u", "event_type_id": ""], type: .event))
+        #expect(ChangeApplication.isPartial(["user_id": "u", "timestamp": "0001-01-01T00:00:00Z"], type: .event))
+        #expect(!ChangeApplication.isPartial(["user_id": "u", "timestamp": "0001-01-01T00:00:00Z"], type: .eventType))
+        #expect(
+            !ChangeApplication.canCreate(["user_id": "u", "timestamp": "nope", "event_type_id": "t"], type: .event))
+        #expect(!ChangeApplication.canCreate(["user_id": "u"], type: .propertyDefinition))
+    }
+
+    @Test("S28 the push order: type, geofence, definition, event creates; updates in queue order; deletes by kind")
+    func phases() {
+        func row(_ operation: MutationOperation, _ type: MutationEntityType, _ id: String) -> PendingMutation {
+            PendingMutation.new(
+                entityType: type, operation: operation, entityId: id, payload: Data("{}".utf8), at: Date())
+        }
+        let set = [
+            row(.delete, .eventType, "d1"), row(.update, .event, "u1"), row(.create, .event, "c1"),
+            row(.delete, .event, "d2"), row(.create, .propertyDefinition, "c2"), row(.update, .geofence, "u2"),
+            row(.create, .geofence, "c3"), row(.create, .eventType, "c4"), row(.delete, .geofence, "d3"),
+            row(.delete, .propertyDefinition, "d4"),
+        ]
+        let order = PushPlan.phases(of: set).flatMap { $0.1.map(\.entityId) }
+        #expect(order == ["c4", "c3", "c2", "c1", "u1", "u2", "d2", "d4", "d3", "d1"])
+    }
+
+    @Test("S31 a batch key is the SHA-256 of client_request_id:attempts lines")
+    func batchKey() {
+        var first = PendingMutation.new(entityType: .event, operation: .create, entityId: "a", payload: nil, at: Date())
+        first.clientRequestId = "k1"
+        var second = first
+        second.clientRequestId = "k2"
+        second.attempts = 2
+        #expect(PushPlan.batchKey([first, second]) == SHA256.hexDigest(of: "k1:0\nk2:2"))
+        first.attempts = 1
+        #expect(PushPlan.batchKey([first, second]) != SHA256.hexDigest(of: "k1:0\nk2:2"))
+    }
+
+    @Test("parents named by payloads: events name their type and geofence; geofences their entry and exit types")
+    func parents() {
+        let event = PendingMutation.new(
+            entityType: .event, operation: .create, entityId: "e",
+            payload: Data(#"{"event_type_id":"T","geofence_id":"G"}"#.utf8), at: Date())
+        #expect(PushPlan.parentIds(of: event) == ["t", "g"])
+        let fence = PendingMutation.new(
+            entityType: .geofence, operation: .update, entityId: "g",
+            payload: Data(#"{"event_type_entry_id":"a","event_type_exit_id":null}"#.utf8), at: Date())
+        #expect(PushPlan.parentIds(of: fence) == ["a"])
+    }
+
+    @Test("configuration values outside §7 ranges are refused")
+    func configurationRanges() {
+        #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(batchSize: 501) }
+        #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(baseBackoff: 60, maxBackoff: 30) }
+        #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(historyLimit: 0) }
+        #expect(SyncConfiguration.standard().batchSize == 50 && SyncConfiguration.throughput().batchSize == 500)
+    }
+}
