@@ -2,6 +2,7 @@ import Foundation
 import Models
 import Protocols
 import Sync
+import Synchronization
 import TestSupport
 import Testing
 
@@ -48,21 +49,36 @@ struct HarnessError: Error, CustomStringConvertible {
 
 /// Collects every snapshot the engine publishes.
 final class SnapshotRecorder: Sendable {
-    private let task: Task<[SyncSnapshot], Never>
+    private let engine: SyncEngine
+    private let log = Log()
+    private let task: Task<Void, Never>
+
+    private final class Log: Sendable {
+        let snapshots = Mutex<[SyncSnapshot]>([])
+    }
 
     init(_ engine: SyncEngine) async {
+        self.engine = engine
         let stream = await engine.snapshots()
-        task = Task {
-            var seen: [SyncSnapshot] = []
-            for await snapshot in stream { seen.append(snapshot) }
-            return seen
+        task = Task { [log] in
+            for await snapshot in stream { log.snapshots.withLock { $0.append(snapshot) } }
         }
     }
 
-    /// Stops listening and returns what was seen.
+    /// Returns what was seen once the engine's current snapshot has arrived, and stops listening. Yields instead
+    /// of sleeping; gives up (recording an issue) if the stream never catches up.
     func finish() async -> [SyncSnapshot] {
-        await Task.yield()
+        let current = await engine.snapshot
+        var spins = 0
+        while log.snapshots.withLock({ $0.last }) != current {
+            spins += 1
+            if spins > 100_000 {
+                Issue.record("the snapshot stream never delivered the current snapshot")
+                break
+            }
+            await Task.yield()
+        }
         task.cancel()
-        return await task.value
+        return log.snapshots.withLock { $0 }
     }
 }

@@ -5,11 +5,15 @@ import Protocols
 extension SyncEngine {
     /// §4.4: sends the push set by phase and unit. Returns whether the round is breaker-limited; throws
     /// `RoundStop` for a transport error, a 401, a 429 with `Retry-After` or cancellation.
-    func push(_ pushSet: [PendingMutation], _ counters: inout RoundCounters) async throws -> Bool {
+    ///
+    /// Mutations already sent at their current revision by an earlier round of this run are left out (S24); their
+    /// creates still count as open, so their children keep waiting.
+    func push(_ captured: [PendingMutation], _ counters: inout RoundCounters) async throws -> Bool {
+        let pushSet = captured.filter { sentThisRun[$0.id] != $0.revision }
         guard !pushSet.isEmpty else { return false }
         let engineState = try readEngineState()
         var run = PushRun(
-            total: pushSet.count, openCreates: Set(pushSet.filter { $0.operation == .create }.map(\.entityId)),
+            total: pushSet.count, openCreates: Set(captured.filter { $0.operation == .create }.map(\.entityId)),
             untouched: Set(pushSet.map(\.id)), probe: false)
         switch CircuitBreaker.status(engineState, now: now) {
         case .open(let until):
@@ -71,6 +75,7 @@ extension SyncEngine {
     func claim(_ mutations: [PendingMutation], _ run: inout PushRun) throws -> [PendingMutation] {
         let claimed = try unitOfWork { try $0.claimMutations(ids: mutations.map(\.id), at: now) }
         for mutation in mutations { run.untouched.remove(mutation.id) }
+        for row in claimed { sentThisRun[row.id] = row.revision }
         run.recorded += mutations.count - claimed.count
         return claimed
     }

@@ -38,6 +38,7 @@ extension SyncEngine {
     public func performSync() async -> SyncReport {
         if let run = currentRun {
             rerunRequested = true
+            joinedCallers += 1
             return await run.value
         }
         let run = Task { await self.runUntilSettled() }
@@ -52,6 +53,7 @@ extension SyncEngine {
 
     private func runUntilSettled() async -> SyncReport {
         let started = now
+        sentThisRun = [:]
         var report = SyncReport(outcome: .synced(bootstrapped: false))
         while true {
             rerunRequested = false
@@ -74,6 +76,7 @@ extension SyncEngine {
             publish()
         }
         currentRun = nil
+        sentThisRun = [:]
         publish()
         return report
     }

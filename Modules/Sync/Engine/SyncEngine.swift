@@ -18,6 +18,10 @@ public actor SyncEngine {
     /// The run in progress; joiners await it (single flight, §4.1).
     var currentRun: Task<SyncReport, Never>?
     var rerunRequested = false
+    /// Callers that joined the run in progress instead of starting one (§4.1 step 1).
+    var joinedCallers = 0
+    /// Mutation id → the revision this run sent: a later round of the same run does not send it again (S24).
+    var sentThisRun: [String: Int] = [:]
     var state: SyncState = .idle
     var lastReport: SyncReport?
     /// The last engine state read or written, for snapshots only: decisions always re-read the store.

@@ -78,7 +78,12 @@ enum Validation {
         guard value.isFinite, range.contains(value) else {
             throw EventStoreError.invalid(
                 field: field,
-                reason: "must be between \(range.lowerBound.formatted()) and \(range.upperBound.formatted())")
+                reason: "must be between \(plain(range.lowerBound)) and \(plain(range.upperBound))")
         }
+    }
+
+    /// `50` rather than `50.0`, and never locale separators: messages must read the same everywhere.
+    private static func plain(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

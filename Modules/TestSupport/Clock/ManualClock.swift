@@ -26,6 +26,15 @@ public final class ManualClock: SyncClock {
         var sleepers: [Sleeper] = []
         var nextId = 0
         var sleeps: [TimeInterval] = []
+        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes the waiters satisfied by the current number of sleepers.
+        mutating func readyWaiters() -> [CheckedContinuation<Void, Never>] {
+            let count = sleepers.count
+            let ready = sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
+            sleeperWaiters.removeAll { $0.count <= count }
+            return ready
+        }
     }
 
     private let state: Mutex<State>
@@ -42,6 +51,19 @@ public final class ManualClock: SyncClock {
 
     /// Number of `sleep(for:)` calls currently suspended.
     public var suspendedSleepers: Int { state.withLock { $0.sleepers.count } }
+
+    /// Suspends until at least `count` `sleep(for:)` calls are suspended, so a test can advance time knowing the
+    /// sleeper it wants to wake is already waiting.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.sleeperWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 
     public func set(mode: Mode) { state.withLock { $0.mode = mode } }
 
@@ -75,12 +97,13 @@ public final class ManualClock: SyncClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
+                let (resumeNow, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                     let deadline = state.now.addingTimeInterval(seconds)
-                    if Task.isCancelled { return true }
+                    if Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return (false, state.readyWaiters())
                 }
+                for waiter in ready { waiter.resume() }
                 if resumeNow { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {

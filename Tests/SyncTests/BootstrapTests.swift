@@ -1,0 +1,192 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+@Suite("Bootstrap")
+struct BootstrapTests {
+    /// Every local row as "kind id name", for before/after comparisons.
+    func localRows(_ h: SyncHarness) throws -> [String] {
+        try h.events.eventTypes().map { "type \($0.id) \($0.name)" }
+            + h.events.events().map { "event \($0.id) \($0.notes ?? "")" }
+            + h.events.geofences().map { "geofence \($0.id) \($0.name)" }
+    }
+
+    @Test("S80 cursor 0 or a requested resync: no GET /changes and no geofence refresh; otherwise no GET /events")
+    func whichPull() async throws {
+        let h = try SyncHarness()
+        _ = await h.engine.performSync()
+        #expect(h.network.callCount(.getChanges) == 0 && h.network.callCount(.getAllEvents) == 1)
+        #expect(h.network.callCount(.getGeofences) == 1, "the snapshot's own list, not a refresh")
+
+        _ = try await h.syncedType()
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(h.network.callCount(.getAllEvents) == 0 && h.network.callCount(.getLatestCursor) == 0)
+        #expect(h.network.callCount(.getChanges) == 1 && h.network.callCount(.getGeofences) == 1)
+
+        try h.updateEngineState { $0.bootstrapRequested = true }
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(h.network.callCount(.getChanges) == 0 && h.network.callCount(.getAllEvents) == 1)
+        #expect(h.network.callCount(.getGeofences) == 1)
+    }
+
+    @Test("S81 the latest cursor is read before any snapshot request; if that fails nothing is fetched")
+    func latestCursorFirst() async throws {
+        let h = try SyncHarness()
+        _ = try await h.syncedType()
+        try h.updateEngineState { $0.bootstrapRequested = true }
+        h.network.resetCalls()
+        _ = await h.engine.performSync()
+        let methods = h.network.calls.map(\.method)
+        #expect(Array(methods.prefix(3)) == [.getEventTypes, .getLatestCursor, .getEventTypes])
+        #expect(methods.last == .getLatestCursor)
+
+        let cursor = try h.engineState().cursor
+        try h.updateEngineState { $0.bootstrapRequested = true }
+        h.network.resetCalls()
+        h.network.enqueue(http(500), for: .getLatestCursor)
+        #expect(await h.engine.performSync().outcome.name == "error")
+        #expect(h.sentMethods == [.getLatestCursor])
+        #expect(try h.engineState().cursor == cursor && h.engineState().bootstrapRequested)
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true), "the next round bootstraps")
+    }
+
+    @Test(
+        "S82 nothing local changes until the whole snapshot is fetched",
+        arguments: [MockNetworkClient.Method.getEventTypes, .getGeofences, .getAllEvents])
+    func fetchFailureTouchesNothing(failing method: MockNetworkClient.Method) async throws {
+        let (a, b) = try await devicesWithDivergedData()
+        let before = try localRows(a)
+        try a.updateEngineState { $0.bootstrapRequested = true }
+        // The health check is the first GET /event-types; the snapshot's is the second.
+        if method == .getEventTypes { a.network.enqueue(try await b.network.getEventTypes(), for: .getEventTypes) }
+        a.network.enqueue(http(500, message: "snapshot failed"), for: method)
+
+        let report = await a.engine.performSync()
+        #expect(report.outcome.name == "error")
+        #expect(try localRows(a) == before)
+        #expect(try a.engineState().bootstrapRequested, "S85 the flag survives a failed attempt")
+    }
+
+    /// `a` and `b` share a type; then `b` renamed it, added an event and a geofence, and `a` has not pulled.
+    func devicesWithDivergedData() async throws -> (SyncHarness, SyncHarness) {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        try await a.event(type, 1)
+        _ = await a.engine.performSync()
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        _ = try await b.events.updateEventType(id: type.id) { $0.name = "Renamed on b" }
+        try await b.event(type, 2)
+        _ = try await b.events.createGeofence(name: "Gym", latitude: 1, longitude: 2)
+        _ = await b.engine.performSync()
+        return (a, b)
+    }
+
+    @Test("S83 the bootstrap keeps rows with pending writes, skips tombstones, replaces the rest, stores the cursor")
+    func replaceButProtect() async throws {
+        let a = try SyncHarness()
+        let edited = try await a.syncedType("Edited here")
+        let plain = try await a.syncedType("Plain")
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        _ = try await b.events.updateEventType(id: edited.id) { $0.name = "Edited on b" }
+        _ = try await b.events.updateEventType(id: plain.id) { $0.name = "Plain from b" }
+        let tombstoned = try await b.events.createEventType(name: "Deleted on a")
+        _ = await b.engine.performSync()
+
+        _ = try await a.events.updateEventType(id: edited.id) { $0.icon = "mine" }
+        let unsent = try await a.event(plain, 5)
+        let stray = Build.eventType(id: Build.id(4040), name: "Not on the server", syncStatus: .synced)
+        let store = a.stores.makeDataStore()
+        _ = try store.upsertEventType(id: stray.id) { $0 = stray }
+        try store.save()
+        try a.updateEngineState {
+            $0.pendingDeleteIds = [tombstoned.id]
+            $0.bootstrapRequested = true
+        }
+        a.network.enqueue(http(500), for: .updateEventTypeWithIdempotency)
+        a.network.enqueue(http(500), for: .createEventsBatchWithIdempotency)
+
+        let report = await a.engine.performSync()
+        #expect(report.outcome == .partial(bootstrapped: true))
+        let types = try Dictionary(uniqueKeysWithValues: a.events.eventTypes().map { ($0.id, $0) })
+        #expect(types[edited.id]?.name == "Edited here" && types[edited.id]?.icon == "mine", "protected")
+        #expect(types[plain.id]?.name == "Plain from b", "replaced")
+        #expect(types[stray.id] == nil, "rows the server does not have are gone")
+        #expect(types[tombstoned.id] == nil, "tombstoned ids are not inserted")
+        #expect(try a.events.event(id: unsent.id) != nil, "an event with a create mutation is kept")
+        #expect(try a.engineState().cursor == a.model.latestCursor(user: a.network.userId))
+        #expect(try a.history().first.map { $0.kind == .bootstrap && $0.fenced == 2 } == true)
+    }
+
+    @Test("§5.2 the snapshot is taken again while the cursor moves during it")
+    func retakeWhenCursorMoves() async throws {
+        let (a, b) = try await devicesWithDivergedData()
+        try a.updateEngineState { $0.bootstrapRequested = true }
+        a.network.resetCalls()
+        let gate = a.network.hold(.getAllEvents)
+        let sync = Task { await a.engine.performSync() }
+        await gate.waitForArrivals(1)
+        let late = try await b.events.createEventType(name: "Written during the snapshot")
+        _ = await b.engine.performSync()
+        gate.release()
+
+        #expect(await sync.value.outcome == .synced(bootstrapped: true))
+        #expect(a.network.callCount(.getAllEvents) == 2 && a.network.callCount(.getLatestCursor) == 3)
+        #expect(try a.events.eventType(id: late.id) != nil)
+        #expect(try a.engineState().cursor == a.model.latestCursor(user: a.network.userId))
+        #expect(try localRows(a).sorted() == localRows(b).sorted())
+    }
+
+    @Test("S84 a property-definition fetch failure keeps that type's local definitions and the bootstrap succeeds")
+    func unfetchedDefinitionsKept() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let definition = try await a.events.createPropertyDefinition(
+            eventTypeId: type.id, key: "size", label: "Size", type: .number)
+        _ = await a.engine.performSync()
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        try await b.events.deletePropertyDefinition(id: definition.id)
+        _ = await b.engine.performSync()
+
+        try a.updateEngineState { $0.bootstrapRequested = true }
+        a.network.enqueue(http(500), for: .getPropertyDefinitions)
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try a.events.propertyDefinition(id: definition.id) != nil)
+
+        try a.updateEngineState { $0.bootstrapRequested = true }
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try a.events.propertyDefinition(id: definition.id) == nil, "fetched this time: replaced")
+    }
+
+    @Test("S85 forceFullResync stores the flag: a new engine after a failed attempt still bootstraps")
+    func forcedResyncSurvives() async throws {
+        let h = try SyncHarness()
+        _ = try await h.syncedType()
+        h.network.enqueue(.transport("down"), for: .getEventTypes)
+        #expect(await h.engine.forceFullResync().outcome.name == "offline")
+        #expect(try h.engineState().bootstrapRequested)
+
+        let restarted = SyncEngine(networkClient: h.network, dataStoreFactory: h.stores, clock: h.clock)
+        h.network.resetCalls()
+        #expect(await restarted.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try !h.engineState().bootstrapRequested)
+    }
+
+    @Test("S85 skipToLatestCursor stores the server's latest cursor even with pending mutations")
+    func skipToLatest() async throws {
+        let (a, _) = try await devicesWithDivergedData()
+        _ = try await a.events.createEventType(name: "Pending")
+        let latest = a.model.latestCursor(user: a.network.userId)
+        #expect(try await a.engine.skipToLatestCursor() == latest)
+        #expect(try a.engineState().cursor == latest && a.queue().count == 1)
+        #expect(try a.events.eventTypes().map(\.name).contains("Renamed on b") == false, "nothing was pulled")
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+@Suite("EventStore: local writes and reads")
+struct EventStoreTests {
+    @Test("S3 sync_status: create pending, acknowledged synced, local edits unchanged, server data synced")
+    func syncStatusTransitions() async throws {
+        let a = try SyncHarness()
+        let type = try await a.events.createEventType(name: "Coffee")
+        #expect(try a.events.eventType(id: type.id)?.syncStatus == .pending)
+        _ = await a.engine.performSync()
+        #expect(try a.events.eventType(id: type.id)?.syncStatus == .synced)
+
+        let edited = try await a.events.updateEventType(id: type.id) { $0.icon = "mug" }
+        #expect(edited.syncStatus == .synced)
+        #expect(try a.events.eventType(id: type.id)?.syncStatus == .synced)
+
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        #expect(try b.events.eventType(id: type.id)?.syncStatus == .synced, "written from server data")
+    }
+
+    enum Write: String, CaseIterable, CustomTestStringConvertible {
+        case create, update, delete
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "S7 an entity write and its mutation commit together: a failing mutation write leaves nothing",
+        arguments: Write.allCases)
+    func atomicWrites(write: Write) async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let before = (try h.events.eventTypes(), try h.queue())
+        h.store.injectFault(.enqueueMutation)
+        await #expect(throws: MockDataStore.InjectedFault.self) {
+            switch write {
+            case .create: _ = try await h.events.createEventType(name: "Tea")
+            case .update: _ = try await h.events.updateEventType(id: type.id) { $0.name = "Renamed" }
+            case .delete: try await h.events.deleteEventType(id: type.id)
+            }
+        }
+        #expect(try h.events.eventTypes() == before.0 && h.queue() == before.1)
+    }
+
+    @Test("S7 a failing entity write after its mutation was queued leaves no mutation")
+    func atomicEntityWrite() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        h.store.injectFault(.deleteEvent)
+        let event = try await h.event(type, 1)
+        await #expect(throws: MockDataStore.InjectedFault.self) { try await h.events.deleteEvent(id: event.id) }
+        #expect(try h.events.event(id: event.id) != nil)
+        #expect(try h.mutations(of: event.id).map(\.operation) == [.create])
+    }
+
+    @Test("S13 an event created and deleted before any sync is never mentioned to the server")
+    func cancelledCreate() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let event = try await h.event(type, 1)
+        _ = try await h.events.updateEvent(id: event.id) { $0.notes = "typo" }
+        try await h.events.deleteEvent(id: event.id)
+        #expect(try h.mutations(of: event.id).isEmpty)
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(h.sentMethods.allSatisfy { [.getChanges, .getGeofences].contains($0) })
+        #expect(!h.serverChanges.contains { $0.entityId == event.id })
+    }
+
+    @Test("S16 deleting a type locally drops its children's mutations and queues only the type's delete")
+    func typeDeleteCascade() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let other = try await h.syncedType("Other")
+        let synced = try await h.event(type, 1)
+        let definition = try await h.events.createPropertyDefinition(
+            eventTypeId: type.id, key: "size", label: "Size", type: .number)
+        let fence = try await h.events.createGeofence(name: "Office", latitude: 1, longitude: 2) {
+            $0.eventTypeEntryId = type.id
+        }
+        let unrelated = try await h.event(other, 1)
+        _ = await h.engine.performSync()
+        _ = try await h.events.updateEvent(id: synced.id) { $0.notes = "edited" }
+        let unsent = try await h.event(type, 2)
+
+        try await h.events.deleteEventType(id: type.id)
+        let queue = try h.queue()
+        #expect(queue.map(\.operation) == [.delete] && queue.map(\.entityId) == [type.id])
+        #expect(try h.events.events().map(\.id) == [unrelated.id])
+        #expect(try h.events.propertyDefinition(id: definition.id) == nil)
+        #expect(try h.events.geofence(id: fence.id)?.eventTypeEntryId == nil, "S6 the geofence forgets the type")
+        #expect(try h.events.event(id: unsent.id) == nil)
+
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(
+            !h.network.calls.contains { $0.method == .deleteEvent || $0.method == .createEventsBatchWithIdempotency })
+        #expect(h.serverEvents.map(\.id) == [unrelated.id])
+        #expect(h.model.geofences(of: h.network.userId).first?.eventTypeEntryId == nil, "the server clears it too")
+    }
+
+    @Test("writes the server would refuse fail now, with a message, and leave nothing behind")
+    func validation() async throws {
+        let h = try SyncHarness()
+        let type = try await h.events.createEventType(name: "Coffee")
+        let queued = try h.queue().count
+        let failures: [(String, EventStoreError)] = [
+            ("empty name", .invalid(field: "name", reason: "must not be empty")),
+            ("duplicate type", .duplicate("an event type named \"Coffee\" already exists")),
+            ("unknown type", .notFound(.eventType, id: "missing")),
+            ("half a location", .invalid(field: "location", reason: "needs both a latitude and a longitude")),
+            ("small radius", .invalid(field: "radius", reason: "must be between 50 and 10000")),
+            ("select without options", .invalid(field: "options", reason: "are required for a select property")),
+            ("unknown id", .notFound(.event, id: "missing")),
+        ]
+        for (label, expected) in failures {
+            do {
+                switch label {
+                case "empty name": _ = try await h.events.createEventType(name: "  ")
+                case "duplicate type": _ = try await h.events.createEventType(name: "Coffee")
+                case "unknown type":
+                    _ = try await h.events.createEvent(eventTypeId: "missing", timestamp: Build.instant)
+                case "half a location":
+                    _ = try await h.events.createEvent(eventTypeId: type.id, timestamp: Build.instant) {
+                        $0.locationLatitude = 1
+                    }
+                case "small radius":
+                    _ = try await h.events.createGeofence(name: "Tiny", latitude: 1, longitude: 2) { $0.radius = 10 }
+                case "select without options":
+                    _ = try await h.events.createPropertyDefinition(
+                        eventTypeId: type.id, key: "mood", label: "Mood", type: .select)
+                default: _ = try await h.events.updateEvent(id: "missing") { $0.notes = "x" }
+                }
+                Issue.record("\(label) was accepted")
+            } catch let error as EventStoreError {
+                #expect(error == expected, "\(label)")
+            }
+        }
+        #expect(try h.queue().count == queued)
+        #expect(try h.events.events().isEmpty && h.events.geofences().isEmpty)
+    }
+
+    @Test("event queries filter by type, time and status, newest first, limited")
+    func queries() async throws {
+        let h = try SyncHarness()
+        let coffee = try await h.syncedType()
+        let tea = try await h.syncedType("Tea")
+        let old = try await h.event(coffee, 0)
+        let middle = try await h.event(coffee, 60)
+        let newest = try await h.event(coffee, 120)
+        let other = try await h.event(tea, 90)
+        _ = await h.engine.performSync()
+        let pending = try await h.event(coffee, 180)
+
+        #expect(try h.events.events().map(\.id) == [pending.id, newest.id, other.id, middle.id, old.id])
+        #expect(try h.events.events(EventQuery(eventTypeId: coffee.id, limit: 2)).map(\.id) == [pending.id, newest.id])
+        let window = EventQuery(
+            since: Build.instant.addingTimeInterval(60), until: Build.instant.addingTimeInterval(120))
+        #expect(try h.events.events(window).map(\.id) == [newest.id, other.id, middle.id])
+        #expect(try h.events.events(EventQuery(syncStatus: .pending)).map(\.id) == [pending.id])
+        #expect(try h.events.eventTypes().map(\.name) == ["Coffee", "Tea"])
+        #expect(try h.events.mutations(of: pending.id).map(\.operation) == [.create])
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+@Suite("Incremental pull")
+struct PullTests {
+    /// Two devices of one user; `a` has a synced type, `b` has bootstrapped it.
+    func twoDevices() async throws -> (a: SyncHarness, b: SyncHarness, type: EventType) {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let b = try a.secondDevice()
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: true))
+        return (a, b, type)
+    }
+
+    func page(_ changes: [ChangeEntry] = [], next: Int64, more: Bool = false) -> ChangeFeedResponse {
+        ChangeFeedResponse(changes: changes, nextCursor: next, hasMore: more)
+    }
+
+    func entry(
+        _ id: Int64, _ type: String, _ operation: String = "update", entity: String, data: JSONValue?,
+        user: String = MockNetworkClient.defaultUserId
+    ) -> ChangeEntry {
+        ChangeEntry(id: id, entityType: type, operation: operation, entityId: entity, userId: user, data: data)
+    }
+
+    @Test("S67 pages follow has_more, each request using the cursor stored by the previous page")
+    func cursorChain() async throws {
+        let h = try SyncHarness()
+        _ = try await h.syncedType()
+        let start = try h.engineState().cursor
+        for (next, more) in [(Int64(1000), true), (2000, true), (3000, true), (4000, false)] {
+            h.network.enqueue(page(next: next, more: more), for: .getChanges)
+        }
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        let requests = h.network.calls(of: .getChanges).map(\.arguments)
+        #expect(requests.map { $0["since"] } == ["\(start)", "1000", "2000", "3000"])
+        #expect(requests.allSatisfy { $0["limit"] == "100" })
+        #expect(try h.engineState().cursor == 4000, "S68 empty pages with a larger next_cursor still advance it")
+    }
+
+    @Test("S68 the cursor never moves back: a smaller next_cursor leaves it where it was")
+    func cursorNeverMovesBack() async throws {
+        let h = try SyncHarness()
+        _ = try await h.syncedType()
+        try h.updateEngineState { $0.cursor = 5000 }
+        h.network.enqueue(page(next: 10), for: .getChanges)
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(try h.engineState().cursor == 5000)
+    }
+
+    @Test(
+        "S68 S69 a store failure in a page rolls the whole page back, keeps the cursor, ends error; the next round applies it"
+    )
+    func pageIsAtomic() async throws {
+        let (a, b, _) = try await twoDevices()
+        for name in ["Tea", "Water", "Juice"] { _ = try await b.events.createEventType(name: name) }
+        _ = await b.engine.performSync()
+        let cursor = try a.engineState().cursor
+        a.store.injectFault(.upsertEventType, onCall: 3)
+
+        let report = await a.engine.performSync()
+        #expect(report.outcome.name == "error")
+        #expect(try a.events.eventTypes().map(\.name) == ["Coffee"], "the first two entries were rolled back too")
+        #expect(try a.engineState().cursor == cursor)
+
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(try Set(a.events.eventTypes().map(\.name)) == ["Coffee", "Tea", "Water", "Juice"])
+        #expect(try a.engineState().cursor == a.model.latestCursor(user: a.network.userId))
+    }
+
+    @Test("S70 has_more with a next_cursor that does not advance ends the round error, applies nothing, asks once")
+    func stuckFeed() async throws {
+        let h = try SyncHarness()
+        _ = try await h.syncedType()
+        let cursor = try h.engineState().cursor
+        let stray = Build.id(77)
+        h.network.enqueue(
+            page(
+                [entry(cursor + 1, "event_type", "create", entity: stray, data: ["name": "Stray", "user_id": "u"])],
+                next: cursor, more: true),
+            for: .getChanges)
+        h.network.resetCalls()
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .error("change feed did not advance"))
+        #expect(h.network.callCount(.getChanges) == 1)
+        #expect(try h.events.eventType(id: stray) == nil && h.engineState().cursor == cursor)
+    }
+
+    @Test("S71 a 410 from /changes makes the same round bootstrap")
+    func goneMeansBootstrap() async throws {
+        let (a, b, _) = try await twoDevices()
+        _ = try await b.events.createEventType(name: "Tea")
+        _ = await b.engine.performSync()
+        a.network.enqueue(http(410, "cursor_expired"), for: .getChanges)
+        a.network.resetCalls()
+        let report = await a.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: true))
+        #expect(a.network.callCount(.getLatestCursor) == 2, "before the snapshot and after it, unchanged")
+        #expect(a.network.callCount(.getAllEvents) == 1)
+        #expect(try a.history().first?.kind == .bootstrap)
+        #expect(try Set(a.events.eventTypes().map(\.name)) == ["Coffee", "Tea"])
+        #expect(try !a.engineState().bootstrapRequested)
+    }
+
+    @Test("S72 the resurrection fence: entries for ids deleted here, pushed this round or still queued, are skipped")
+    func resurrectionFence() async throws {
+        let (a, b, type) = try await twoDevices()
+        let stillQueued = try await a.event(type, 1)
+        let pushedNow = try await a.event(type, 2)
+        _ = await a.engine.performSync()
+        _ = await b.engine.performSync()
+        _ = try await b.events.updateEvent(id: stillQueued.id) { $0.notes = "edited on b" }
+        _ = try await b.events.updateEvent(id: pushedNow.id) { $0.notes = "edited on b" }
+        let fence = try await b.events.createGeofence(name: "Office", latitude: 1, longitude: 2)
+        _ = await b.engine.performSync()
+
+        try await a.events.deleteEvent(id: stillQueued.id)
+        try await a.events.deleteEvent(id: pushedNow.id)
+        try a.updateEngineState { $0.pendingDeleteIds = [fence.id] }
+        a.network.enqueue(http(500), for: .deleteEvent)  // the first delete stays queued
+        let report = await a.engine.performSync()
+
+        #expect(report.outcome == .partial(bootstrapped: false))
+        #expect(try a.events.event(id: stillQueued.id) == nil && a.events.event(id: pushedNow.id) == nil)
+        #expect(try a.events.geofence(id: fence.id) == nil, "fenced in the feed and in the geofence refresh")
+        #expect(try a.history().first?.fenced == 4, "two event updates, the geofence's create and its refresh")
+    }
+
+    @Test("S73 the pending-write fence: an entity with a live or dead create or update keeps its local values")
+    func pendingWriteFence() async throws {
+        let configuration = try SyncConfiguration(maxAttempts: 1)
+        let a = try SyncHarness(configuration: configuration)
+        let live = try await a.syncedType("Live")
+        let dead = try await a.syncedType("Dead")
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        _ = try await b.events.updateEventType(id: live.id) { $0.name = "Live from b" }
+        _ = try await b.events.updateEventType(id: dead.id) { $0.name = "Dead from b" }
+        _ = await b.engine.performSync()
+
+        _ = try await a.events.updateEventType(id: live.id) { $0.name = "Live from a" }
+        _ = try await a.events.updateEventType(id: dead.id) { $0.name = "Dead from a" }
+        a.network.enqueue(http(429), for: .updateEventTypeWithIdempotency)  // no attempt: stays live
+        a.network.enqueue(http(400), for: .updateEventTypeWithIdempotency)  // the only attempt: dead letter
+        let report = await a.engine.performSync()
+
+        #expect(report.outcome == .partial(bootstrapped: false))
+        #expect(
+            try a.mutations(of: live.id).map(\.isLive) == [true]
+                && a.mutations(of: dead.id).map(\.isDeadLetter) == [true])
+        #expect(try a.events.eventType(id: live.id)?.name == "Live from a")
+        #expect(try a.events.eventType(id: dead.id)?.name == "Dead from a")
+        #expect(try a.history().first?.fenced == 2)
+        #expect(Set(a.serverEventTypes.map(\.name)) == ["Live from b", "Dead from b"])
+    }
+
+    @Test("S74 deletes always apply with the local cascade; children with a create mutation stay")
+    func deletesCascade() async throws {
+        let (a, b, type) = try await twoDevices()
+        let synced = try await a.event(type, 1)
+        _ = await a.engine.performSync()
+        _ = await b.engine.performSync()
+        try await b.events.deleteEventType(id: type.id)
+        _ = await b.engine.performSync()
+
+        let local = try await a.event(type, 2)
+        a.network.enqueue(http(500), for: .createEventsBatchWithIdempotency)
+        let report = await a.engine.performSync()
+
+        #expect(report.outcome == .partial(bootstrapped: false))
+        #expect(try a.events.eventType(id: type.id) == nil && a.events.event(id: synced.id) == nil)
+        #expect(try a.events.event(id: local.id) != nil, "the unsent create keeps its event")
+        #expect(try a.mutations(of: local.id).map(\.operation) == [.create])
+    }
+
+    @Test("S76 S77 partial rows, unknown entity types and unknown operations are skipped; the rest applies")
+    func partialRowsSkipped() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let cursor = try h.engineState().cursor
+        let user = MockNetworkClient.defaultUserId
+        let good = Build.id(500)
+        func event(_ id: String, user: String = user, typeId: String, at time: String) -> JSONValue {
+            ["id": .string(id), "user_id": .string(user), "event_type_id": .string(typeId), "timestamp": .string(time)]
+        }
+        h.network.enqueue(
+            page(
+                [
+                    entry(
+                        cursor + 1, "event", "create", entity: Build.id(501),
+                        data: event(
+                            Build.id(501), user: "", typeId: type.id, at: "2026-01-01T00:00:00Z")),
+                    entry(
+                        cursor + 2, "event", "create", entity: Build.id(502),
+                        data: event(
+                            Build.id(502), typeId: "", at: "2026-01-01T00:00:00Z")),
+                    entry(
+                        cursor + 3, "event", "create", entity: Build.id(503),
+                        data: event(
+                            Build.id(503), typeId: type.id, at: "0001-01-01T00:00:00Z")),
+                    entry(cursor + 4, "widget", "create", entity: Build.id(504), data: ["user_id": .string(user)]),
+                    entry(cursor + 5, "event_type", "merge", entity: type.id, data: ["name": "Merged"]),
+                    entry(
+                        cursor + 6, "event", "create", entity: good,
+                        data: event(
+                            good, typeId: type.id, at: "2026-01-01T00:00:00Z")),
+                ], next: cursor + 6),
+            for: .getChanges)
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: false) && report.pulled == 1)
+        #expect(try h.events.events().map(\.id) == [good])
+        #expect(try h.events.eventType(id: type.id)?.name == "Coffee")
+        #expect(try h.engineState().cursor == cursor + 6)
+    }
+
+    @Test("S78 the geofence refresh writes unfenced server geofences, keeps local-only ones, and never fails the round")
+    func geofenceRefresh() async throws {
+        let (a, b, _) = try await twoDevices()
+        let remote = try await b.events.createGeofence(name: "Gym", latitude: 1, longitude: 2)
+        _ = await b.engine.performSync()
+        let localOnly = Build.geofence(id: Build.id(900), name: "Only here", syncStatus: .synced)
+        let store = a.stores.makeDataStore()
+        _ = try store.upsertGeofence(id: localOnly.id) { $0 = localOnly }
+        try store.save()
+
+        a.network.enqueue(page(next: try a.engineState().cursor), for: .getChanges)  // the feed misses the geofence
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(try a.events.geofence(id: remote.id)?.name == "Gym")
+        #expect(try a.events.geofence(id: localOnly.id) != nil)
+
+        a.network.enqueue(http(500), for: .getGeofences)
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false), "its errors change nothing")
+    }
+
+    @Test(
+        "S79 a pull error ends the round by its class; pages already applied stay",
+        arguments: [
+            (http(500, message: "boom"), "error"), (NetworkError.transport("gone"), "offline"),
+            (http(401), "auth_required"), (http(429, retryAfter: 30), "rate_limited"),
+        ])
+    func pullErrors(error: NetworkError, outcome: String) async throws {
+        let (a, b, _) = try await twoDevices()
+        _ = try await b.events.createEventType(name: "Tea")
+        _ = await b.engine.performSync()
+        let served = try await a.network.getChanges(since: try a.engineState().cursor, limit: 100)
+        a.network.resetCalls()
+        a.network.enqueue(
+            ChangeFeedResponse(changes: served.changes, nextCursor: served.nextCursor, hasMore: true), for: .getChanges)
+        a.network.enqueue(error, for: .getChanges)
+
+        let report = await a.engine.performSync()
+        #expect(report.outcome.name == outcome)
+        #expect(try Set(a.events.eventTypes().map(\.name)) == ["Coffee", "Tea"])
+        #expect(try a.engineState().cursor == served.nextCursor)
+        #expect(a.network.callCount(.getGeofences) == 0)
+    }
+}

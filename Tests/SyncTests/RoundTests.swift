@@ -1,0 +1,164 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+@Suite("Round: gate, health check, capture, completion")
+struct RoundTests {
+    @Test("S25 every round starts with GET /event-types; an empty account passes and bootstraps")
+    func healthCheckFirst() async throws {
+        let h = try SyncHarness()
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: true))
+        #expect(h.network.calls.first?.method == .getEventTypes)
+        _ = try await h.events.createEventType(name: "Tea")
+        h.network.resetCalls()
+        // The cursor was still 0 (an empty feed), so this round bootstraps again (S80).
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(h.network.calls.first?.method == .getEventTypes)
+        #expect(try h.engineState().cursor == 1)
+    }
+
+    @Test(
+        "S26 a failed health check sends nothing else, writes no history, changes no queue row or cursor",
+        arguments: [
+            (NetworkError.transport("connection refused"), "offline"), (http(401), "auth_required"),
+            (http(429), "rate_limited"), (http(503), "offline"),
+            (NetworkError.decoding(status: 200, message: "not JSON"), "offline"),
+        ])
+    func failedHealthCheck(error: NetworkError, outcome: String) async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        _ = try await h.events.deleteEventType(id: type.id)
+        let (queue, state, history) = (try h.queue(), try h.engineState(), try h.history())
+        h.network.resetCalls()
+        h.network.enqueue(error, for: .getEventTypes)
+
+        let report = await h.engine.performSync()
+        #expect(report.outcome.name == outcome)
+        #expect(h.network.calls.map(\.method) == [.getEventTypes])
+        #expect(try h.queue() == queue && h.engineState() == state && h.history() == history)
+        let expected: SyncState =
+            switch outcome {
+            case "auth_required": .authRequired
+            case "rate_limited": .rateLimited(retryAfter: 0, pending: 1)
+            default: .offline
+            }
+        #expect(await h.engine.snapshot.state == expected)
+    }
+
+    @Test("S27 before the first push request, pending_delete_ids is the stored set plus every queued delete")
+    func pendingDeletesCapturedFirst() async throws {
+        let h = try SyncHarness()
+        let kept = try await h.syncedType("Kept")
+        let gone = try await h.events.createEventType(name: "Gone")
+        let deadGone = try await h.events.createEventType(name: "Dead gone")
+        _ = await h.engine.performSync()
+        try await h.events.deleteEventType(id: gone.id)
+        try await h.events.deleteEventType(id: deadGone.id)
+        try h.updateEngineState { $0.pendingDeleteIds = ["left-from-a-crash"] }
+        let gate = h.network.hold(.deleteEventType)
+
+        let sync = Task { await h.engine.performSync() }
+        await gate.waitForArrivals(1)
+        #expect(try h.engineState().pendingDeleteIds == ["left-from-a-crash", gone.id, deadGone.id])
+        gate.release()
+        #expect(await sync.value.outcome == .synced(bootstrapped: false))
+        #expect(try h.engineState().pendingDeleteIds.isEmpty, "S86 a completed pull clears them")
+        #expect(h.serverEventTypes.map(\.id) == [kept.id])
+    }
+
+    @Test("S18 a configured server root different from the stored one sends nothing and fails")
+    func serverMismatch() async throws {
+        let first = try #require(ServerRoot("http://127.0.0.1:8080"))
+        let other = try #require(ServerRoot("http://127.0.0.1:9090"))
+        let h = try SyncHarness(configuration: .standard(serverRoot: first))
+        _ = await h.engine.performSync()
+        #expect(try h.engineState().serverRoot == first.text, "S17 the first contact stores the root")
+
+        let moved = SyncEngine(
+            networkClient: h.network, dataStoreFactory: h.stores, clock: h.clock,
+            configuration: .standard(serverRoot: other))
+        let historyBefore = try h.history().count
+        h.network.resetCalls()
+        let report = await moved.performSync()
+        guard case .error(let message) = report.outcome else {
+            Issue.record("expected an error, got \(report.outcome)")
+            return
+        }
+        #expect(message.contains(first.text) && message.contains(other.text))
+        #expect(h.network.totalCallCount == 0)
+        #expect(try h.history().count == historyBefore)
+        #expect(try h.engineState().serverRoot == first.text)
+    }
+
+    @Test("§1.9 a health check answered for another account ends the round with an error; nothing is pushed")
+    func accountMismatch() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "x" }
+        try h.updateEngineState { $0.accountUserId = "0190aaaa-0000-7000-8000-000000000000" }
+        let report = await h.engine.performSync()
+        guard case .error(let message) = report.outcome else {
+            Issue.record("expected an error, got \(report.outcome)")
+            return
+        }
+        #expect(message.contains("0190aaaa-0000-7000-8000-000000000000"))
+        #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 0)
+        #expect(try h.queue().first?.attempts == 0)
+        #expect(try h.history().first?.outcome == "error")
+    }
+
+    @Test("S19 each round past the health check adds one history row with its counters; only 100 are kept")
+    func historyRows() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        try await h.event(type, 1)
+        try await h.event(type, 2)
+        h.clock.advance(by: 5)
+        _ = await h.engine.performSync()
+        let row = try #require(try h.history().first)
+        #expect(row.kind == .incremental && row.status == .success && row.outcome == "synced")
+        #expect(row.pushed == 2 && row.failed == 0 && row.deadLettered == 0 && row.deferred == 0)
+        #expect(row.pulled == 2, "the two events came back through the change feed")
+        #expect(row.startedAt == h.clock.now() && row.durationMs == 0)
+
+        h.network.enqueue(.transport("down"), for: .getEventTypes)
+        _ = await h.engine.performSync()
+        #expect(try h.history().count == 2, "a round stopped at the health check adds none")
+
+        for _ in 0..<100 { _ = await h.engine.performSync() }
+        let rows = try h.history()
+        #expect(rows.count == 100)
+        #expect(!rows.contains { $0.id == row.id }, "the oldest rows were dropped")
+    }
+
+    @Test("S86 synced and partial set last_success_at and idle; error publishes error(message), keeps last_success_at")
+    func completion() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let firstSuccess = try #require(try h.engineState().lastSuccessAt)
+        #expect(await h.engine.snapshot.state == .idle)
+
+        h.clock.advance(by: 60)
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "x" }
+        h.network.enqueue(http(500), for: .updateEventTypeWithIdempotency)
+        #expect(await h.engine.performSync().outcome == .partial(bootstrapped: false))
+        #expect(try h.engineState().lastSuccessAt == firstSuccess.addingTimeInterval(60))
+        #expect(await h.engine.snapshot.state == .idle)
+
+        h.clock.advance(by: 60)
+        h.network.enqueue(http(500, message: "feed broken"), for: .getChanges)
+        let report = await h.engine.performSync()
+        guard case .error(let message) = report.outcome else {
+            Issue.record("expected an error, got \(report.outcome)")
+            return
+        }
+        #expect(message.contains("feed broken"))
+        #expect(await h.engine.snapshot.state == .error(message))
+        #expect(try h.engineState().lastSuccessAt == firstSuccess.addingTimeInterval(60))
+        #expect(try h.history().first?.status == .failed)
+    }
+}
