@@ -89,7 +89,8 @@ let package = Package(
         .target(
             name: "TrendyServerTesting",
             dependencies: [
-                "TrendyServer", "Models", hummingbird, .product(name: "HTTPTypes", package: "swift-http-types"),
+                "TrendyServer", "Models", logging, hummingbird,
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Apps/trendy-server/Sources/TrendyServerTesting",
             swiftSettings: swiftSettings
@@ -140,6 +141,15 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: ["Models", "Protocols", "Sync", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // Every layer real: engines on SQLite files syncing with trendy-server over loopback HTTP.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServer",
+                "TrendyServerTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),

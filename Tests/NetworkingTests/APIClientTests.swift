@@ -76,11 +76,32 @@ struct APIClientTests {
                 let writes = request.method == "POST" || request.method == "PUT"
                 #expect((request.headers["idempotency-key"] != nil) == writes, "\(request.method)")
                 #expect((request.headers["content-type"] == "application/json") == writes)
+                #expect((request.headers["connection"] == "close") == writes, "a fresh connection for a body")
             }
             #expect(requests[0].headers["idempotency-key"] == key, "the mutation's own key")
             #expect(
                 String(decoding: requests[0].body, as: UTF8.self)
                     == ##"{"color":"#0f0","icon":"leaf","id":"\##(type.id)","name":"Tea"}"##)
+        }
+    }
+
+    @Test("an answer lost after the commit is a prompt transport error; the re-send under its key gets the answer")
+    func lostAnswer() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.faults.probabilityDrop = 1
+        try await LiveTrendyServer.with(configuration) { server in
+            let api = APIClient(
+                configuration: try APIClient.Configuration(serverRoot: server.root, requestTimeout: 5),
+                tokenProvider: StaticTokenProvider(server.newUser().token))
+            _ = try await api.getEventTypes()  // a kept-alive connection now exists
+            let request = CreateEventTypeRequest(id: UUIDv7.generate(at: Date()), name: "Nap", color: "#00f", icon: "b")
+            let error = await #expect(throws: NetworkError.self) {
+                try await api.createEventTypeWithIdempotency(request, idempotencyKey: "lost-answer")
+            }
+            #expect(error == .transport("the connection closed without an answer"), "not a timeout")
+            let replayed = try await api.createEventTypeWithIdempotency(request, idempotencyKey: "lost-answer")
+            #expect(replayed.id == request.id)
+            #expect(try await api.getEventTypes().count == 1)
         }
     }
 

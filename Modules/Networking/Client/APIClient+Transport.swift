@@ -84,6 +84,7 @@ extension APIClient {
         if let body = endpoint.body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("close", forHTTPHeaderField: "Connection")
         }
         if let key = endpoint.idempotencyKey, endpoint.method == .post || endpoint.method == .put {
             request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
@@ -95,7 +96,7 @@ extension APIClient {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await (request.httpBody == nil ? session : bodySession).data(for: request)
         } catch {
             if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
                 throw .cancelled
@@ -111,6 +112,7 @@ extension APIClient {
         case .timedOut: "the request timed out"
         case .cannotConnectToHost: "connection refused"
         case .networkConnectionLost: "the connection was lost before an answer arrived"
+        case .badServerResponse: "the connection closed without an answer"
         case .cannotFindHost, .dnsLookupFailed: "the server's name could not be resolved"
         case .notConnectedToInternet: "no network connection"
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:

@@ -58,7 +58,14 @@ public final class APIClient: NetworkClientProtocol {
     public let configuration: Configuration
     let tokenProvider: any TokenProvider
     let clock: any SyncClock
+    /// Requests without a body, over kept-alive connections.
     let session: URLSession
+    /// Requests with a body, each on a fresh connection closed after the answer (`Connection: close`). On Linux,
+    /// libcurl re-sends a request whose reused connection died before an answer, but cannot rewind the body it
+    /// already sent: the retry hangs until the timeout. A fresh connection is never retried that way, so a lost
+    /// answer is a prompt transport error and the engine re-sends under the same idempotency key
+    /// (docs/error-recovery.md).
+    let bodySession: URLSession
     let logger: Logger
 
     public init(
@@ -79,9 +86,11 @@ public final class APIClient: NetworkClientProtocol {
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
         self.session = URLSession(configuration: sessionConfiguration)
+        self.bodySession = URLSession(configuration: sessionConfiguration)
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+        bodySession.finishTasksAndInvalidate()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Models
 import TrendyServer
 
@@ -31,12 +32,22 @@ public final class LiveTrendyServer: Sendable {
         return configuration
     }
 
+    /// Only critical messages unless `TRENDY_TEST_SERVER_LOG` names a level (`info`, `debug`, …): test output
+    /// stays readable, and a failing test can be rerun with the server's log.
+    public static func testLogger(label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["TRENDY_TEST_SERVER_LOG"].flatMap(Logger.Level.init(rawValue:))
+            ?? .critical
+        return logger
+    }
+
     public static func start(
         _ configuration: ServerConfiguration = testConfiguration()
     ) async throws
         -> LiveTrendyServer
     {
-        let server = try TrendyServer(configuration: configuration)
+        let server = try TrendyServer(configuration: configuration, logger: testLogger(label: "trendy-server"))
         let (urls, continuation) = AsyncStream<String>.makeStream()
         let task = Task {
             defer { continuation.finish() }

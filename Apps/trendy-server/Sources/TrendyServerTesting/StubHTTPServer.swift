@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Models
 
 /// A throwaway HTTP server on 127.0.0.1 whose every answer comes from a closure: for client tests that need
@@ -61,7 +62,8 @@ public final class StubHTTPServer: Sendable {
         let (urls, continuation) = AsyncStream<String>.makeStream()
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield("http://127.0.0.1:\(channel.localAddress?.port ?? 0)") })
+            onServerRunning: { channel in continuation.yield("http://127.0.0.1:\(channel.localAddress?.port ?? 0)") },
+            logger: LiveTrendyServer.testLogger(label: "stub-http-server"))
         let task = Task {
             defer { continuation.finish() }
             try await app.run()
