@@ -34,7 +34,9 @@ format:
 ## Release build and run of the benchmarks (not part of `make test`); figures go to docs/performance.md.
 bench: deps
 	$(SWIFT) build -c release --product trendy-bench
-	.build/release/trendy-bench $(BENCH_ARGS)
+	$(SWIFT) build -c release --product trendy-server
+	.build/release/trendy-bench store
+	.build/release/trendy-bench sync
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible).
 bench-server: deps

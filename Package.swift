@@ -110,7 +110,8 @@ let package = Package(
         .executableTarget(
             name: "trendy-bench",
             dependencies: [
-                "Models", "Protocols", "Persistence", argumentParser, grdbSQLite,
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "TrendyServer", "TrendyServerTesting",
+                argumentParser, grdbSQLite,
             ],
             path: "Benchmarks/trendy-bench",
             swiftSettings: swiftSettings

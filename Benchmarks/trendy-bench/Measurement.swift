@@ -10,6 +10,14 @@ enum Measure {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
+    /// Runs `body` and returns its duration in seconds.
+    static func secondsAwaiting(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = ContinuousClock.now
+        try await body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
     /// The peak resident set size of this process so far, in MiB (Linux `VmHWM`).
     static var peakResidentMegabytes: Double? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),

@@ -102,6 +102,27 @@ struct FixtureDecodingTests {
         #expect(original.created.isEmpty && original.errors.first?.type == nil && original.failed == 1)
     }
 
+    @Test(
+        "the fast feed decoder reads every change fixture exactly as Decodable does",
+        arguments: ["changes.page.json", "changes.orig.json", "changes.empty.json"])
+    func fastFeedDecoding(fixture: String) throws {
+        let data = try FixtureFiles.data(fixture)
+        #expect(try ChangeFeedResponse(jsonBytes: data) == JSONCoding.decode(ChangeFeedResponse.self, from: data))
+    }
+
+    @Test(
+        "the fast feed decoder rejects what Decodable rejects",
+        arguments: [
+            #"[]"#, #"{"changes": []}"#, #"{"next_cursor": 1.5}"#, #"{"next_cursor": 1, "has_more": "yes"}"#,
+            #"{"next_cursor": 1, "changes": [{"entity_type": "event"}]}"#, #"{"next_cursor": 1, "changes": {}}"#,
+            #"{"next_cursor": 1, "changes": [{"id": 2, "operation": 7}]}"#,
+        ])
+    func fastFeedDecodingRejects(text: String) {
+        let data = Data(text.utf8)
+        #expect(throws: JSONParseError.self) { try ChangeFeedResponse(jsonBytes: data) }
+        #expect(throws: (any Error).self) { try JSONCoding.decode(ChangeFeedResponse.self, from: data) }
+    }
+
     @Test("change entries keep explicit nulls, tombstones and unknown kinds")
     func changeFeed() throws {
         let page = try JSONCoding.decode(ChangeFeedResponse.self, from: try FixtureFiles.data("changes.page.json"))

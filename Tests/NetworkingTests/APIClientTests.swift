@@ -147,6 +147,7 @@ struct APIClientTests {
             let api = APIClient(configuration: try .init(serverRoot: server.root), tokenProvider: tokens)
             #expect(try await api.getEventTypes().isEmpty)
             #expect(log.all.count == 2 && tokens.refreshed.withLock { $0 } == 1)
+            #expect(api.sentRequestCount == 2, "the client counts what went on the wire, retries included")
 
             let hopeless = RotatingTokens(good: "", refreshSucceeds: false)
             let denied = APIClient(configuration: try .init(serverRoot: server.root), tokenProvider: hopeless)

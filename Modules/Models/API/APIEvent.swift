@@ -5,6 +5,10 @@ import Foundation
 /// Decoding is lenient because the original backend answers HealthKit matches with partial objects (empty
 /// `user_id`, `event_type_id` and `source_type`, zero-time timestamps): such an object decodes, and
 /// `isComplete` tells whether it may be applied as entity state.
+///
+/// A bootstrap holds every event of an account in memory until its snapshot is complete, so the layout is lean
+/// (APIEvent+Storage.swift): the optional fields most events leave empty, and the embedded type, live behind
+/// references. The public surface is plain stored-property semantics.
 public struct APIEvent: Sendable, Hashable, Identifiable {
     public var id: String
     public var userId: String
@@ -12,21 +16,56 @@ public struct APIEvent: Sendable, Hashable, Identifiable {
     public var timestamp: Date
     public var notes: String?
     public var isAllDay: Bool
-    public var endDate: Date?
     public var sourceType: EventSourceType
-    public var externalId: String?
-    public var originalTitle: String?
-    public var geofenceId: String?
-    public var locationLatitude: Double?
-    public var locationLongitude: Double?
-    public var locationName: String?
-    public var healthKitSampleId: String?
-    public var healthKitCategory: String?
     public var properties: [String: PropertyValue]
     public var createdAt: Date?
     public var updatedAt: Date?
+    /// Nil when every rare field is nil.
+    var rare: Box<RareEventFields>?
+    /// Shared by the events of one listing (`Interner`).
+    var embeddedType: Box<APIEventType>?
+
+    public var endDate: Date? {
+        get { rare?.value.endDate }
+        set { updateRare { $0.endDate = newValue } }
+    }
+    public var externalId: String? {
+        get { rare?.value.externalId }
+        set { updateRare { $0.externalId = newValue } }
+    }
+    public var originalTitle: String? {
+        get { rare?.value.originalTitle }
+        set { updateRare { $0.originalTitle = newValue } }
+    }
+    public var geofenceId: String? {
+        get { rare?.value.geofenceId }
+        set { updateRare { $0.geofenceId = newValue } }
+    }
+    public var locationLatitude: Double? {
+        get { rare?.value.locationLatitude }
+        set { updateRare { $0.locationLatitude = newValue } }
+    }
+    public var locationLongitude: Double? {
+        get { rare?.value.locationLongitude }
+        set { updateRare { $0.locationLongitude = newValue } }
+    }
+    public var locationName: String? {
+        get { rare?.value.locationName }
+        set { updateRare { $0.locationName = newValue } }
+    }
+    public var healthKitSampleId: String? {
+        get { rare?.value.healthKitSampleId }
+        set { updateRare { $0.healthKitSampleId = newValue } }
+    }
+    public var healthKitCategory: String? {
+        get { rare?.value.healthKitCategory }
+        set { updateRare { $0.healthKitCategory = newValue } }
+    }
     /// Embedded only on `GET /events` and `GET /events/{id}`; never required.
-    public var eventType: APIEventType?
+    public var eventType: APIEventType? {
+        get { embeddedType?.value }
+        set { embeddedType = newValue.map(Box.init) }
+    }
 
     public init(
         id: String,
@@ -56,20 +95,16 @@ public struct APIEvent: Sendable, Hashable, Identifiable {
         self.timestamp = timestamp
         self.notes = notes
         self.isAllDay = isAllDay
-        self.endDate = endDate
         self.sourceType = sourceType
-        self.externalId = externalId
-        self.originalTitle = originalTitle
-        self.geofenceId = geofenceId
-        self.locationLatitude = locationLatitude
-        self.locationLongitude = locationLongitude
-        self.locationName = locationName
-        self.healthKitSampleId = healthKitSampleId
-        self.healthKitCategory = healthKitCategory
         self.properties = properties
         self.createdAt = createdAt
         self.updatedAt = updatedAt
-        self.eventType = eventType
+        self.rare = Box(
+            RareEventFields(
+                endDate: endDate, externalId: externalId, originalTitle: originalTitle, geofenceId: geofenceId,
+                locationLatitude: locationLatitude, locationLongitude: locationLongitude, locationName: locationName,
+                healthKitSampleId: healthKitSampleId, healthKitCategory: healthKitCategory), unlessEmpty: true)
+        self.embeddedType = eventType.map(Box.init)
     }
 
     /// True when the object carries real state: non-empty `user_id` and `event_type_id`, a non-zero timestamp.

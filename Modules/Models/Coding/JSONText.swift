@@ -292,5 +292,15 @@ public struct JSONParseError: Error, Equatable, CustomStringConvertible {
     /// Byte offset of the problem.
     public let offset: Int
 
-    public var description: String { "\(message) at byte \(offset)" }
+    public var description: String { offset < 0 ? message : "\(message) at byte \(offset)" }
+
+    /// A well-formed document of the wrong shape (no byte offset).
+    init(message: String) {
+        self.init(message: message, offset: -1)
+    }
+
+    init(message: String, offset: Int) {
+        self.message = message
+        self.offset = offset
+    }
 }

@@ -46,16 +46,31 @@ extension APIClient {
 
     /// Pages with `offset += batchSize` until a page is shorter than `batchSize`; keeps the first copy of each id
     /// (offset paging can repeat an event when rows shift during the listing).
+    ///
+    /// The next page is requested as soon as a page's bytes arrived, so the server prepares it while this one is
+    /// decoded; a short last page leaves that request unused. The listing is held whole — it is a bootstrap's
+    /// snapshot — so repeated values are shared (`APIEvent.Interner`) and ids are remembered as 16 bytes.
     public func getAllEvents(batchSize: Int) async throws -> [APIEvent] {
         let pageSize = max(1, batchSize)
+        func page(at offset: Int) -> Endpoint {
+            .get("events", query: [("limit", "\(pageSize)"), ("offset", "\(offset)")])
+        }
         var events: [APIEvent] = []
-        var seen = Set<String>()
+        var seen = SeenIds()
+        var interner = APIEvent.Interner()
         var offset = 0
+        var answer = try await send(page(at: 0))
         while true {
-            let page = try await getEvents(limit: pageSize, offset: offset)
-            for event in page where seen.insert(event.id.lowercased()).inserted { events.append(event) }
-            if page.count < pageSize { return events }
+            let nextPage = page(at: offset + pageSize)
+            async let next = send(nextPage)
+            let listed = try decode([APIEvent].self, from: answer)
+            for var event in listed where seen.insert(event.id) {
+                interner.intern(&event)
+                events.append(event)
+            }
+            if listed.count < pageSize { return events }  // leaving the scope cancels and awaits `next`
             offset += pageSize
+            answer = try await next
         }
     }
 
@@ -189,8 +204,14 @@ extension APIClient {
     // MARK: Change feed
 
     public func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse {
-        try await send(
-            .get("changes", query: [("since", "\(cursor)"), ("limit", "\(limit)")]), as: ChangeFeedResponse.self)
+        let answer = try await send(.get("changes", query: [("since", "\(cursor)"), ("limit", "\(limit)")]))
+        do {
+            return try ChangeFeedResponse(jsonBytes: answer.body)
+        } catch {
+            let preview = String(decoding: answer.body.prefix(120), as: UTF8.self)
+            throw NetworkError.decoding(
+                status: answer.status, message: "expected ChangeFeedResponse (\(error)): \(preview)")
+        }
     }
 
     public func getLatestCursor() async throws -> Int64 {
@@ -217,4 +238,16 @@ extension APIClient {
 
     /// A fresh random key for the calls that are not given one.
     static func freshKey() -> String { UUID().uuidString.lowercased() }
+}
+
+/// Ids already listed, case-insensitively: UUIDs as their 16 bytes, anything else as lowercased text.
+private struct SeenIds {
+    private var uuids = Set<UUID>()
+    private var others = Set<String>()
+
+    /// True when `id` was not seen before.
+    mutating func insert(_ id: String) -> Bool {
+        if let uuid = UUID(uuidString: id) { return uuids.insert(uuid).inserted }
+        return others.insert(id.lowercased()).inserted
+    }
 }

@@ -95,6 +95,7 @@ extension APIClient {
     private func transfer(_ request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         let data: Data
         let response: URLResponse
+        countSentRequest()
         do {
             (data, response) = try await (request.httpBody == nil ? session : bodySession).data(for: request)
         } catch {

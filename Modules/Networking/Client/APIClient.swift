@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Models
 import Protocols
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -66,6 +67,7 @@ public final class APIClient: NetworkClientProtocol {
     /// answer is a prompt transport error and the engine re-sends under the same idempotency key
     /// (docs/error-recovery.md).
     let bodySession: URLSession
+    private let sentRequests = Atomic<Int>(0)
     let logger: Logger
 
     public init(
@@ -88,6 +90,11 @@ public final class APIClient: NetworkClientProtocol {
         self.session = URLSession(configuration: sessionConfiguration)
         self.bodySession = URLSession(configuration: sessionConfiguration)
     }
+
+    /// HTTP requests this client has sent, retries included: what a sync costs on the wire.
+    public var sentRequestCount: Int { sentRequests.load(ordering: .relaxed) }
+
+    func countSentRequest() { sentRequests.add(1, ordering: .relaxed) }
 
     deinit {
         session.finishTasksAndInvalidate()

@@ -50,17 +50,21 @@ extension LocalStore {
 
 extension LocalStore {
     public func fetchEvents(matching query: EventQuery) throws -> [Event] {
-        // Every filter is always in the SQL (a nil one matches everything), so one cached statement serves all.
-        let sql =
-            Event.statements.select + " WHERE (?1 IS NULL OR event_type_id = ?1)"
-            + " AND (?2 IS NULL OR timestamp >= ?2) AND (?3 IS NULL OR timestamp <= ?3)"
-            + " AND (?4 IS NULL OR sync_status = ?4) ORDER BY timestamp DESC, id DESC LIMIT ?5"
+        // Only the filters given are in the SQL, so SQLite can use an index for them ("?1 IS NULL OR …" would make it
+        // scan every event). At most 16 shapes, each a cached statement.
+        var conditions: [String] = []
+        if query.eventTypeId != nil { conditions.append("event_type_id = ?") }
+        if query.since != nil { conditions.append("timestamp >= ?") }
+        if query.until != nil { conditions.append("timestamp <= ?") }
+        if query.syncStatus != nil { conditions.append("sync_status = ?") }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let sql = Event.statements.select + filter + " ORDER BY timestamp DESC, id DESC LIMIT ?"
         return try perform { db in
             try Self.fetchAll(Event.self, sql: sql, in: db) { statement in
-                statement.bind(query.eventTypeId)
-                statement.bind(query.since)
-                statement.bind(query.until)
-                statement.bind(query.syncStatus?.rawValue)
+                if let eventTypeId = query.eventTypeId { statement.bind(eventTypeId) }
+                if let since = query.since { statement.bind(since) }
+                if let until = query.until { statement.bind(until) }
+                if let status = query.syncStatus { statement.bind(status.rawValue) }
                 statement.bind(Int64(query.limit.map { max(0, $0) } ?? -1))
             }
         }

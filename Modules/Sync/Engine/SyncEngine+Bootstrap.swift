@@ -20,6 +20,7 @@ extension SyncEngine {
         var latest = try await latestCursor()
         var snapshot = ServerSnapshot()
         for taken in 1...SyncConfiguration.maximumSnapshots {
+            snapshot = ServerSnapshot()  // let the previous one go before fetching the next: one in memory at a time
             snapshot = try await fetchSnapshot()
             let again = try await latestCursor()
             if again == latest || taken == SyncConfiguration.maximumSnapshots { break }

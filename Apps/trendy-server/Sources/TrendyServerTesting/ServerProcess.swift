@@ -3,18 +3,32 @@ import Foundation
 /// The built `trendy-server` (or any built executable of this package) run as a child process.
 public final class ServerProcess: @unchecked Sendable {
     // @unchecked Sendable: `process` is only touched by `start` before the instance is shared, and by
-    // `terminate`/`waitForExit`, which Foundation's `Process` makes safe to call from any thread.
+    // `terminate`/`waitForExit`, which Foundation's `Process` makes safe to call from any thread; `standardError`
+    // is written once by its reader and read only after `finished` signalled.
     public let process: Process
     /// The URL from the `listening on` line.
     public let url: String
     private let output: Pipe
-    public let errorOutput: Pipe
+    private var standardError = Data()
+    private let finished = DispatchSemaphore(value: 0)
 
     private init(process: Process, url: String, output: Pipe, errorOutput: Pipe) {
         self.process = process
         self.url = url
         self.output = output
-        self.errorOutput = errorOutput
+        // Drain stderr as it comes: a server that logs more than a pipe holds (64 KiB) would otherwise block.
+        DispatchQueue.global().async { [self] in
+            standardError = errorOutput.fileHandleForReading.readDataToEndOfFile()
+            finished.signal()
+        }
+    }
+
+    /// Everything the process wrote on stderr; waits for the process to exit.
+    public var errors: String {
+        process.waitUntilExit()
+        finished.wait()
+        finished.signal()
+        return String(decoding: standardError, as: UTF8.self)
     }
 
     /// The directory of this package's built products: `$TRENDY_BIN_DIR`, else next to the test bundle.

@@ -1,0 +1,70 @@
+import Foundation
+
+/// An immutable value behind a reference, compared by value: a struct holding it stays small, keeps synthesized
+/// `Hashable`, and can share one copy with others.
+final class Box<Value: Hashable & Sendable>: Sendable, Hashable {
+    let value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    /// Nil for an empty value, so that "all nil" costs no allocation.
+    convenience init?(_ value: Value, unlessEmpty: Bool) where Value == RareEventFields {
+        guard !value.isEmpty else { return nil }
+        self.init(value)
+    }
+
+    static func == (lhs: Box, rhs: Box) -> Bool { lhs === rhs || lhs.value == rhs.value }
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
+}
+
+/// The optional fields of an event that most events leave nil.
+struct RareEventFields: Sendable, Hashable {
+    var endDate: Date?
+    var externalId: String?
+    var originalTitle: String?
+    var geofenceId: String?
+    var locationLatitude: Double?
+    var locationLongitude: Double?
+    var locationName: String?
+    var healthKitSampleId: String?
+    var healthKitCategory: String?
+
+    var isEmpty: Bool { self == RareEventFields() }
+}
+
+extension APIEvent {
+    mutating func updateRare(_ change: (inout RareEventFields) -> Void) {
+        var fields = rare?.value ?? RareEventFields()
+        change(&fields)
+        rare = Box(fields, unlessEmpty: true)
+    }
+
+    /// Makes the events of one long listing share repeated values — the user id, the type ids and the embedded
+    /// types — instead of holding one decoded copy each. A bootstrap keeps every event in memory until its snapshot
+    /// is complete, and this is a quarter of their weight (docs/performance.md).
+    public struct Interner: Sendable {
+        private var strings: [String: String] = [:]
+        private var types: [String: Box<APIEventType>] = [:]
+        /// Distinct values remembered; beyond it values are kept as they are, so odd input cannot grow the table.
+        private let capacity = 4096
+
+        public init() {}
+
+        public mutating func intern(_ event: inout APIEvent) {
+            event.userId = shared(event.userId)
+            event.eventTypeId = shared(event.eventTypeId)
+            guard let embedded = event.embeddedType else { return }
+            if let known = types[embedded.value.id], known == embedded {
+                event.embeddedType = known
+            } else if types.count < capacity {
+                types[embedded.value.id] = embedded
+            }
+        }
+
+        private mutating func shared(_ value: String) -> String {
+            if let known = strings[value] { return known }
+            if strings.count < capacity { strings[value] = value }
+            return value
+        }
+    }
+}
