@@ -16,8 +16,9 @@ public final class ServerProcess: @unchecked Sendable {
         self.process = process
         self.url = url
         self.output = output
-        // Drain stderr as it comes: a server that logs more than a pipe holds (64 KiB) would otherwise block.
-        DispatchQueue.global().async { [self] in
+        // Drain stderr as it comes: a server that logs more than a pipe holds (64 KiB) would otherwise block. A
+        // thread of its own: a blocked read on a GCD worker would starve the queues URLSession runs on.
+        Thread.detachNewThread { [self] in
             standardError = errorOutput.fileHandleForReading.readDataToEndOfFile()
             finished.signal()
         }
@@ -53,6 +54,7 @@ public final class ServerProcess: @unchecked Sendable {
         process.arguments = arguments
         let output = Pipe()
         let errorOutput = Pipe()
+        for pipe in [output, errorOutput] { Self.keepFromOtherChildren(pipe) }
         process.standardOutput = output
         process.standardError = errorOutput
         try process.run()
@@ -72,6 +74,15 @@ public final class ServerProcess: @unchecked Sendable {
         }
         return ServerProcess(
             process: process, url: String(text.dropFirst(prefix.count)), output: output, errorOutput: errorOutput)
+    }
+
+    /// Marks both ends close-on-exec in this process. Tests start servers concurrently, and a child started by another
+    /// test would otherwise inherit this pipe's write end and hold back its end-of-file until that child exits. The
+    /// server still gets the pipe: spawning duplicates it onto its stdout or stderr, which clears the flag.
+    private static func keepFromOtherChildren(_ pipe: Pipe) {
+        for descriptor in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        }
     }
 
     /// Sends SIGTERM and waits for the process to exit; returns its exit status.
