@@ -5,7 +5,7 @@ import Testing
 @Suite("RFC 3339 timestamps")
 struct RFC3339Tests {
     @Test(
-        "accepts 0–9 fractional digits, Z/z and offsets, T/t, truncating beyond the millisecond",
+        "S2 accepts 0–9 fractional digits, Z/z and offsets, T/t, truncating beyond the millisecond",
         arguments: [
             ("2026-01-17T01:44:52Z", 1_768_614_292_000),
             ("2026-01-17T01:44:52.1Z", 1_768_614_292_100),
@@ -26,7 +26,7 @@ struct RFC3339Tests {
     }
 
     @Test(
-        "rejects anything else",
+        "S2 rejects anything else (the value then reads as absent)",
         arguments: [
             "", "2026-01-17", "2026-01-17T01:44:52", "2026-01-17 01:44:52Z", "2026-01-17T01:44:52.Z",
             "2026-01-17T01:44:52.1234567890Z", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z",
@@ -37,7 +37,7 @@ struct RFC3339Tests {
         #expect(RFC3339.milliseconds(from: text) == nil)
     }
 
-    @Test("formats UTC with exactly three fractional digits, from integers")
+    @Test("S2 formats UTC with exactly three fractional digits and Z, from integers")
     func formats() {
         #expect(RFC3339.string(fromMilliseconds: 1_768_614_292_123) == "2026-01-17T01:44:52.123Z")
         #expect(RFC3339.string(fromMilliseconds: 0) == "1970-01-01T00:00:00.000Z")
