@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "Networking", targets: ["Networking"]),
         .library(name: "Sync", targets: ["Sync"]),
         .library(name: "TestSupport", targets: ["TestSupport"]),
+        .library(name: "TestSupportContracts", targets: ["TestSupportContracts"]),
         .executable(name: "trendyctl", targets: ["trendyctl"]),
         .executable(name: "trendy-server", targets: ["trendy-server"]),
     ],
@@ -66,6 +67,14 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["Models", "Protocols", "Sync", "Persistence"],
             path: "Modules/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The contract suites, apart so that TestSupport (used by trendyctl's in-memory configuration) does not
+        // link the Testing library.
+        .target(
+            name: "TestSupportContracts",
+            dependencies: ["Models", "Protocols", "TestSupport"],
+            path: "Modules/TestSupportContracts",
             swiftSettings: swiftSettings
         ),
 
@@ -121,22 +130,28 @@ let package = Package(
         .testTarget(name: "ModelsTests", dependencies: ["Models"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PersistenceTests",
-            dependencies: ["Models", "Protocols", "Persistence", "TestSupport", grdb],
+            dependencies: ["Models", "Protocols", "Persistence", "TestSupport", "TestSupportContracts", grdb],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TestSupportTests",
-            dependencies: ["Models", "Protocols", "Persistence", "TestSupport"],
+            dependencies: ["Models", "Protocols", "Persistence", "TestSupport", "TestSupportContracts"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NetworkingTests",
-            dependencies: ["Models", "Protocols", "Networking", "TestSupport", "TrendyServer", "TrendyServerTesting"],
+            dependencies: [
+                "Models", "Protocols", "Networking", "TestSupport", "TestSupportContracts", "TrendyServer",
+                "TrendyServerTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TrendyServerTests",
-            dependencies: ["Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport"],
+            dependencies: [
+                "Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport",
+                "TestSupportContracts",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -14,6 +14,7 @@ struct DependencyRulesTests {
         "Networking": ["Models", "Protocols", "Logging"],
         "Sync": ["Models", "Protocols", "Logging"],
         "TestSupport": ["Models", "Protocols", "Sync", "Persistence", "Logging"],
+        "TestSupportContracts": ["Models", "Protocols", "TestSupport", "Logging"],
     ]
 
     /// Toolchain modules every layer may import, besides its declared dependencies.
@@ -22,7 +23,7 @@ struct DependencyRulesTests {
     /// Extra toolchain modules particular layers need.
     static let extraImports: [String: Set<String>] = [
         "Networking": ["FoundationNetworking"],
-        "TestSupport": ["Testing"],
+        "TestSupportContracts": ["Testing"],
     ]
 
     static var packageRoot: URL {

@@ -2,6 +2,7 @@ import Foundation
 import Persistence
 import Protocols
 import TestSupport
+import TestSupportContracts
 import Testing
 
 /// The `DataStoreProtocol` contract, against the SQLite file store and the in-memory store.

@@ -2,6 +2,7 @@ import Foundation
 import Models
 import Protocols
 import TestSupport
+import TestSupportContracts
 import Testing
 
 @Suite("MockDataStore")

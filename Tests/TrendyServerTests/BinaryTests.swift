@@ -3,6 +3,7 @@ import Models
 import Networking
 import Protocols
 import TestSupport
+import TestSupportContracts
 import Testing
 import TrendyServerTesting
 

@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Protocols
+import TestSupport
 import Testing
 
 /// The `NetworkClientProtocol` contract (api-v1, sync-engine §2.1–§2.3), as named async checks.

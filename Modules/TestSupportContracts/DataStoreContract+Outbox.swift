@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Protocols
+import TestSupport
 import Testing
 
 extension DataStoreContract.Subject {

@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Protocols
+import TestSupport
 import Testing
 
 /// The `DataStoreProtocol` contract (sync-engine §1.3–§1.10, §2.4–§2.6), as named checks any conformer can run.
