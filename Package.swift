@@ -106,7 +106,9 @@ let package = Package(
         ),
         .target(
             name: "TrendyCLI",
-            dependencies: ["Models", "Protocols", "Persistence", "Networking", "Sync", argumentParser, logging],
+            dependencies: [
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", argumentParser, logging,
+            ],
             path: "Apps/trendyctl/Sources/TrendyCLI",
             swiftSettings: swiftSettings
         ),

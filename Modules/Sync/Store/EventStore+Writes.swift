@@ -200,7 +200,7 @@ extension EventStore {
     // MARK: Shared
 
     /// Writes a new row as `pending` and queues its create.
-    private func insert<Entity: LocalEntity>(
+    func insert<Entity: LocalEntity>(
         _ entity: Entity, _ store: any DataStoreProtocol, _ now: Date, payload: (Entity) throws -> Data
     ) throws {
         try entity.upsert(into: store)
@@ -214,6 +214,7 @@ extension EventStore {
 /// The four entities, as `EventStore.insert` writes them.
 protocol LocalEntity: Identifiable where ID == String {
     static var entityType: MutationEntityType { get }
+    var syncStatus: SyncStatus { get set }
     func upsert(into store: any DataStoreProtocol) throws
 }
 

@@ -1,1 +1,3 @@
-print("trendyctl")
+import TrendyCLI
+
+await TrendyctlMain.main()

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Models
+import Protocols
+import Sync
+
+/// What a command runs with: its console, the resolved settings, and the object graph on demand.
+struct CommandContext {
+    let console: Console
+    let settings: Settings
+
+    var now: Date { Date() }
+
+    /// The graph over the database, with the server when one is configured. Building it opens (and creates) the
+    /// database; it never touches the network.
+    func container() throws -> TrendyContainer {
+        let token = try settings.token()
+        return try TrendyContainer.make(
+            .production(
+                database: settings.databasePath, server: settings.server?.root,
+                tokenProvider: StaticTokenProvider(token), standardProfile: settings.usesStandardProfile))
+    }
+
+    /// The local store, for the commands that only read and write local data.
+    func store() throws -> EventStore { try container().events }
+}
+
+/// A trendyctl subcommand: global options, and a body that gets a context. Errors become a message on stderr
+/// (`{"error": …}` with `--json`) and the exit code of spec/trendyctl.md §1.5.
+protocol TrendyCommand: AsyncParsableCommand {
+    var globals: GlobalOptions { get }
+    func run(_ context: CommandContext) async throws
+}
+
+extension TrendyCommand {
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let verbosity: Console.Verbosity = globals.quiet ? .quiet : globals.verbose ? .verbose : .normal
+        let console = Console(json: globals.json, verbosity: verbosity, environment: environment)
+        do {
+            let context = CommandContext(console: console, settings: try Settings(globals, environment: environment))
+            try await run(context)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            let failure = CLIError.from(error)
+            console.error(failure)
+            throw ExitCode(failure.exitCode)
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import ArgumentParser
+import Foundation
+import Models
+import Protocols
+import Sync
+
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events", abstract: "Events: what happened, when.",
+        discussion: """
+            Examples:
+              trendyctl events add Coffee
+              trendyctl events add Run --at "2026-11-21 07:30" --prop km=5.2 --notes "river loop"
+              trendyctl events list --type Coffee --since 2026-11-01 --limit 20
+              trendyctl events edit ID --clear-notes --unset-prop km
+              trendyctl events rm ID ID
+            """,
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self])
+
+    static func render(_ event: Event, _ context: CommandContext, store: EventStore) throws {
+        if context.console.json {
+            context.console.out(json: EntityJSON.event(event))
+            return
+        }
+        var record = Record()
+        record.add("id", event.id)
+        record.add("type", try store.eventType(id: event.eventTypeId)?.name ?? event.eventTypeId)
+        record.add("time", TimeInput.display(event.timestamp) + (event.isAllDay ? " (all day)" : ""))
+        record.add("ends", event.endDate.map(TimeInput.display))
+        record.add("notes", event.notes)
+        record.add("source", event.sourceType == .manual ? nil : event.sourceType.rawValue)
+        if let latitude = event.locationLatitude, let longitude = event.locationLongitude {
+            record.add("location", "\(latitude), \(longitude)" + (event.locationName.map { " (\($0))" } ?? ""))
+        } else {
+            record.add("location", event.locationName)
+        }
+        record.add("geofence", event.geofenceId)
+        record.add("external id", event.externalId)
+        record.add("title", event.originalTitle)
+        for key in event.properties.keys.sorted() {
+            if let value = event.properties[key] { record.add(key, PropertyInput.display(value)) }
+        }
+        record.add("status", event.syncStatus.rawValue)
+        record.render(context.console)
+    }
+
+    /// `--lat` and `--lon` come together.
+    static func location(_ latitude: Double?, _ longitude: Double?) throws -> (Double, Double)? {
+        switch (latitude, longitude) {
+        case (let latitude?, let longitude?): return (latitude, longitude)
+        case (nil, nil): return nil
+        default: throw ValidationError("--lat and --lon go together")
+        }
+    }
+
+    struct Add: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Log an event.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The event type: an id or a name.") var type: String
+        @Option(help: "When it happened (default now). \(TimeInput.accepted).") var at: String?
+        @Option(help: "When it ended.") var end: String?
+        @Flag(help: "An all-day event.") var allDay = false
+        @Option(help: "Free text.") var notes: String?
+        @Option(name: .customLong("prop"), help: "A property, KEY=VALUE (repeatable).") var properties: [String] = []
+        @Option(help: "Latitude in degrees.") var lat: Double?
+        @Option(help: "Longitude in degrees.") var lon: Double?
+        @Option(help: "A place name.") var locationName: String?
+        @Option(help: "An id from another system.") var externalId: String?
+        @Option(help: "The title in another system.") var title: String?
+
+        func validate() throws { _ = try EventsCommand.location(lat, lon) }
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let eventType = try Lookup.eventType(type, in: store)
+            let now = context.now
+            let timestamp = try at.map { text throws(CLIError) in try TimeInput.parse(text, option: "--at", now: now) }
+            let endDate = try end.map { text throws(CLIError) in try TimeInput.parse(text, option: "--end", now: now) }
+            let definitions = try store.propertyDefinitions(eventTypeId: eventType.id)
+            var values: [String: PropertyValue] = [:]
+            for assignment in properties {
+                let (key, value) = try PropertyInput.parse(assignment, definitions: definitions, now: now)
+                values[key] = value
+            }
+            let location = try EventsCommand.location(lat, lon)
+            let event = try await store.createEvent(eventTypeId: eventType.id, timestamp: timestamp ?? now) { event in
+                event.endDate = endDate
+                event.isAllDay = allDay
+                event.notes = notes
+                event.properties = values
+                event.locationLatitude = location?.0
+                event.locationLongitude = location?.1
+                event.locationName = locationName
+                event.externalId = externalId
+                event.originalTitle = title
+            }
+            if context.console.json {
+                context.console.out(json: EntityJSON.event(event))
+            } else {
+                context.console.out(event.id)
+                context.console.note("logged \(eventType.name) at \(TimeInput.display(event.timestamp))")
+            }
+        }
+    }
+
+    struct List: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "List events, newest first.")
+        @OptionGroup var globals: GlobalOptions
+        @Option(help: "Only this event type.") var type: String?
+        @Option(help: "From this time on.") var since: String?
+        @Option(help: "Up to this time.") var until: String?
+        @Option(help: "pending, synced or failed.") var status: SyncStatus?
+        @Option(help: "At most this many.") var limit: Int?
+
+        func validate() throws {
+            if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let now = context.now
+            let query = EventQuery(
+                eventTypeId: try type.map { try Lookup.eventType($0, in: store).id },
+                since: try since.map { text throws(CLIError) in try TimeInput.parse(text, option: "--since", now: now)
+                },
+                until: try until.map { text throws(CLIError) in try TimeInput.parse(text, option: "--until", now: now)
+                },
+                syncStatus: status, limit: limit)
+            let events = try store.events(query)
+            if context.console.json {
+                context.console.out(json: .array(events.map(EntityJSON.event)))
+                return
+            }
+            let names = Dictionary(uniqueKeysWithValues: try store.eventTypes().map { ($0.id, $0.name) })
+            var table = Table("ID", "TYPE", "TIME", "STATUS", "NOTES")
+            for event in events {
+                table.add(
+                    event.id, names[event.eventTypeId] ?? event.eventTypeId, TimeInput.display(event.timestamp),
+                    event.syncStatus.rawValue, event.notes ?? "")
+            }
+            table.render(context.console)
+        }
+    }
+
+    struct Show: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one event.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The event's id.") var id: String
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            try EventsCommand.render(try Lookup.event(id, in: store), context, store: store)
+        }
+    }
+
+    struct Edit: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Change an event.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The event's id.") var id: String
+        @Option(help: "Move it to another event type.") var type: String?
+        @Option(help: "A new time.") var at: String?
+        @Option(help: "A new end.") var end: String?
+        @Flag(help: "Remove the end.") var clearEnd = false
+        @Flag(inversion: .prefixedNo, help: "All day or not.") var allDay: Bool?
+        @Option(help: "New notes.") var notes: String?
+        @Flag(help: "Remove the notes.") var clearNotes = false
+        @Option(name: .customLong("prop"), help: "Set a property, KEY=VALUE (repeatable).") var properties: [String] =
+            []
+        @Option(name: .customLong("unset-prop"), help: "Remove a property (repeatable).") var unset: [String] = []
+        @Option(help: "Latitude in degrees.") var lat: Double?
+        @Option(help: "Longitude in degrees.") var lon: Double?
+        @Flag(help: "Remove the coordinates.") var clearLocation = false
+        @Option(help: "A place name.") var locationName: String?
+
+        func validate() throws {
+            if end != nil && clearEnd { throw ValidationError("--end and --clear-end exclude each other") }
+            if notes != nil && clearNotes { throw ValidationError("--notes and --clear-notes exclude each other") }
+            if try EventsCommand.location(lat, lon) != nil && clearLocation {
+                throw ValidationError("--lat/--lon and --clear-location exclude each other")
+            }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let current = try Lookup.event(id, in: store)
+            let now = context.now
+            let typeId = try type.map { try Lookup.eventType($0, in: store).id } ?? current.eventTypeId
+            let timestamp = try at.map { text throws(CLIError) in try TimeInput.parse(text, option: "--at", now: now) }
+            let endDate = try end.map { text throws(CLIError) in try TimeInput.parse(text, option: "--end", now: now) }
+            let definitions = try store.propertyDefinitions(eventTypeId: typeId)
+            var values = current.properties
+            for assignment in properties {
+                let (key, value) = try PropertyInput.parse(assignment, definitions: definitions, now: now)
+                values[key] = value
+            }
+            for key in unset { values[key] = nil }
+            let location = try EventsCommand.location(lat, lon)
+            let edited = try await store.updateEvent(id: current.id) { event in
+                event.eventTypeId = typeId
+                if let timestamp { event.timestamp = timestamp }
+                if let endDate { event.endDate = endDate }
+                if clearEnd { event.endDate = nil }
+                if let allDay { event.isAllDay = allDay }
+                if let notes { event.notes = notes }
+                if clearNotes { event.notes = nil }
+                event.properties = values
+                if let location {
+                    event.locationLatitude = location.0
+                    event.locationLongitude = location.1
+                }
+                if clearLocation {
+                    event.locationLatitude = nil
+                    event.locationLongitude = nil
+                }
+                if let locationName { event.locationName = locationName }
+            }
+            try EventsCommand.render(edited, context, store: store)
+        }
+    }
+
+    struct Remove: TrendyCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete events.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "Event ids.") var ids: [String]
+
+        func validate() throws {
+            if ids.isEmpty { throw ValidationError("give at least one event id") }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let events = try ids.map { try Lookup.event($0, in: store) }  // all exist, or nothing is deleted
+            for event in events { try await store.deleteEvent(id: event.id) }
+            DeletedOutput.render(events.map(\.id), noun: "event", context)
+        }
+    }
+}
+
+extension SyncStatus: ExpressibleByArgument {}
+
+/// `… rm` output: `{"deleted": [ids]}`, or the ids one a line.
+enum DeletedOutput {
+    static func render(_ ids: [String], noun: String, _ context: CommandContext) {
+        if context.console.json {
+            context.console.out(json: EntityJSON.deleted(ids))
+            return
+        }
+        for id in ids { context.console.out(id) }
+        context.console.note("deleted \(ids.count) \(noun)\(ids.count == 1 ? "" : "s")")
+    }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import Models
+import Sync
+
+struct PropsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "props", abstract: "Property definitions: the fields an event type's events carry.",
+        discussion: """
+            Examples:
+              trendyctl props add Coffee strength --label Strength --kind number --default 3
+              trendyctl props add Coffee size --label Size --kind select --option small --option large
+              trendyctl props list Coffee
+              trendyctl props edit ID --label "Cup size" --order 2
+            """,
+        subcommands: [Add.self, List.self, Edit.self, Remove.self])
+
+    static func render(_ definition: PropertyDefinition, _ context: CommandContext) {
+        if context.console.json {
+            context.console.out(json: EntityJSON.propertyDefinition(definition))
+            return
+        }
+        var record = Record()
+        record.add("id", definition.id)
+        record.add("key", definition.key)
+        record.add("label", definition.label)
+        record.add("kind", definition.propertyType.rawValue)
+        record.add("options", definition.options.isEmpty ? nil : definition.options.joined(separator: ", "))
+        record.add("default", definition.defaultValue.map { JSONText.string($0) })
+        record.add("order", String(definition.displayOrder))
+        record.add("status", definition.syncStatus.rawValue)
+        record.render(context.console)
+    }
+
+    /// `--default VALUE` read as the definition's kind.
+    static func defaultValue(_ text: String?, for definition: PropertyDefinition, now: Date) throws -> JSONValue? {
+        guard let text else { return definition.defaultValue }
+        return try PropertyInput.value(text, as: definition, now: now).value
+    }
+
+    struct Add: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Define a property of an event type.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The event type: an id or a name.") var type: String
+        @Argument(help: "The property's key, unique within the type.") var key: String
+        @Option(help: "What people read.") var label: String
+        @Option(help: "text, number, boolean, date, select, duration, url or email.") var kind: PropertyType
+        @Option(name: .customLong("option"), help: "A choice of a select (repeatable).") var options: [String] = []
+        @Option(name: .customLong("default"), help: "The default value.") var defaultText: String?
+        @Option(help: "Display order.") var order = 0
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let eventType = try Lookup.eventType(type, in: store)
+            var draft = PropertyDefinition(
+                id: "", eventTypeId: eventType.id, key: key, label: label, propertyType: kind, options: options,
+                displayOrder: order, createdAt: context.now, updatedAt: context.now)
+            draft.defaultValue = try PropsCommand.defaultValue(defaultText, for: draft, now: context.now)
+            let defaultValue = draft.defaultValue
+            let definition = try await store.createPropertyDefinition(
+                eventTypeId: eventType.id, key: key, label: label, type: kind
+            ) { definition in
+                definition.options = options
+                definition.defaultValue = defaultValue
+                definition.displayOrder = order
+            }
+            PropsCommand.render(definition, context)
+        }
+    }
+
+    struct List: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "List an event type's property definitions.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The event type: an id or a name.") var type: String
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let definitions = try store.propertyDefinitions(eventTypeId: try Lookup.eventType(type, in: store).id)
+            if context.console.json {
+                context.console.out(json: .array(definitions.map(EntityJSON.propertyDefinition)))
+                return
+            }
+            var table = Table("ID", "KEY", "LABEL", "KIND", "ORDER", "STATUS")
+            for definition in definitions {
+                table.add(
+                    definition.id, definition.key, definition.label, definition.propertyType.rawValue,
+                    String(definition.displayOrder), definition.syncStatus.rawValue)
+            }
+            table.render(context.console)
+        }
+    }
+
+    struct Edit: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a property definition.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The definition's id.") var id: String
+        @Option(help: "A new label.") var label: String?
+        @Option(help: "A new kind.") var kind: PropertyType?
+        @Option(name: .customLong("option"), help: "Replace the choices (repeatable).") var options: [String] = []
+        @Flag(help: "Remove the choices.") var clearOptions = false
+        @Option(name: .customLong("default"), help: "A new default value.") var defaultText: String?
+        @Flag(help: "Remove the default value.") var clearDefault = false
+        @Option(help: "A new display order.") var order: Int?
+
+        func validate() throws {
+            if !options.isEmpty && clearOptions {
+                throw ValidationError("--option and --clear-options exclude each other")
+            }
+            if defaultText != nil && clearDefault {
+                throw ValidationError("--default and --clear-default exclude each other")
+            }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            var draft = try Lookup.propertyDefinition(id, in: store)
+            if let label { draft.label = label }
+            if let kind { draft.propertyType = kind }
+            if !options.isEmpty { draft.options = options }
+            if clearOptions { draft.options = [] }
+            draft.defaultValue =
+                clearDefault ? nil : try PropsCommand.defaultValue(defaultText, for: draft, now: context.now)
+            if let order { draft.displayOrder = order }
+            let edited = try await store.updatePropertyDefinition(id: draft.id) { [draft] in $0 = draft }
+            PropsCommand.render(edited, context)
+        }
+    }
+
+    struct Remove: TrendyCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete property definitions.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "Definition ids.") var ids: [String]
+
+        func validate() throws {
+            if ids.isEmpty { throw ValidationError("give at least one property definition id") }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let definitions = try ids.map { try Lookup.propertyDefinition($0, in: store) }
+            for definition in definitions { try await store.deletePropertyDefinition(id: definition.id) }
+            DeletedOutput.render(definitions.map(\.id), noun: "property definition", context)
+        }
+    }
+}
+
+extension PropertyType: ExpressibleByArgument {}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import Models
+import Sync
+
+struct StatusCommand: TrendyCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "What is waiting to sync, and how the last sync went. Never touches the network.")
+    @OptionGroup var globals: GlobalOptions
+
+    func run(_ context: CommandContext) async throws {
+        let engine = try context.container().engine
+        try await engine.loadInitialState()
+        let snapshot = await engine.snapshot
+        let breakerOpen = snapshot.breakerOpen || snapshot.retryAfterSeconds > 0
+        let retryAfter = Int(snapshot.retryAfterSeconds.rounded(.up))
+        let server = context.settings.server
+        if context.console.json {
+            context.console.out(json: [
+                "server": server.map { .string($0.root.text) } ?? .null,
+                "pending": .number(Double(snapshot.pendingCount)), "failed": .number(Double(snapshot.deadLetterCount)),
+                "cursor": .number(Double(snapshot.cursor)),
+                "last_sync_at": snapshot.lastSuccessAt.map(EntityJSON.time) ?? .null,
+                "state": .string(snapshot.state.name),
+                "circuit_breaker": ["open": .bool(breakerOpen), "retry_after_seconds": .number(Double(retryAfter))],
+            ])
+            return
+        }
+        var record = Record()
+        record.add(
+            "server", server.map { "\($0.root.text) (\($0.source))" } ?? "none — `trendyctl config set server URL`")
+        record.add("state", snapshot.state.name)
+        record.add("pending", "\(snapshot.pendingCount) change(s) to push")
+        record.add(
+            "failed",
+            "\(snapshot.deadLetterCount)" + (snapshot.deadLetterCount > 0 ? " — see `trendyctl queue list`" : ""))
+        record.add("cursor", String(snapshot.cursor))
+        record.add("last sync", snapshot.lastSuccessAt.map(TimeInput.display) ?? "never")
+        record.add("breaker", breakerOpen ? "open, retry in \(retryAfter) s" : "closed")
+        record.render(context.console)
+    }
+}
+
+struct HistoryCommand: TrendyCommand {
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "Past syncs, newest first.")
+    @OptionGroup var globals: GlobalOptions
+    @Option(help: "At most this many (1–100).") var limit = 20
+
+    func validate() throws {
+        if !(1...100).contains(limit) { throw ValidationError("--limit must be 1–100") }
+    }
+
+    func run(_ context: CommandContext) async throws {
+        let entries = try await context.container().engine.history(limit: limit)
+        if context.console.json {
+            context.console.out(json: .array(entries.map(EntityJSON.history)))
+            return
+        }
+        var table = Table("STARTED", "KIND", "OUTCOME", "MS", "PUSHED", "PULLED", "MESSAGE")
+        for entry in entries {
+            table.add(
+                TimeInput.display(entry.startedAt), entry.kind.rawValue, entry.outcome, String(entry.durationMs),
+                String(entry.pushed), String(entry.pulled), entry.message ?? "")
+        }
+        table.render(context.console)
+    }
+}
+
+struct QueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue", abstract: "Local changes waiting to be pushed, and the ones that failed.",
+        discussion: """
+            Examples:
+              trendyctl queue list
+              trendyctl queue retry --all        # failed changes go out with the next sync
+              trendyctl queue discard ID         # give up on a change; its entity is marked failed
+            """,
+        subcommands: [List.self, Retry.self, Discard.self])
+
+    struct List: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "List queued changes in push order.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: CommandContext) async throws {
+            let mutations = try await context.container().engine.mutations()
+            if context.console.json {
+                context.console.out(json: .array(mutations.map(EntityJSON.mutation)))
+                return
+            }
+            var table = Table("ID", "ENTITY", "OPERATION", "STATE", "ATTEMPTS", "LAST ERROR")
+            for mutation in mutations {
+                table.add(
+                    mutation.id, "\(mutation.entityType.rawValue) \(mutation.entityId)", mutation.operation.rawValue,
+                    mutation.state.rawValue, String(mutation.attempts), mutation.lastError ?? "")
+            }
+            table.render(context.console)
+        }
+    }
+
+    /// The ids given must be queued (and, for `retry`, failed); nil means all.
+    static func selection(
+        _ ids: [String], all: Bool, in engine: SyncEngine, failedOnly: Bool
+    ) async throws -> [String]? {
+        if all { return nil }
+        let queued = try await engine.mutations()
+        for id in ids {
+            guard let mutation = queued.first(where: { $0.id == id.lowercased() }) else {
+                throw CLIError.notFound("no queued change \(id); `trendyctl queue list` shows the ids")
+            }
+            if failedOnly && !mutation.isDeadLetter {
+                throw CLIError.failure("change \(id) has not failed; only failed changes can be retried")
+            }
+        }
+        return ids.map { $0.lowercased() }
+    }
+
+    struct Retry: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Put failed changes back in the queue.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "Change ids.") var ids: [String] = []
+        @Flag(help: "Every failed change.") var all = false
+
+        func validate() throws {
+            if ids.isEmpty == !all { throw ValidationError("give change ids or --all") }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let engine = try context.container().engine
+            let selection = try await QueueCommand.selection(ids, all: all, in: engine, failedOnly: true)
+            let count = try await engine.retryDeadLetters(ids: selection)
+            context.console.out(json: ["retried": .number(Double(count))], orText: "\(count)")
+            context.console.note("\(count) change(s) will go out with the next sync")
+        }
+    }
+
+    struct Discard: TrendyCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drop queued changes; their entities are marked failed.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "Change ids.") var ids: [String] = []
+        @Flag(help: "Every queued change.") var all = false
+
+        func validate() throws {
+            if ids.isEmpty == !all { throw ValidationError("give change ids or --all") }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let engine = try context.container().engine
+            let selection = try await QueueCommand.selection(ids, all: all, in: engine, failedOnly: false)
+            let count = try await engine.discardMutations(ids: selection)
+            context.console.out(json: ["discarded": .number(Double(count))], orText: "\(count)")
+            context.console.note("discarded \(count) change(s); `trendyctl sync --full` restores the server's copies")
+        }
+    }
+}
+
+extension Console {
+    /// `value` with `--json`, else `text`.
+    func out(json value: JSONValue, orText text: String) {
+        if json { out(json: value) } else { out(text) }
+    }
+}

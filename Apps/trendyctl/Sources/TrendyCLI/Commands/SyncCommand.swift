@@ -1,0 +1,178 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Models
+import Sync
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct SyncCommand: TrendyCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Push local changes and pull everyone else's.",
+        discussion: """
+            Exit status: 0 synced, 5 partial (some changes failed; see `trendyctl queue list`), 75 offline or \
+            rate limited (nothing was lost; try again later), 4 not logged in or token rejected, 1 other \
+            errors, 130 interrupted. Only one sync runs per database at a time; a second one exits 75.
+
+            Examples:
+              trendyctl sync
+              trendyctl sync --full      # download everything again; keeps pending changes
+              trendyctl sync --watch --interval 300
+              trendyctl sync --json | jq .outcome
+            """)
+    @OptionGroup var globals: GlobalOptions
+    @Flag(help: "Bootstrap from the server's full state (local changes not yet pushed are kept).") var full = false
+    @Flag(help: "Repeat until interrupted.") var watch = false
+    @Option(help: "Seconds between runs with --watch (default: config sync.interval, else 60).") var interval: Int?
+
+    func validate() throws {
+        if interval != nil && !watch { throw ValidationError("--interval goes with --watch") }
+        if let interval, interval < 1 { throw ValidationError("--interval must be 1 second or more") }
+    }
+
+    func run(_ context: CommandContext) async throws {
+        let server = try context.settings.requireServer()
+        guard try context.settings.token() != nil else {
+            throw CLIError.authentication(
+                "not logged in to \(server.text): run `trendyctl login --with-token < token.txt` or set TRENDY_TOKEN")
+        }
+        let engine = try context.container().engine
+        try await engine.loadInitialState()
+        let interrupt = Interrupt()
+        var forceFull = full
+        var exitCode: Int32 = 0
+        repeat {
+            let report: SyncReport
+            do {
+                let lock = try SyncLock.acquire(databasePath: context.settings.databasePath)
+                let full = forceFull
+                let console = context.console
+                report = await interrupt.run { await Self.runOnce(engine, full: full, console: console) }
+                withExtendedLifetime(lock) {}
+            }
+            forceFull = false
+            exitCode = Self.render(report, interrupted: interrupt.fired, context)
+            guard watch && !interrupt.fired else { break }
+            let snapshot = await engine.snapshot
+            let wait = max(Double(interval ?? context.settings.watchInterval), snapshot.retryAfterSeconds)
+            context.console.note("next sync in \(Int(wait.rounded(.up))) s (Ctrl-C to stop)")
+            await interrupt.run { try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000)) }
+        } while !interrupt.fired
+        if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+
+    /// One run, with a progress line on stderr fed by the snapshot stream when stderr is a terminal.
+    private static func runOnce(_ engine: SyncEngine, full: Bool, console: Console) async -> SyncReport {
+        let progress: Task<Void, Never>? =
+            console.showsProgress
+            ? Task {
+                for await snapshot in await engine.snapshots() {
+                    if Task.isCancelled { break }
+                    console.progress("\r\u{1B}[2K" + Self.progressLine(snapshot.state))
+                }
+            } : nil
+        let report = full ? await engine.forceFullResync() : await engine.performSync()
+        progress?.cancel()
+        if progress != nil { console.progress("\r\u{1B}[2K") }
+        return report
+    }
+
+    static func progressLine(_ state: SyncState) -> String {
+        switch state {
+        case .syncing(let done, let total) where total > 0:
+            let width = 24
+            let filled = Int((Double(done) / Double(total) * Double(width)).rounded(.down))
+            return "pushing \(done)/\(total) [" + String(repeating: "#", count: filled)
+                + String(repeating: ".", count: width - filled) + "]"
+        case .syncing: return "checking the server…"
+        case .pulling: return "pulling…"
+        default: return state.name
+        }
+    }
+
+    /// Prints the report and returns its exit code.
+    private static func render(_ report: SyncReport, interrupted: Bool, _ context: CommandContext) -> Int32 {
+        let outcome = report.outcome
+        let cancelled = interrupted && outcome.name == "error"
+        let code: Int32 = cancelled ? 130 : outcome.exitCode
+        let console = context.console
+        if console.json {
+            console.out(json: [
+                "outcome": .string(outcome.name), "pushed": .number(Double(report.pushed)),
+                "pulled": .number(Double(report.pulled)), "failed": .number(Double(report.failed)),
+                "pending": .number(Double(report.pending)), "cursor": .number(Double(report.cursor)),
+                "bootstrapped": .bool(outcome.bootstrapped), "duration_ms": .number(Double(report.durationMs)),
+                "message": report.message.map(JSONValue.string) ?? .null,
+            ])
+        } else {
+            var line = "\(outcome.name): pushed \(report.pushed), pulled \(report.pulled)"
+            if report.failed > 0 { line += ", \(report.failed) failed" }
+            if report.pending > 0 { line += ", \(report.pending) pending" }
+            line += outcome.bootstrapped ? " (full download)" : ""
+            console.out(line + " in \(report.durationMs) ms")
+        }
+        if code != 0 {
+            let advice: String
+            switch outcome {
+            case .partial: advice = "some changes failed; `trendyctl queue list` shows why"
+            case .offline(let message):
+                advice = "the server is unreachable (\(message)); nothing was lost, try again later"
+            case .rateLimited(let seconds): advice = "rate limited; try again in \(Int(seconds.rounded(.up))) s"
+            case .authRequired: advice = "the server rejected the token: run `trendyctl login --with-token < token.txt`"
+            case .error(let message): advice = cancelled ? "interrupted; nothing was half-applied" : message
+            case .synced: advice = ""
+            }
+            console.error(CLIError(code: cancelled ? "interrupted" : outcome.name, message: advice, exitCode: code))
+        }
+        return code
+    }
+}
+
+/// Ctrl-C cancels the work in progress (the engine ends the round `cancelled`, nothing half-applied) and stops
+/// `--watch`.
+final class Interrupt: @unchecked Sendable {
+    // @unchecked Sendable: `cancelCurrent` and `didFire` are only touched under `lock`; `source` is set in init.
+    private let lock = NSLock()
+    private var cancelCurrent: (@Sendable () -> Void)?
+    private var didFire = false
+    private let source: any DispatchSourceSignal
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [weak self] in self?.fire() }
+        source.resume()
+    }
+
+    deinit {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+
+    var fired: Bool { lock.withLock { didFire } }
+
+    private func fire() {
+        let cancel = lock.withLock { () -> (@Sendable () -> Void)? in
+            didFire = true
+            return cancelCurrent
+        }
+        cancel?()
+    }
+
+    /// Runs `body` so that Ctrl-C cancels it.
+    func run<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) async -> Result {
+        let task = Task { await body() }
+        let cancelNow = lock.withLock { () -> Bool in
+            cancelCurrent = { task.cancel() }
+            return didFire
+        }
+        if cancelNow { task.cancel() }
+        let result = await task.value
+        lock.withLock { cancelCurrent = nil }
+        return result
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Models
+import Protocols
+import Sync
+
+struct TypesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "types", abstract: "Event types: what you track.",
+        discussion: """
+            Examples:
+              trendyctl types add Coffee --color "#8B4513" --icon cup.and.saucer
+              trendyctl types list
+              trendyctl types edit coffee --name Espresso
+              trendyctl types rm Espresso
+            """,
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self])
+
+    static func render(_ type: EventType, _ context: CommandContext) {
+        if context.console.json {
+            context.console.out(json: EntityJSON.eventType(type))
+            return
+        }
+        var record = Record()
+        record.add("id", type.id)
+        record.add("name", type.name)
+        record.add("color", type.color)
+        record.add("icon", type.icon)
+        record.add("created", TimeInput.display(type.createdAt))
+        record.add("status", type.syncStatus.rawValue)
+        record.render(context.console)
+    }
+
+    struct Add: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an event type.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The type's name, unique.") var name: String
+        @Option(help: "A colour, e.g. \"#007AFF\".") var color = EventType.defaultColor
+        @Option(help: "A symbol name.") var icon = EventType.defaultIcon
+
+        func run(_ context: CommandContext) async throws {
+            let type = try await context.store().createEventType(name: name, color: color, icon: icon)
+            TypesCommand.render(type, context)
+        }
+    }
+
+    struct List: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "List event types by name.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let types = try store.eventTypes()
+            if context.console.json {
+                context.console.out(json: .array(types.map(EntityJSON.eventType)))
+                return
+            }
+            let counts = Dictionary(grouping: try store.events(), by: \.eventTypeId).mapValues(\.count)
+            var table = Table("ID", "NAME", "COLOR", "ICON", "EVENTS", "STATUS")
+            for type in types {
+                table.add(
+                    type.id, type.name, type.color, type.icon, String(counts[type.id] ?? 0), type.syncStatus.rawValue)
+            }
+            table.render(context.console)
+        }
+    }
+
+    struct Show: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one event type.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "An id or a name.") var type: String
+
+        func run(_ context: CommandContext) async throws {
+            TypesCommand.render(try Lookup.eventType(type, in: try context.store()), context)
+        }
+    }
+
+    struct Edit: TrendyCommand {
+        static let configuration = CommandConfiguration(abstract: "Change an event type.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "An id or a name.") var type: String
+        @Option(help: "A new name.") var name: String?
+        @Option(help: "A new colour.") var color: String?
+        @Option(help: "A new symbol name.") var icon: String?
+
+        func validate() throws {
+            if name == nil && color == nil && icon == nil {
+                throw ValidationError("nothing to change: give --name, --color or --icon")
+            }
+        }
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let current = try Lookup.eventType(type, in: store)
+            let edited = try await store.updateEventType(id: current.id) { type in
+                if let name { type.name = name }
+                if let color { type.color = color }
+                if let icon { type.icon = icon }
+            }
+            TypesCommand.render(edited, context)
+        }
+    }
+
+    struct Remove: TrendyCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Delete an event type with its events and property definitions.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "An id or a name.") var type: String
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let target = try Lookup.eventType(type, in: store)
+            let events = try store.events(EventQuery(eventTypeId: target.id)).count
+            try await store.deleteEventType(id: target.id)
+            if context.console.json {
+                context.console.out(json: EntityJSON.deleted([target.id]))
+            } else {
+                context.console.out(target.id)
+                context.console.note("deleted \(target.name) and its \(events) event(s)")
+            }
+        }
+    }
+}

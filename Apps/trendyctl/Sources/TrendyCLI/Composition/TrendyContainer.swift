@@ -1,0 +1,99 @@
+import Foundation
+import Models
+import Networking
+import Persistence
+import Protocols
+import Sync
+import TestSupport
+
+/// What the object graph is built from (the factory style of seeds 003–004): where the data lives and which server,
+/// if any, it syncs with.
+public struct TrendyConfiguration: Sendable {
+    public enum Storage: Sendable {
+        /// A SQLite file in WAL mode, created with its folder on first use.
+        case file(path: String)
+        /// A private in-memory database.
+        case inMemory
+    }
+
+    public enum Remote: Sendable {
+        /// A Trendy API v1 server over HTTP.
+        case server(ServerRoot, tokenProvider: any TokenProvider)
+        /// `MockNetworkClient` on an in-memory model of the API, for tests, demos and previews.
+        case inMemory(InMemoryTrendyServer, userId: String)
+        /// No server: local commands work, a sync cannot start.
+        case none
+    }
+
+    public var storage: Storage
+    public var remote: Remote
+    public var sync: SyncConfiguration
+    public var clock: any SyncClock
+
+    public init(storage: Storage, remote: Remote, sync: SyncConfiguration, clock: any SyncClock = SystemClock()) {
+        self.storage = storage
+        self.remote = remote
+        self.sync = sync
+        self.clock = clock
+    }
+
+    /// The production graph: a SQLite file and `APIClient`, trendyctl's throughput profile unless told otherwise.
+    public static func production(
+        database path: String, server: ServerRoot?, tokenProvider: any TokenProvider,
+        standardProfile: Bool = false
+    ) -> TrendyConfiguration {
+        let sync: SyncConfiguration =
+            standardProfile ? .standard(serverRoot: server) : .throughput(serverRoot: server)
+        return TrendyConfiguration(
+            storage: .file(path: path),
+            remote: server.map { .server($0, tokenProvider: tokenProvider) } ?? .none, sync: sync)
+    }
+
+    /// Everything in memory, talking to an in-memory model of the server.
+    public static func inMemory(
+        server: InMemoryTrendyServer = InMemoryTrendyServer(), userId: String = MockNetworkClient.defaultUserId
+    ) -> TrendyConfiguration {
+        TrendyConfiguration(storage: .inMemory, remote: .inMemory(server, userId: userId), sync: .standard())
+    }
+}
+
+/// The composition root: the one place that names concrete types. Everything else receives protocols, the
+/// engine and the `EventStore`.
+public struct TrendyContainer: Sendable {
+    public let configuration: TrendyConfiguration
+    public let engine: SyncEngine
+    public let events: EventStore
+    public let networkClient: any NetworkClientProtocol
+
+    public static func make(_ configuration: TrendyConfiguration) throws -> TrendyContainer {
+        let stores: any DataStoreFactory
+        switch configuration.storage {
+        case .file(let path): stores = try DefaultDataStoreFactory(.file(path: path), clock: configuration.clock)
+        case .inMemory: stores = try DefaultDataStoreFactory(.inMemory, clock: configuration.clock)
+        }
+        let client: any NetworkClientProtocol
+        switch configuration.remote {
+        case .server(let root, let tokens):
+            client = APIClient(
+                configuration: try APIClient.Configuration(serverRoot: root), tokenProvider: tokens,
+                clock: configuration.clock)
+        case .inMemory(let model, let user):
+            client = MockNetworkClient(server: model, userId: user)
+        case .none:
+            client = NoServerClient()
+        }
+        let engine = SyncEngine(
+            networkClient: client, dataStoreFactory: stores, clock: configuration.clock,
+            configuration: configuration.sync)
+        return TrendyContainer(
+            configuration: configuration, engine: engine,
+            events: EventStore(engine: engine, dataStoreFactory: stores, clock: configuration.clock),
+            networkClient: client)
+    }
+
+    /// Whether a sync can reach a server.
+    public var hasServer: Bool {
+        if case .none = configuration.remote { return false }
+        return true
+    }
+}

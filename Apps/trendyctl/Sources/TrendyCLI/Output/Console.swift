@@ -1,0 +1,78 @@
+import Foundation
+import Models
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a command writes: data on stdout, messages and progress on stderr (spec/trendyctl.md §1.3).
+struct Console: Sendable {
+    enum Verbosity: Sendable {
+        case quiet, normal, verbose
+    }
+
+    let json: Bool
+    let verbosity: Verbosity
+    /// Colour on stdout: a terminal, and `NO_COLOR` unset.
+    let colors: Bool
+    /// Progress on stderr: a terminal, not `--json`, not `--quiet`.
+    let showsProgress: Bool
+
+    init(json: Bool, verbosity: Verbosity, environment: [String: String]) {
+        self.json = json
+        self.verbosity = verbosity
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        colors = !json && !noColor && isatty(STDOUT_FILENO) == 1
+        showsProgress = !json && verbosity != .quiet && isatty(STDERR_FILENO) == 1
+    }
+
+    /// One line of data on stdout.
+    func out(_ line: String) { Self.emit(line + "\n", to: STDOUT_FILENO) }
+
+    /// A JSON document on stdout, one line, keys sorted.
+    func out(json value: JSONValue) { out(JSONText.string(value)) }
+
+    /// A message on stderr, unless `--quiet`.
+    func note(_ message: String) {
+        guard verbosity != .quiet else { return }
+        Self.emit(message + "\n", to: STDERR_FILENO)
+    }
+
+    /// A detail on stderr with `--verbose` only.
+    func detail(_ message: String) {
+        guard verbosity == .verbose else { return }
+        Self.emit(message + "\n", to: STDERR_FILENO)
+    }
+
+    /// Raw text on stderr (progress redraws).
+    func progress(_ text: String) { Self.emit(text, to: STDERR_FILENO) }
+
+    /// An error on stderr: `{"error": …}` with `--json`, else `error: message`. Never silenced.
+    func error(_ failure: CLIError) {
+        if json {
+            let body: JSONValue = ["error": ["code": .string(failure.code), "message": .string(failure.message)]]
+            Self.emit(JSONText.string(body) + "\n", to: STDERR_FILENO)
+        } else {
+            Self.emit("error: \(failure.message)\n", to: STDERR_FILENO)
+        }
+    }
+
+    /// Bold or dimmed text when colours are on.
+    func emphasis(_ text: String) -> String { colors ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    func dim(_ text: String) -> String { colors ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+
+    /// Unbuffered, so that stdout and stderr interleave in the order written.
+    private static func emit(_ text: String, to descriptor: Int32) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Models
+import Protocols
+
+/// Entities as they were exported elsewhere: ids, times and values kept.
+public struct ImportBatch: Sendable, Equatable {
+    public var eventTypes: [EventType]
+    public var propertyDefinitions: [PropertyDefinition]
+    public var geofences: [Geofence]
+    public var events: [Event]
+
+    public init(
+        eventTypes: [EventType] = [], propertyDefinitions: [PropertyDefinition] = [], geofences: [Geofence] = [],
+        events: [Event] = []
+    ) {
+        self.eventTypes = eventTypes
+        self.propertyDefinitions = propertyDefinitions
+        self.geofences = geofences
+        self.events = events
+    }
+}
+
+/// What an import did (or, dry, would do): per entity type, rows created and rows already present unchanged.
+public struct ImportSummary: Sendable, Equatable {
+    public var created: [MutationEntityType: Int] = [:]
+    public var unchanged: [MutationEntityType: Int] = [:]
+
+    public init() {}
+}
+
+extension EventStore {
+    /// Writes `batch` in ONE unit of work, parents first. An entity whose id exists locally with the same values is
+    /// left alone; a new one is created with its create mutation, exactly like a local write, so it syncs. An id that
+    /// exists with other values, or anything the validations of a local write refuse, throws: nothing is written.
+    /// With `dryRun` every check runs and the counts come back, and the unit of work is rolled back.
+    public func importEntities(_ batch: ImportBatch, dryRun: Bool) async throws -> ImportSummary {
+        let now = clock.now().roundedToMilliseconds
+        let store = stores.makeDataStore()
+        var summary = ImportSummary()
+        func place<Entity: LocalEntity & Equatable>(
+            _ entity: Entity, existing: Entity?, validate: () throws -> Void, payload: (Entity) throws -> Data
+        ) throws {
+            if let existing {
+                guard Self.sameValues(existing, entity) else {
+                    throw EventStoreError.duplicate(
+                        "\(Entity.entityType.rawValue.replacingOccurrences(of: "_", with: " ")) \(entity.id) "
+                            + "already exists here with other values")
+                }
+                summary.unchanged[Entity.entityType, default: 0] += 1
+                return
+            }
+            try validate()
+            try insert(entity, store, now, payload: payload)
+            summary.created[Entity.entityType, default: 0] += 1
+        }
+        for var type in batch.eventTypes {
+            type.syncStatus = .pending
+            let all = try store.fetchAllEventTypes()
+            try place(type, existing: try store.findEventType(id: type.id)) {
+                try Validation.check(type, among: all)
+            } payload: {
+                try MutationPayload.create($0)
+            }
+        }
+        for var fence in batch.geofences {
+            fence.syncStatus = .pending
+            try place(fence, existing: try store.findGeofence(id: fence.id)) {
+                try Validation.check(fence, store)
+            } payload: {
+                try MutationPayload.create($0)
+            }
+        }
+        for var definition in batch.propertyDefinitions {
+            definition.syncStatus = .pending
+            try place(definition, existing: try store.findPropertyDefinition(id: definition.id)) {
+                try Validation.check(definition, store)
+            } payload: {
+                try MutationPayload.create($0)
+            }
+        }
+        for var event in batch.events {
+            event.syncStatus = .pending
+            event.timestamp = event.timestamp.roundedToMilliseconds
+            event.endDate = event.endDate?.roundedToMilliseconds
+            try place(event, existing: try store.findEvent(id: event.id)) {
+                try Validation.check(event, store)
+            } payload: {
+                try MutationPayload.create($0)
+            }
+        }
+        if !dryRun {
+            try store.save()
+            await engine.noteLocalChanges()
+        }
+        return summary  // a dry run's store is released unsaved: everything rolls back
+    }
+
+    /// Equal apart from the sync status, which says where a copy is, not what it is.
+    static func sameValues<Entity: LocalEntity & Equatable>(_ lhs: Entity, _ rhs: Entity) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        lhs.syncStatus = .synced
+        rhs.syncStatus = .synced
+        return lhs == rhs
+    }
+}
