@@ -161,6 +161,12 @@ let package = Package(
             dependencies: ["Models", "Protocols", "Sync", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        // The trendyctl binary, run as users run it, against trendy-server on 127.0.0.1.
+        .testTarget(
+            name: "TrendyCLITests",
+            dependencies: ["Models", "TrendyCLI", "TrendyServer", "TrendyServerTesting"],
+            swiftSettings: swiftSettings
+        ),
         // Every layer real: engines on SQLite files syncing with trendy-server over loopback HTTP.
         .testTarget(
             name: "EndToEndTests",

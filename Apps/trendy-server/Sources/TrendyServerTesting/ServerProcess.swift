@@ -79,7 +79,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// Marks both ends close-on-exec in this process. Tests start servers concurrently, and a child started by another
     /// test would otherwise inherit this pipe's write end and hold back its end-of-file until that child exits. The
     /// server still gets the pipe: spawning duplicates it onto its stdout or stderr, which clears the flag.
-    private static func keepFromOtherChildren(_ pipe: Pipe) {
+    static func keepFromOtherChildren(_ pipe: Pipe) {
         for descriptor in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
             _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
         }

@@ -1,0 +1,200 @@
+import Foundation
+import Models
+import Testing
+import TrendyServer
+import TrendyServerTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `trendyctl sync`, exports and imports against trendy-server on 127.0.0.1.
+@Suite("trendyctl sync, export and import")
+struct SyncCommandTests {
+    @Test("two databases converge through the server; sync --json has the §1.4 shape")
+    func twoDatabasesConverge() async throws {
+        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+            let laptop = try CLI(server: server.root.text, token: "alice-token")
+            let phone = try CLI(server: server.root.text, token: "alice-token")
+            _ = try await laptop.json("types", "add", "Coffee")
+            let event = try #require(
+                try await laptop.json("events", "add", "Coffee", "--notes", "flat white")["id"]?.stringValue)
+
+            let pushed = try await laptop.json("sync")
+            #expect(
+                pushed.keys == [
+                    "bootstrapped", "cursor", "duration_ms", "failed", "message", "outcome", "pending", "pulled",
+                    "pushed",
+                ])
+            #expect(pushed["outcome"] == "synced" && pushed["pushed"] == 2 && pushed["pending"] == 0)
+            let pulled = try await phone.json("sync")
+            #expect(pulled["outcome"] == "synced" && pulled["bootstrapped"] == true)
+            #expect(try await phone.json("events", "show", event)["notes"] == "flat white")
+
+            _ = try await phone.json("events", "edit", event, "--notes", "cortado")
+            let extra = try #require(
+                try await phone.json("events", "add", "Coffee", "--at", "2026-11-20")["id"]?.stringValue)
+            _ = try await phone.json("sync")
+            #expect(try await laptop.json("sync")["outcome"] == "synced")
+            let laptopEvents = try await laptop.json("events", "list")
+            #expect(laptopEvents == (try await phone.json("events", "list")))
+            #expect(laptopEvents.arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() == [event, extra].sorted())
+
+            _ = try await laptop.json("events", "rm", extra)
+            _ = try await laptop.json("sync")
+            _ = try await phone.json("sync")
+            #expect(try await phone.json("events", "list").arrayValue?.count == 1)
+            let history = try #require(try await phone.json("history").arrayValue)
+            #expect(
+                history.first?.keys == ["duration_ms", "id", "message", "outcome", "pulled", "pushed", "started_at"])
+            #expect(try await phone.json("status")["last_sync_at"] != .null)
+        }
+    }
+
+    @Test("exit 4: a token the server rejects, and no token at all")
+    func authentication() async throws {
+        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+            let rejected = try CLI(server: server.root.text, token: "wrong-token")
+            let run = try await rejected.run("sync", "--json")
+            #expect(run.status == 4 && run.json?["outcome"] == "auth_required", "\(run)")
+            #expect(run.errorJSON?["error"]?["code"] == "auth_required")
+
+            let anonymous = try CLI(server: server.root.text)
+            let missing = try await anonymous.run("sync")
+            #expect(missing.status == 4 && missing.stderr.contains("trendyctl login"), "\(missing)")
+        }
+    }
+
+    @Test("exit 75: the server is down — nothing lost, the changes wait")
+    func serverDown() async throws {
+        let port = try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { $0.root.text }
+        let cli = try CLI(server: port, token: "alice-token")
+        _ = try await cli.json("types", "add", "Tea")
+        let run = try await cli.run("sync", "--json")
+        #expect(run.status == 75 && run.json?["outcome"] == "offline" && run.json?["pending"] == 1, "\(run)")
+        #expect(try await cli.json("status")["pending"] == 1)
+    }
+
+    @Test("exit 75: another sync holds the database's lock; the network is not touched")
+    func lockHeld() async throws {
+        let requests = RequestCounter()
+        let handler: StubHTTPServer.Handler = { _ in
+            requests.increment()
+            return StubHTTPServer.Reply(status: 200, body: "[]")
+        }
+        try await StubHTTPServer.with(handler) { stub in
+            let cli = try CLI(server: stub.root.text, token: "t")
+            _ = try await cli.json("types", "add", "Tea")
+            let descriptor = open(cli.databasePath + ".sync-lock", O_CREAT | O_RDWR, 0o600)
+            #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+            defer { close(descriptor) }
+            let run = try await cli.run("sync")
+            #expect(run.status == 75 && run.stderr.contains("another sync is running"), "\(run)")
+            #expect(requests.value == 0)
+            flock(descriptor, LOCK_UN)
+        }
+    }
+
+    @Test("exit 5: a change the server refuses for good stays as a failed change, listed by queue list")
+    func partial() async throws {
+        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+            let laptop = try CLI(server: server.root.text, token: "alice-token")
+            let phone = try CLI(server: server.root.text, token: "alice-token")
+            _ = try await laptop.json("types", "add", "Coffee")
+            _ = try await laptop.json("sync")
+            _ = try await phone.json("types", "add", "Coffee")  // same name, another id: the server refuses it
+            let run = try await phone.run("sync", "--json")
+            #expect(run.status == 5 && run.json?["outcome"] == "partial", "\(run)")
+            let failed = try #require(try await phone.json("queue", "list").arrayValue?.first)
+            #expect(failed["state"] == "failed" && failed["last_error"]?.stringValue?.contains("conflict") == true)
+            #expect(try await phone.json("status")["failed"] == 1)
+            let retried = try await phone.json("queue", "retry", "--all")
+            #expect(retried == ["retried": 1])
+        }
+    }
+
+    @Test("sync --full bootstraps again and keeps changes not yet pushed")
+    func fullSync() async throws {
+        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+            let cli = try CLI(server: server.root.text, token: "bob-token")
+            _ = try await cli.json("types", "add", "Walk")
+            _ = try await cli.json("sync")
+            _ = try await cli.json("types", "add", "Swim")
+            let full = try await cli.json("sync", "--full")
+            #expect(full["bootstrapped"] == true && full["outcome"] == "synced" && full["pushed"] == 1)
+            #expect(try await cli.json("types", "list").arrayValue?.count == 2)
+        }
+    }
+
+    @Test("export then import round-trips losslessly in JSON and CSV; --dry-run writes nothing")
+    func exportImport() async throws {
+        let source = try CLI()
+        _ = try await source.json("types", "add", "Run", "--color", "#00FF00")
+        _ = try await source.json("props", "add", "Run", "km", "--label", "Km", "--kind", "number")
+        _ = try await source.json("geofences", "add", "Park", "--lat", "1.5", "--lon", "2.5", "--entry-type", "Run")
+        _ = try await source.json(
+            "events", "add", "Run", "--at", "2026-11-20T06:30:00.123Z", "--notes", "a, \"quoted\"\nnote", "--prop",
+            "km=5", "--lat", "52", "--lon", "13")
+        _ = try await source.json("events", "add", "Run", "--at", "2026-11-21", "--notes", "")
+        for format in ["json", "csv"] {
+            let file = source.home.appendingPathComponent("export.\(format)").path
+            #expect(try await source.run("export", "--output", file).status == 0)
+            let target = try CLI()
+            let dry = try await target.json("import", file, "--dry-run")
+            #expect(dry["dry_run"] == true && dry["created"]?["events"] == 2)
+            #expect(try await target.json("events", "list") == [], "a dry run writes nothing")
+            let imported = try await target.json("import", file)
+            #expect(imported["created"]?["events"] == 2, "\(format)")
+            let again = try await target.json("import", file)
+            #expect(again["unchanged"]?["events"] == 2 && again["created"]?["events"] == 0)
+            let original = try await source.run("export", "--format", format)
+            let copy = try await target.run("export", "--format", format)
+            if format == "json" {
+                #expect(Self.withoutVolatile(original.json) == Self.withoutVolatile(copy.json), "json round trip")
+            } else {
+                #expect(original.stdout == copy.stdout, "csv round trip")
+            }
+        }
+    }
+
+    /// An export without `exported_at` and statuses: what must survive a round trip.
+    static func withoutVolatile(_ document: JSONValue?) -> JSONValue? {
+        guard case .object(var members)? = document else { return nil }
+        members["exported_at"] = nil
+        for key in ["event_types", "property_definitions", "geofences", "events"] {
+            members[key] = members[key]?.arrayValue.map { items in
+                .array(
+                    items.map { item in
+                        guard case .object(var fields) = item else { return item }
+                        fields["sync_status"] = nil
+                        return .object(fields)
+                    })
+            }
+        }
+        return .object(members)
+    }
+
+    @Test("exit 65: a file that does not parse or validate imports nothing")
+    func badImport() async throws {
+        let cli = try CLI()
+        _ = try await cli.json("types", "add", "Run")
+        let type = try #require(try await cli.json("types", "list").arrayValue?.first?["id"]?.stringValue)
+        let good =
+            #"{"id":"0190f5c0-3f00-7a11-8b22-000000000001","event_type_id":"\#(type)","timestamp":"2026-11-20T06:30:00.000Z"}"#
+        let files = [
+            "not-json.json": "{oops",
+            "wrong-shape.json": #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"x"}]}"#,
+            "unknown-type.json":
+                #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"0190f5c0-3f00-7a11-8b22-00000000dead","timestamp":"2026-11-20T06:31:00.000Z"}]}"#,
+            "short-row.csv": "id,event_type_id,timestamp\n0190f5c0-3f00-7a11-8b22-000000000001,\(type)\n",
+        ]
+        for (name, text) in files {
+            let path = cli.home.appendingPathComponent(name).path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            let run = try await cli.run("import", path)
+            #expect(run.status == 65 && run.stderr.contains("error:"), "\(name): \(run)")
+        }
+        #expect(try await cli.json("events", "list") == [], "nothing was imported")
+        #expect(try await cli.run("import", cli.home.appendingPathComponent("data.txt").path).status == 64)
+    }
+}
