@@ -9,7 +9,13 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: test build lint format deps bench bench-server clean
+.PHONY: demo test build lint format deps bench bench-server clean
+
+## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
+demo: deps
+	$(SWIFT) build --product trendy-server
+	$(SWIFT) build --product trendyctl
+	Apps/trendyctl/Demo/demo.sh
 
 ## Build everything, run every test, then check formatting.
 test: deps build
@@ -35,8 +41,10 @@ format:
 bench: deps
 	$(SWIFT) build -c release --product trendy-bench
 	$(SWIFT) build -c release --product trendy-server
+	$(SWIFT) build -c release --product trendyctl
 	.build/release/trendy-bench store
 	.build/release/trendy-bench sync
+	.build/release/trendy-bench cli
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible).
 bench-server: deps

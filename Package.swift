@@ -164,7 +164,9 @@ let package = Package(
         // The trendyctl binary, run as users run it, against trendy-server on 127.0.0.1.
         .testTarget(
             name: "TrendyCLITests",
-            dependencies: ["Models", "TrendyCLI", "TrendyServer", "TrendyServerTesting"],
+            dependencies: [
+                "Models", "Protocols", "Sync", "TestSupport", "TrendyCLI", "TrendyServer", "TrendyServerTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         // Every layer real: engines on SQLite files syncing with trendy-server over loopback HTTP.

@@ -1,0 +1,94 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+@testable import TrendyCLI
+
+/// The pieces behind the commands, in process.
+@Suite("trendyctl components")
+struct ComponentTests {
+    @Test("the in-memory configuration builds a graph that writes, syncs and reads without files or sockets")
+    func inMemoryContainer() async throws {
+        let model = InMemoryTrendyServer(futureIdTolerance: nil)
+        let laptop = try TrendyContainer.make(.inMemory(server: model))
+        let phone = try TrendyContainer.make(.inMemory(server: model))
+        #expect(laptop.hasServer && laptop.networkClient is MockNetworkClient)
+        let type = try await laptop.events.createEventType(name: "Coffee")
+        #expect(await laptop.engine.performSync().outcome.name == "synced")
+        #expect(await phone.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try phone.events.eventTypes().map(\.id) == [type.id])
+    }
+
+    @Test("without a server the graph still serves local data, and a sync fails offline without a request")
+    func noServer() async throws {
+        let container = try TrendyContainer.make(
+            TrendyConfiguration(storage: .inMemory, remote: .none, sync: .standard()))
+        #expect(!container.hasServer)
+        _ = try await container.events.createEventType(name: "Tea")
+        guard case .offline(let message) = await container.engine.performSync().outcome else {
+            Issue.record("expected offline")
+            return
+        }
+        #expect(message.contains("no server"))
+    }
+
+    @Test("CSV: quoting, embedded newlines, CRLF, and bare empty (null) versus quoted empty (\"\")")
+    func csv() throws {
+        let values: [String?] = ["plain", "a, b", "say \"hi\"", "two\nlines", "", nil]
+        let line = values.map(CSV.field).joined(separator: ",")
+        #expect(line == #"plain,"a, b","say ""hi""","two"# + "\n" + #"lines","","#)
+        #expect(try CSV.parse(line + "\r\n" + "x,y\r\n") == [values, ["x", "y"]])
+        #expect(try CSV.parse("a,b\nc,d") == [["a", "b"], ["c", "d"]], "no final newline")
+        #expect(throws: CLIError.self) { try CSV.parse("\"open") }
+    }
+
+    @Test("the config file: comments, quoted and bare values, escapes; rewritten sorted")
+    func configFile() throws {
+        let config = try ConfigFile.parse(
+            "# mine\nserver = \"http://h:1\"\n\nsync.interval = 30\nsync.profile = \"standard\"\n", path: "c")
+        #expect(config["server"] == "http://h:1" && config["sync.interval"] == "30")
+        #expect(
+            config.text
+                == "# trendyctl configuration; edit with `trendyctl config set KEY VALUE`\nserver = \"http://h:1\"\n"
+                + "sync.interval = 30\nsync.profile = \"standard\"\n")
+        #expect(try ConfigFile.parse(config.text, path: "c") == config)
+        #expect(throws: CLIError.self) { try ConfigFile.parse("server \"x\"", path: "c") }
+        var edited = config
+        #expect(throws: CLIError.self) { try edited.set("sync.interval", "0") }
+        #expect(throws: CLIError.self) { try edited.set("sync.profile", "fast") }
+    }
+
+    @Test("--prop values follow the definition's kind; without one, booleans and numbers are recognised")
+    func propertyValues() throws {
+        let now = Date(timeIntervalSince1970: 0)
+        let size = PropertyDefinition(
+            id: "1", eventTypeId: "t", key: "size", label: "Size", propertyType: .select, options: ["s", "l"],
+            createdAt: now, updatedAt: now)
+        let when = PropertyDefinition(
+            id: "2", eventTypeId: "t", key: "when", label: "When", propertyType: .date, createdAt: now, updatedAt: now)
+        #expect(try PropertyInput.parse("size=l", definitions: [size], now: now).1.value == "l")
+        #expect(throws: CLIError.self) { try PropertyInput.parse("size=m", definitions: [size], now: now) }
+        #expect(
+            try PropertyInput.parse("when=2026-11-20", definitions: [when], now: now).1
+                == PropertyValue(type: .date, value: "2026-11-20T00:00:00.000Z"))
+        #expect(try PropertyInput.parse("n=3", definitions: [], now: now).1 == PropertyValue(type: .number, value: 3))
+        #expect(
+            try PropertyInput.parse("ok=true", definitions: [], now: now).1
+                == PropertyValue(type: .boolean, value: true))
+        #expect(
+            try PropertyInput.parse("t=a=b", definitions: [], now: now).1 == PropertyValue(type: .text, value: "a=b"))
+        #expect(throws: CLIError.self) { try PropertyInput.parse("=1", definitions: [], now: now) }
+    }
+
+    @Test("every failure maps to its exit code")
+    func exitCodes() {
+        #expect(CLIError.from(EventStoreError.notFound(.event, id: "x")).exitCode == 1)
+        #expect(CLIError.from(EventStoreError.invalid(field: "name", reason: "must not be empty")).exitCode == 64)
+        #expect(CLIError.from(DataStoreError.busy(seconds: 5)).exitCode == 75)
+        #expect(CLIError.from(DataStoreError.notADatabase(path: "/x")).exitCode == 1)
+        #expect(CLIError.invalidInput("x").exitCode == 65 && CLIError.authentication("x").exitCode == 4)
+    }
+}
