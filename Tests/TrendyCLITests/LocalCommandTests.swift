@@ -282,6 +282,12 @@ struct LocalCommandTests {
 /// Counts requests a stub received.
 final class RequestCounter: Sendable {
     private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
+    /// Counts one more and returns the new count.
+    @discardableResult func increment() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
     var value: Int { count.withLock { $0 } }
 }

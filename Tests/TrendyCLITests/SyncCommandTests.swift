@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TestSupport
 import Testing
 import TrendyServer
 import TrendyServerTesting
@@ -110,6 +111,43 @@ struct SyncCommandTests {
             #expect(try await phone.json("status")["failed"] == 1)
             let retried = try await phone.json("queue", "retry", "--all")
             #expect(retried == ["retried": 1])
+        }
+    }
+
+    @Test(
+        "sync --watch runs again after the interval, a JSON line a run; a signal mid-run cancels it: exit 128 + signal",
+        .timeLimit(.minutes(1)),  // if the child died before its third pull, nothing would release the wait
+        arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func watchThenInterrupt(signal: Int32, exitCode: Int32) async throws {
+        // Run 1 bootstraps (no change feed), run 2 pulls the feed, run 3's pull is held in the server: the signal
+        // lands while a run is in flight.
+        let pulls = RequestCounter()
+        let held = CallGate()
+        var configuration = serverConfiguration(tokens: Users.tokens)
+        configuration.testHooks.beforeHandler = { method, path in
+            guard method == "GET" && path == "/api/v1/changes" else { return }
+            if pulls.increment() >= 2 { _ = await held.pass() }
+        }
+        try await LiveTrendyServer.with(configuration) { server in
+            let cli = try CLI(server: server.root.text, token: "alice-token")
+            _ = try await cli.json("types", "add", "Coffee")
+            let watch = try ChildProcess.start(
+                "trendyctl", ["sync", "--watch", "--interval", "1", "--json"], environment: cli.environment)
+            await held.waitForArrivals(1)
+            watch.send(signal)
+            let result = await watch.result()
+            held.release()
+
+            #expect(result.status == exitCode, "\(result.stdout)\n\(result.stderr)")
+            let runs = result.stdout.split(separator: "\n").map { try? JSONText.parse(String($0)) }
+            #expect(runs.count == 3, "one JSON line a run: \(result.stdout)")
+            #expect(runs.first??["bootstrapped"] == true && runs.first??["pushed"] == 1)
+            #expect(
+                runs.dropFirst().first??["outcome"] == "synced" && runs.dropFirst().first??["bootstrapped"] == false)
+            #expect(runs.last??["outcome"] == "error" && runs.last??["message"] == "cancelled")
+            #expect(result.stderr.contains("next sync in 1 s") && result.stderr.contains("\"interrupted\""))
+            #expect(try await cli.json("status")["pending"] == 0)
+            #expect(try await cli.json("types", "list").arrayValue?.count == 1)
         }
     }
 

@@ -1,14 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Models
 import Sync
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 struct SyncCommand: TrendyCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +9,7 @@ struct SyncCommand: TrendyCommand {
         discussion: """
             Exit status: 0 synced, 5 partial (some changes failed; see `trendyctl queue list`), 75 offline or \
             rate limited (nothing was lost; try again later), 4 not logged in or token rejected, 1 other \
-            errors, 130 interrupted. Only one sync runs per database at a time; a second one exits 75.
+            errors, 130 interrupted (143 on SIGTERM). Only one sync runs per database at a time; a second one exits 75.
 
             Examples:
               trendyctl sync
@@ -55,7 +48,7 @@ struct SyncCommand: TrendyCommand {
                 withExtendedLifetime(lock) {}
             }
             forceFull = false
-            exitCode = Self.render(report, interrupted: interrupt.fired, context)
+            exitCode = Self.render(report, interruptExitCode: interrupt.exitCode, context)
             guard watch && !interrupt.fired else { break }
             let snapshot = await engine.snapshot
             let wait = max(Double(interval ?? context.settings.watchInterval), snapshot.retryAfterSeconds)
@@ -94,11 +87,11 @@ struct SyncCommand: TrendyCommand {
         }
     }
 
-    /// Prints the report and returns its exit code.
-    private static func render(_ report: SyncReport, interrupted: Bool, _ context: CommandContext) -> Int32 {
+    /// Prints the report and returns its exit code: 128 + the signal's number when a signal cancelled the run.
+    private static func render(_ report: SyncReport, interruptExitCode: Int32?, _ context: CommandContext) -> Int32 {
         let outcome = report.outcome
-        let cancelled = interrupted && outcome.name == "error"
-        let code: Int32 = cancelled ? 130 : outcome.exitCode
+        let cancelled = interruptExitCode != nil && outcome.name == "error"
+        let code: Int32 = cancelled ? (interruptExitCode ?? 130) : outcome.exitCode
         let console = context.console
         if console.json {
             console.out(json: [
@@ -129,50 +122,5 @@ struct SyncCommand: TrendyCommand {
             console.error(CLIError(code: cancelled ? "interrupted" : outcome.name, message: advice, exitCode: code))
         }
         return code
-    }
-}
-
-/// Ctrl-C cancels the work in progress (the engine ends the round `cancelled`, nothing half-applied) and stops
-/// `--watch`.
-final class Interrupt: @unchecked Sendable {
-    // @unchecked Sendable: `cancelCurrent` and `didFire` are only touched under `lock`; `source` is set in init.
-    private let lock = NSLock()
-    private var cancelCurrent: (@Sendable () -> Void)?
-    private var didFire = false
-    private let source: any DispatchSourceSignal
-
-    init() {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [weak self] in self?.fire() }
-        source.resume()
-    }
-
-    deinit {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
-    }
-
-    var fired: Bool { lock.withLock { didFire } }
-
-    private func fire() {
-        let cancel = lock.withLock { () -> (@Sendable () -> Void)? in
-            didFire = true
-            return cancelCurrent
-        }
-        cancel?()
-    }
-
-    /// Runs `body` so that Ctrl-C cancels it.
-    func run<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) async -> Result {
-        let task = Task { await body() }
-        let cancelNow = lock.withLock { () -> Bool in
-            cancelCurrent = { task.cancel() }
-            return didFire
-        }
-        if cancelNow { task.cancel() }
-        let result = await task.value
-        lock.withLock { cancelCurrent = nil }
-        return result
     }
 }
