@@ -83,6 +83,9 @@ struct LocalCommandTests {
             #expect(window.arrayValue?.compactMap { $0["id"]?.stringValue } == [second, firstId])
             #expect(try await cli.json("events", "list", "--limit", "1").arrayValue?.count == 1)
             #expect(try await cli.json("events", "list", "--status", "synced") == [])
+            let table = try await cli.run("events", "list")
+            #expect(table.lines.count == 4 && table.lines[0].hasPrefix("ID") && table.lines[3].hasSuffix("river"))
+            #expect(table.lines.allSatisfy { !$0.hasSuffix(" ") }, "no trailing spaces (no notes): \(table)")
 
             let edited = try await cli.json(
                 "events", "edit", firstId, "--clear-notes", "--unset-prop", "mood", "--clear-location", "--no-all-day")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A plain text table: a header row and left-aligned columns two spaces apart; the last column is not padded.
+/// A plain text table: a header row and left-aligned columns two spaces apart; no line ends in spaces.
 struct Table {
     let headers: [String]
     private(set) var rows: [[String]] = []
@@ -19,7 +19,7 @@ struct Table {
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
                 index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
+            }.joined(separator: "  ").trimmingTrailingSpaces()
         }
         console.out(console.emphasis(line(headers)))
         for row in rows { console.out(line(row)) }
@@ -39,5 +39,13 @@ struct Record {
         for (label, value) in fields {
             console.out(console.dim(label.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + value)
         }
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = Substring(self)
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
     }
 }
