@@ -17,25 +17,18 @@ enum EventTypes {
         try .json(try find(try request.pathId("id", "event type"), request, db))
     }
 
+    static let rows = OwnedTable(
+        "event_types", noun: "event type", columns: Rows.eventTypeColumns, decode: Rows.eventType)
+
     static func find(
         _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
-    ) throws
-        -> APIEventType
-    {
-        guard
-            let row = try db.cachedRow(
-                sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE id = ? AND user_id = ?",
-                arguments: [id, request.userId])
-        else { throw Quirk.notFound("event type", request, asServerError: asServerError) }
-        return try Rows.eventType(row)
+    ) throws -> APIEventType {
+        try rows.find(id, request, db, asServerError: asServerError)
     }
 
     /// True when `id` is one of the caller's types.
     static func exists(_ id: String, user: String, _ db: Database) throws -> Bool {
-        try db.cachedValue(
-            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM event_types WHERE id = ? AND user_id = ?)",
-            arguments: [id, user])
-            ?? false
+        try rows.exists(id, user: user, db)
     }
 
     static func create(_ request: APIRequest, _ db: Database) throws -> APIResponse {

@@ -37,17 +37,13 @@ enum Events {
         return try .json(event)
     }
 
+    static let rows = OwnedTable(
+        "events", noun: "event", columns: Rows.eventColumns, decode: Rows.event)
+
     static func find(
         _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
-    ) throws
-        -> APIEvent
-    {
-        guard
-            let row = try db.cachedRow(
-                sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ? AND user_id = ?",
-                arguments: [id, request.userId])
-        else { throw Quirk.notFound("event", request, asServerError: asServerError) }
-        return try Rows.event(row)
+    ) throws -> APIEvent {
+        try rows.find(id, request, db, asServerError: asServerError)
     }
 
     // MARK: Creates

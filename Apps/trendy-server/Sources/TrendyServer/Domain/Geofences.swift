@@ -24,24 +24,17 @@ enum Geofences {
         try .json(try find(try request.pathId("id", "geofence"), request, db))
     }
 
+    static let rows = OwnedTable(
+        "geofences", noun: "geofence", columns: Rows.geofenceColumns, decode: Rows.geofence)
+
     static func find(
         _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
-    ) throws
-        -> APIGeofence
-    {
-        guard
-            let row = try db.cachedRow(
-                sql: "SELECT \(Rows.geofenceColumns) FROM geofences WHERE id = ? AND user_id = ?",
-                arguments: [id, request.userId])
-        else { throw Quirk.notFound("geofence", request, asServerError: asServerError) }
-        return try Rows.geofence(row)
+    ) throws -> APIGeofence {
+        try rows.find(id, request, db, asServerError: asServerError)
     }
 
     static func exists(_ id: String, user: String, _ db: Database) throws -> Bool {
-        try db.cachedValue(
-            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM geofences WHERE id = ? AND user_id = ?)",
-            arguments: [id, user])
-            ?? false
+        try rows.exists(id, user: user, db)
     }
 
     /// Checks that entry/exit references name the caller's event types.

@@ -23,17 +23,14 @@ enum PropertyDefinitions {
         try .json(try find(try request.pathId("id", "property definition"), request, db))
     }
 
+    static let rows = OwnedTable(
+        "property_definitions", noun: "property definition", columns: Rows.propertyDefinitionColumns,
+        decode: Rows.propertyDefinition)
+
     static func find(
         _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
-    ) throws
-        -> APIPropertyDefinition
-    {
-        guard
-            let row = try db.cachedRow(
-                sql: "SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE id = ? AND user_id = ?",
-                arguments: [id, request.userId])
-        else { throw Quirk.notFound("property definition", request, asServerError: asServerError) }
-        return try Rows.propertyDefinition(row)
+    ) throws -> APIPropertyDefinition {
+        try rows.find(id, request, db, asServerError: asServerError)
     }
 
     static func create(_ request: APIRequest, _ db: Database) throws -> APIResponse {
