@@ -47,6 +47,7 @@ extension DataStoreContract {
             cleared.breakerRetryAfterHint = nil
             cleared.pendingDeleteIds = []
             try subject.saved { try $0.saveEngineState(cleared) }
+            // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
             #expect(try subject.read { try $0.loadEngineState() } == cleared)
         },
         check("DS10 DS11 S19 history reads newest first and keeps only the newest rows") { subject in
@@ -63,6 +64,7 @@ extension DataStoreContract {
             let history = try subject.read { try $0.fetchSyncHistory(limit: 100) }
             #expect(history.map(\.pushed) == [7, 6, 5, 4, 3])
             #expect(history.last == entry(3))
+            // S19: Every round that passed the health check adds exactly one history row; rounds stopped before it…
             #expect(try subject.read { try $0.fetchSyncHistory(limit: 2) }.map(\.pushed) == [7, 6])
         },
         check("Q1 event queries filter by type, time and status, newest first, limited") { subject in

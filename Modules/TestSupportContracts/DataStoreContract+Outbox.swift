@@ -46,6 +46,7 @@ extension DataStoreContract {
             subject.clock.set(now: early.addingTimeInterval(-60))
             try subject.enqueue(.delete, .eventType, id: Build.id(9))
             let queue = try subject.queue()
+            // S9: The queue holds at most one mutation per (entity type, entity id, operation) and is read in…
             #expect(queue.map(\.entityId) == [Build.id(9), Build.id(3), Build.id(2), Build.id(1)])
             #expect(queue.allSatisfy { $0.state == .pending && $0.revision == 1 && $0.attempts == 0 })
             #expect(queue.allSatisfy { UUIDv7.isValid($0.id) && UUIDv7.isValid($0.clientRequestId) })
@@ -60,6 +61,7 @@ extension DataStoreContract {
             let queue = try subject.queue()
             let after = try #require(queue.first)
             #expect(queue.count == 2 && after.id == before.id && after.createdAt == before.createdAt)
+            // S10: A second update of an entity replaces the queued update's payload, keeps its queue position…
             #expect(after.revision == before.revision + 1 && after.clientRequestId != before.clientRequestId)
             #expect(try subject.json(after.payload)["notes"] == "b")
             #expect(after.updatedAt == subject.now.roundedToMilliseconds)
@@ -76,6 +78,7 @@ extension DataStoreContract {
             #expect(folded.clientRequestId != create.clientRequestId)
             let body = try subject.json(folded.payload)
             #expect(body["notes"] == "edited" && body["id"] == .string(Build.id(1)))
+            // S11: An update of an entity whose create is unsent is folded into the create's payload; no update row…
             #expect(
                 folded.payload
                     == (try JSONCoding.encode(
@@ -114,12 +117,14 @@ extension DataStoreContract {
             #expect(try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x")) == .inserted)
             let queue = try subject.queue()
             #expect(queue.map(\.operation) == [.create, .update])
+            // S12: An update of an entity whose create was sent creates a separate update row; the create's payload…
             #expect(queue[0].payload == sent.payload && queue[0].clientRequestId == sent.clientRequestId)
             #expect(queue[0].revision == sent.revision)
         },
         check("S13 a delete of an unsent create cancels it and its update; nothing is queued") { subject in
             try subject.enqueue(.create, id: Build.id(1), payload: try createPayload)
             try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
+            // S13: A delete of an entity whose create is unsent removes the create (and any update) and queues…
             #expect(try subject.enqueue(.delete, id: Build.id(1)) == .cancelled)
             #expect(try subject.queue().isEmpty)
         },
@@ -136,6 +141,7 @@ extension DataStoreContract {
             try subject.enqueue(.delete, id: Build.id(2))
             try subject.enqueue(.delete, id: Build.id(3))
             let operations = try subject.queue().map { "\($0.entityId.suffix(1)):\($0.operation.rawValue)" }
+            // S14: A delete of an entity with a sent create or a queued update removes those rows and queues the…
             #expect(operations == ["1:delete", "2:delete", "3:delete"])
         },
         check("S15 a create or update after a queued delete fails with entityDeleted; a second delete is a no-op") {
@@ -144,6 +150,7 @@ extension DataStoreContract {
             #expect(throws: DataStoreError.entityDeleted(.event, entityId: Build.id(1))) {
                 try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
             }
+            // S15: A create or update after a queued delete fails with entityDeleted; a second delete is a no-op.
             #expect(throws: DataStoreError.entityDeleted(.event, entityId: Build.id(1))) {
                 try subject.enqueue(.create, id: Build.id(1), payload: try createPayload)
             }
@@ -261,6 +268,7 @@ extension DataStoreContract {
             #expect(dead.lastAttemptAt == subject.now.roundedToMilliseconds && dead.payload == rows[0].payload)
             #expect(dead.revision == rows[0].revision, "dead-lettering is not a new revision")
             #expect(try subject.read { try $0.findEvent(id: event.id)?.syncStatus } == .failed)
+            // S46: The failure that brings attempts to maxAttempts turns the mutation into a dead letter: state…
             #expect(try fail(rows[1], deadLetterNow: true) == .deadLettered(attempts: 1))
             #expect(try subject.read { try $0.countMutations() } == MutationCounts(pending: 0, failed: 2))
         },

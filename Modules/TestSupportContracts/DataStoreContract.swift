@@ -80,6 +80,7 @@ extension DataStoreContract {
             }
             try subject.read { store throws in
                 #expect(try store.findEvent(id: Build.id(1))?.notes == "set")
+                // S4: An upsert of an unknown id inserts the §1.4 placeholders, applies configure, and leaves the row…
                 #expect(try store.findEventType(id: Build.id(2))?.syncStatus == .synced)
                 #expect(try store.findGeofence(id: Build.id(3)) != nil)
                 #expect(try store.findPropertyDefinition(id: Build.id(4))?.eventTypeId == Build.id(2))
@@ -151,6 +152,7 @@ extension DataStoreContract {
             #expect(throws: DataStoreError.notFound(.geofence, id: missing)) {
                 try subject.saved { try $0.markGeofenceSynced(id: missing) }
             }
+            // S5: Deleting a missing row is a no-op; marking a missing row synced throws notFound.
             #expect(throws: DataStoreError.notFound(.propertyDefinition, id: missing)) {
                 try subject.saved { try $0.markPropertyDefinitionSynced(id: missing) }
             }
@@ -183,6 +185,7 @@ extension DataStoreContract {
                 #expect(try store.fetchAllPropertyDefinitions().map(\.id) == [Build.id(21)])
                 let cleared = try #require(try store.findGeofence(id: Build.id(30)))
                 #expect(cleared.eventTypeEntryId == nil && cleared.eventTypeExitId == nil)
+                // S6: Deleting an event type row deletes, in the same transaction, its events and property…
                 #expect(try store.findGeofence(id: Build.id(31))?.eventTypeExitId == other)
                 #expect(try store.fetchPendingMutations().count == 2, "mutations are never touched")
             }
@@ -197,6 +200,7 @@ extension DataStoreContract {
             try subject.read { store throws in
                 #expect(try store.findGeofence(id: Build.id(1)) == nil)
                 #expect(try store.findEvent(id: Build.id(10))?.geofenceId == nil)
+                // S6: Deleting an event type row deletes, in the same transaction, its events and property…
                 #expect(try store.findEvent(id: Build.id(11))?.geofenceId == Build.id(2))
             }
         },
@@ -300,6 +304,7 @@ extension DataStoreContract {
             // A second write whose enqueue is refused leaves neither change behind.
             let store = subject.factory.makeDataStore()
             try store.upsertEvent(id: event.id) { $0.notes = "lost" }
+            // S7: A local create, update or delete and its mutation commit in one transaction; if either write fails…
             #expect(throws: DataStoreError.self) {
                 try store.enqueueMutation(
                     entityType: .event, operation: .create, entityId: event.id, payload: nil, at: subject.now)

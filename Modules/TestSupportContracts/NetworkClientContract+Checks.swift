@@ -131,6 +131,8 @@ extension NetworkClientContract {
             let last = event(type: type.id, at: instant(12))
             let result = try await client.createEventsBatch([first, duplicate, orphan, last], idempotencyKey: key())
             #expect(result.total == 4 && result.success == 2 && result.failed == 2)
+            #expect(result.httpStatus == 207, "a batch with a failed item is answered 207 (S59 reads the status)")
+            // S29: Event creates go through POST /api/v1/events/batch in queue order and chunks of batchSize: 60…
             #expect(Set(result.created.map(\.id)) == Set([first.id, last.id].compactMap { $0 }))
             #expect(result.errors.map(\.index) == [1, 2])
             #expect(result.errors[0].type == "conflict" && result.errors[0].existingId == first.id)
@@ -147,6 +149,7 @@ extension NetworkClientContract {
             let first = try await client.createEventsBatch(items, idempotencyKey: batchKey)
             let replay = try await client.createEventsBatch(items, idempotencyKey: batchKey)
             #expect(replay == first)
+            #expect(first.httpStatus == 201 && replay.httpStatus == 201, "nothing failed: 201, replayed as stored")
             let creates = try await client.getChanges(since: 0, limit: 100).changes.filter { $0.entityType == "event" }
             #expect(creates.count == 1)
             await expectFailure(422, "idempotency_mismatch") {

@@ -99,6 +99,7 @@ extension NetworkClientContract {
             #expect(secondPage.changes.count == 2 && !secondPage.hasMore, "exactly `limit` rows left: no more")
             #expect(secondPage.changes.first.map { $0.id > firstPage.nextCursor } == true)
             let empty = try await client.getChanges(since: secondPage.nextCursor, limit: 2)
+            // S67: The pull requests since = cursor, limit = changeFeedPageSize, and continues while has_more, each…
             #expect(empty.changes.isEmpty && !empty.hasMore && empty.nextCursor == secondPage.nextCursor)
             #expect(try await client.getLatestCursor() == secondPage.nextCursor)
             let names = (firstPage.changes + secondPage.changes).compactMap { $0.data?["name"]?.stringValue }

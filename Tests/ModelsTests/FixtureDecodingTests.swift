@@ -73,6 +73,7 @@ struct FixtureDecodingTests {
     func unknownEnums() throws {
         let event = try JSONCoding.decode(APIEvent.self, from: try FixtureFiles.data("event.unknown-enums.json"))
         #expect(event.sourceType == .manual)
+        // S77: Unknown entity types and operations are skipped; unknown property_type reads as text; unknown…
         #expect(event.properties == ["x": PropertyValue(type: .text, value: [1, 2])])
     }
 

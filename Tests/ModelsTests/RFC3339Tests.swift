@@ -22,6 +22,7 @@ struct RFC3339Tests {
             ("2024-02-29T12:00:00Z", 1_709_208_000_000),
         ] as [(String, Int64)])
     func parses(text: String, milliseconds: Int64) {
+        // S2: Request bodies carry instants as RFC 3339 UTC with exactly three fractional digits and Z; values with…
         #expect(RFC3339.milliseconds(from: text) == milliseconds)
     }
 
@@ -34,6 +35,7 @@ struct RFC3339Tests {
             "2026-01-17T01:44:52.123Zjunk", "0000-01-01T00:00:00Z", "１２３４-01-01T00:00:00Z",
         ])
     func rejects(text: String) {
+        // S2: Request bodies carry instants as RFC 3339 UTC with exactly three fractional digits and Z; values with…
         #expect(RFC3339.milliseconds(from: text) == nil)
     }
 

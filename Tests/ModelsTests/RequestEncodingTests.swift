@@ -32,6 +32,7 @@ struct RequestEncodingTests {
 
     @Test("S8 create bodies omit nil optionals and always carry id; events always carry the three defaults")
     func createBodies() throws {
+        // S8: each body is compared byte for byte with a fixture that omits nil optionals and carries `id`.
         try expectBytes(try MutationPayload.create(Self.eventType), equal: "request.create-event-type.json")
         try expectBytes(try MutationPayload.create(Self.event), equal: "request.create-event.json")
         let minimal = Event(id: Self.eventId, eventTypeId: Self.typeId, timestamp: Self.instant)
@@ -45,6 +46,7 @@ struct RequestEncodingTests {
 
     @Test("S8 update bodies carry every key with explicit nulls; the geofence sends its region id")
     func updateBodies() throws {
+        // S8: each body is compared byte for byte with a fixture that carries every key, `null` for nil.
         try expectBytes(try MutationPayload.update(Self.eventType), equal: "request.update-event-type.json")
         try expectBytes(try MutationPayload.update(Self.event), equal: "request.update-event.json")
         try expectBytes(try MutationPayload.update(Self.geofence), equal: "request.update-geofence.json")

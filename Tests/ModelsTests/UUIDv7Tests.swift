@@ -15,6 +15,7 @@ struct UUIDv7Tests {
         #expect(UUIDv7.isValid(id))
         let bytes = try #require(UUIDText.bytes(of: id))
         #expect(bytes[6] >> 4 == 7 && bytes[8] >> 6 == 0b10)
+        // S1: Every entity id, mutation id and idempotency key is a lowercase UUIDv7 built from the injected clock…
         #expect(UUIDv7.milliseconds(of: id) == 1_768_614_292_123)
     }
 
@@ -37,11 +38,14 @@ struct UUIDv7Tests {
         #expect((times.last ?? 0) - 1_900_000_000_000 < 10, "the counter borrows only a few milliseconds")
     }
 
-    @Test("a clock that goes backwards never produces a smaller id")
+    @Test("S1 an id carries its own instant, even after a later one: no clock leaks into another's ids")
     func clockGoingBackwards() {
         let late = generator.generate(at: Date(millisecondsSince1970: 2_000_000_000_500))
         let early = generator.generate(at: Date(millisecondsSince1970: 2_000_000_000_000))
-        #expect(early > late)
+        #expect(UUIDv7.milliseconds(of: late) == 2_000_000_000_500)
+        #expect(UUIDv7.milliseconds(of: early) == 2_000_000_000_000, "S1 built from the instant given")
+        let again = (0..<3).map { _ in generator.generate(at: Date(millisecondsSince1970: 2_000_000_000_000)) }
+        #expect(Set([early] + again).count == 4 && again == again.sorted(), "unique, ordered within the instant")
     }
 
     @Test(

@@ -64,6 +64,7 @@ struct APIClientTests {
             _ = try await api.getEventTypes()
             try await api.deleteEventType(id: type.id)
             let requests = log.all
+            // S30: Every POST and PUT carries an Idempotency-Key; GET and DELETE never do. A single mutation's key is…
             #expect(
                 requests.map { "\($0.method) \($0.path)" } == [
                     "POST /api/v1/event-types", "PUT /api/v1/event-types/\(type.id)", "GET /api/v1/event-types",
@@ -79,6 +80,8 @@ struct APIClientTests {
                 #expect((request.headers["connection"] == "close") == writes, "a fresh connection for a body")
             }
             #expect(requests[0].headers["idempotency-key"] == key, "the mutation's own key")
+            let fresh = requests[1].headers["idempotency-key"] ?? ""
+            #expect(UUIDv7.isValid(fresh) && fresh == fresh.lowercased(), "S1 a fresh key is a lowercase UUIDv7")
             #expect(
                 String(decoding: requests[0].body, as: UTF8.self)
                     == ##"{"color":"#0f0","icon":"leaf","id":"\##(type.id)","name":"Tea"}"##)
@@ -175,6 +178,7 @@ struct APIClientTests {
                 _ = try await api.getEventTypes()
                 Issue.record("expected a 429")
             } catch let NetworkError.http(failure) {
+                // S64: The network client retries a 429 at most 3 times, waiting max(2^(k-1) s, Retry-After), and…
                 #expect(failure.status == 429 && failure.retryAfter == 1 && failure.problemType == "rate_limit")
             }
             #expect(clock.sleeps == [1, 2, 4])
@@ -327,6 +331,19 @@ struct APIClientTests {
         }
     }
 
+    @Test("S59 a batch result carries the HTTP status it came with: 201 and 207 are 2xx", arguments: [201, 207])
+    func batchStatus(status: Int) async throws {
+        let body =
+            #"{"created":[],"errors":[{"index":0,"message":"invalid event type: x"}],"total":1,"success":0,"failed":1}"#
+        let answer: StubHTTPServer.Handler = { _ in .init(status: status, body: body) }
+        try await StubHTTPServer.with(answer) { stub in
+            let result = try await client(stub.root).createEventsBatch(
+                [CreateEventRequest(id: UUIDv7.generate(at: Date()), eventTypeId: "x", timestamp: Date())],
+                idempotencyKey: "k")
+            #expect(result.httpStatus == status && result.isSuccessStatus, "S59 the status comes from the response")
+        }
+    }
+
     @Test("a batch answered 400 with a batch body is a result, not an error")
     func batchBodyOn400() async throws {
         let body =
@@ -337,6 +354,7 @@ struct APIClientTests {
                 [CreateEventRequest(id: UUIDv7.generate(at: Date()), eventTypeId: "x", timestamp: Date())],
                 idempotencyKey: "k")
             #expect(result.failed == 1 && result.errors.first?.message == "invalid event type: x")
+            #expect(result.httpStatus == 400 && !result.isSuccessStatus, "S59 the status comes from the response")
         }
     }
 

@@ -105,6 +105,7 @@ struct OriginalQuirksTests {
                 [CreateEventRequest(id: Self.newId(), eventTypeId: missing, timestamp: moment)], idempotencyKey: "3")
             #expect(allFailed.failed == 1 && allFailed.errors.first?.message == "invalid event type: \(missing)")
             #expect(allFailed.errors.first?.type == nil)
+            #expect(allFailed.httpStatus == 400, "the original answers 400 when every item failed")
         }
     }
 

@@ -98,6 +98,7 @@ struct DatabaseStorageTests {
             try store.save()
         }
         let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+        // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
         #expect(try store.loadEngineState() == EngineState(cursor: 42, quietUntil: Build.instant))
         #expect(try store.fetchPendingMutations().map(\.entityId) == [Build.id(1)])
     }

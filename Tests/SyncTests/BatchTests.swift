@@ -45,6 +45,7 @@ struct BatchTests {
         #expect(try h.queue().isEmpty)
         #expect(try h.events.event(id: sampled.id) == nil)
         let rekeyed = try #require(try h.events.event(id: serverId))
+        // S47: Batch items are matched to created rows by id, then by healthkit_sample_id; a sample-id match with…
         #expect(rekeyed.healthKitSampleId == "HK-7" && rekeyed.syncStatus == .synced && rekeyed.eventTypeId == type.id)
         #expect(try h.events.event(id: plain.id)?.syncStatus == .synced)
     }
@@ -66,6 +67,7 @@ struct BatchTests {
         h.network.enqueue(.transport("pull later"), for: .getChanges)
         _ = await h.engine.performSync()
         let rekeyed = try #require(try h.events.event(id: serverId))
+        // S47: Batch items are matched to created rows by id, then by healthkit_sample_id; a sample-id match with…
         #expect(rekeyed.notes == "local" && rekeyed.timestamp == sampled.timestamp && rekeyed.id == serverId)
     }
 
@@ -85,7 +87,9 @@ struct BatchTests {
         #expect(report.pushed == 2 && report.failed == 2)
         let left = try h.queue()
         #expect(left.map(\.entityId) == [events[2].id, events[3].id])
+        // S49: A batch item in neither created nor errors costs one attempt.
         #expect(left.map(\.lastError) == ["timestamp is required", "not acknowledged by server"])
+        // S48: A batch errors[] entry with a duplicate message is handled like a duplicate on create; any other entry…
         #expect(left.allSatisfy { $0.attempts == 1 && $0.isLive })
     }
 
@@ -105,6 +109,7 @@ struct BatchTests {
         _ = await h.engine.performSync()
         let rows = try h.queue()
         #expect(rows.first { $0.entityId == events[0].id }?.attempts == 1)
+        // S50: A 400 whose body is a batch response is processed item by item, not as a whole failure.
         #expect(
             rows.first { $0.entityId == events[1].id }.map {
                 $0.isDeadLetter && $0.lastError == "conflict: duplicate key"
@@ -120,15 +125,21 @@ struct BatchTests {
         ])
     func oneItemFallback(error: NetworkError) async throws {
         let (h, _, events) = try await prepared(3)
+        let queued = try h.queue()
         h.network.enqueue(error, for: .createEventsBatchWithIdempotency)
         let report = await h.engine.performSync()
         #expect(report.pushed == 3 && report.outcome.name == "synced")
         let calls = h.network.calls(of: .createEventsBatchWithIdempotency)
         #expect(calls.map { $0.body?["events"]?.arrayValue?.count } == [3, 1, 1, 1])
         let keys = calls.compactMap(\.idempotencyKey)
+        // S51: A whole-batch 4xx, duplicate-class 5xx or decoding error re-sends every item as a one-item batch with…
         #expect(keys.count == 4 && Set(keys).count == 4, "each one-item batch has its own key, none reuses the batch's")
         #expect(try h.queue().isEmpty)
         #expect(calls.dropFirst().map { $0.body?["events"]?.arrayValue?.first?["id"]?.stringValue } == events.map(\.id))
+        let derived = events.map { event in
+            queued.first { $0.entityId == event.id }.map { SHA256.hexDigest(of: "\($0.clientRequestId):0") }
+        }
+        #expect(keys.dropFirst().map { Optional($0) } == derived, "S51 each one-item key is derived from its own item")
     }
 
     @Test(
@@ -142,6 +153,7 @@ struct BatchTests {
         h.network.enqueue(http(400, "validation", message: "bad item"), for: .createEventsBatchWithIdempotency)
         let report = await h.engine.performSync()
         #expect(report.pushed == 1 && report.failed == 1)
+        // S51: A whole-batch 4xx, duplicate-class 5xx or decoding error re-sends every item as a one-item batch with…
         #expect(try h.queue().map(\.entityId) == [events[1].id])
     }
 
@@ -151,6 +163,7 @@ struct BatchTests {
         h.network.enqueue(http(503, message: "maintenance"), for: .createEventsBatchWithIdempotency)
         let report = await h.engine.performSync()
         #expect(report.failed == 3 && h.network.callCount(.createEventsBatchWithIdempotency) == 1)
+        // S52: A whole-batch 5xx that is not duplicate-class costs every item one attempt.
         #expect(try h.queue().allSatisfy { $0.attempts == 1 && $0.lastError == "batch failed: HTTP 503: maintenance" })
     }
 
@@ -165,6 +178,7 @@ struct BatchTests {
         _ = await h.engine.performSync()
         let after = try h.queue()
         #expect(after.map(\.attempts) == [0, 0] && after.map(\.revision) == before.map(\.revision))
+        // S53: A 429 or idempotency_in_flight answer changes no mutation.
         #expect(after.map(\.lastError) == [nil, nil])
     }
 }

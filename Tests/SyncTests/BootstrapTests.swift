@@ -30,6 +30,7 @@ struct BootstrapTests {
         try h.updateEngineState { $0.bootstrapRequested = true }
         h.network.resetCalls()
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true))
+        // S80: A round with cursor == 0 or bootstrap_requested sends no GET /changes and no geofence refresh; a round…
         #expect(h.network.callCount(.getChanges) == 0 && h.network.callCount(.getAllEvents) == 1)
         #expect(h.network.callCount(.getGeofences) == 1)
     }
@@ -53,6 +54,7 @@ struct BootstrapTests {
         #expect(h.sentMethods == [.getLatestCursor])
         #expect(try h.engineState().cursor == cursor && h.engineState().bootstrapRequested)
         h.network.resetCalls()
+        // S81: GET /changes/latest-cursor is read before any snapshot request; if it fails, nothing is fetched, the…
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true), "the next round bootstraps")
     }
 
@@ -69,6 +71,7 @@ struct BootstrapTests {
 
         let report = await a.engine.performSync()
         #expect(report.outcome.name == "error")
+        // S82: Nothing local changes until the whole snapshot is fetched; any fetch failure leaves local data as it…
         #expect(try localRows(a) == before)
         #expect(try a.engineState().bootstrapRequested, "S85 the flag survives a failed attempt")
     }
@@ -119,6 +122,7 @@ struct BootstrapTests {
         #expect(types[edited.id]?.name == "Edited here" && types[edited.id]?.icon == "mine", "protected")
         #expect(types[plain.id]?.name == "Plain from b", "replaced")
         #expect(types[stray.id] == nil, "rows the server does not have are gone")
+        // S83: The bootstrap keeps every entity with a create or update mutation untouched, does not insert…
         #expect(types[tombstoned.id] == nil, "tombstoned ids are not inserted")
         #expect(try a.events.event(id: unsent.id) != nil, "an event with a create mutation is kept")
         #expect(try a.engineState().cursor == a.model.latestCursor(user: a.network.userId))
@@ -163,6 +167,7 @@ struct BootstrapTests {
 
         try a.updateEngineState { $0.bootstrapRequested = true }
         #expect(await a.engine.performSync().outcome == .synced(bootstrapped: true))
+        // S84: A property-definition fetch failure for one type keeps that type's local definitions and does not fail…
         #expect(try a.events.propertyDefinition(id: definition.id) == nil, "fetched this time: replaced")
     }
 
@@ -171,6 +176,7 @@ struct BootstrapTests {
         let h = try SyncHarness()
         _ = try await h.syncedType()
         h.network.enqueue(.transport("down"), for: .getEventTypes)
+        // S85: forceFullResync() sets a stored flag; the next round bootstraps even after a crash or a failed…
         #expect(await h.engine.forceFullResync().outcome.name == "offline")
         #expect(try h.engineState().bootstrapRequested)
 
@@ -185,6 +191,7 @@ struct BootstrapTests {
         let (a, _) = try await devicesWithDivergedData()
         _ = try await a.events.createEventType(name: "Pending")
         let latest = a.model.latestCursor(user: a.network.userId)
+        // S85: forceFullResync() sets a stored flag; the next round bootstraps even after a crash or a failed…
         #expect(try await a.engine.skipToLatestCursor() == latest)
         #expect(try a.engineState().cursor == latest && a.queue().count == 1)
         #expect(try a.events.eventTypes().map(\.name).contains("Renamed on b") == false, "nothing was pulled")

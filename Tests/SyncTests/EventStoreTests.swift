@@ -7,21 +7,49 @@ import Testing
 
 @Suite("EventStore: local writes and reads")
 struct EventStoreTests {
-    @Test("S3 sync_status: create pending, acknowledged synced, local edits unchanged, server data synced")
+    @Test("S3 sync_status: each §1.3 transition, each from a row that starts in another status")
     func syncStatusTransitions() async throws {
         let a = try SyncHarness()
+        func status(_ id: String) throws -> SyncStatus? { try a.events.eventType(id: id)?.syncStatus }
+        _ = try await a.syncedType("Bootstrapped first")  // the first round's bootstrap is behind us
         let type = try await a.events.createEventType(name: "Coffee")
-        #expect(try a.events.eventType(id: type.id)?.syncStatus == .pending)
+        #expect(try status(type.id) == .pending, "S3 local create → pending")
+        _ = try await a.events.updateEventType(id: type.id) { $0.icon = "mug" }
+        #expect(try status(type.id) == .pending, "S3 local update leaves pending unchanged")
         _ = await a.engine.performSync()
-        #expect(try a.events.eventType(id: type.id)?.syncStatus == .synced)
+        #expect(try status(type.id) == .synced, "S3 create acknowledged: pending → synced")
 
-        let edited = try await a.events.updateEventType(id: type.id) { $0.icon = "mug" }
-        #expect(edited.syncStatus == .synced)
-        #expect(try a.events.eventType(id: type.id)?.syncStatus == .synced)
+        a.network.enqueue(http(404), for: .updateEventTypeWithIdempotency)
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "brown" }
+        #expect(try status(type.id) == .synced, "S3 local update leaves synced unchanged")
+        _ = await a.engine.performSync()
+        #expect(try status(type.id) == .failed, "S3 dead letter: synced → failed")
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "black" }
+        #expect(try status(type.id) == .failed, "S3 local update leaves failed unchanged")
+        #expect(try a.mutations(of: type.id).allSatisfy(\.isLive), "the new edit revived the dead letter")
+        _ = await a.engine.performSync()
+        #expect(try status(type.id) == .synced, "S3 update acknowledged with no dead letter left: failed → synced")
 
-        let b = try a.secondDevice()
-        _ = await b.engine.performSync()
-        #expect(try b.events.eventType(id: type.id)?.syncStatus == .synced, "written from server data")
+        _ = try await a.events.updateEventType(id: type.id) { $0.name = "Espresso" }
+        #expect(try await a.engine.discardMutations(ids: a.mutations(of: type.id).map(\.id)) == 1)
+        #expect(try status(type.id) == .failed, "S3 discard: synced → failed")
+        let other = try a.secondDevice()
+        _ = await other.engine.performSync()
+        _ = try await other.events.updateEventType(id: type.id) { $0.name = "Ristretto" }
+        _ = await other.engine.performSync()
+        _ = await a.engine.performSync()
+        #expect(try status(type.id) == .synced, "S3 server data written by a pull: failed → synced")
+        #expect(try a.events.eventType(id: type.id)?.name == "Ristretto")
+
+        let clash = try await a.events.createEventType(name: "Clash")
+        a.network.enqueue(
+            http(409, "conflict", message: "duplicate name", existingId: type.id), for: .createEventTypeWithIdempotency)
+        _ = await a.engine.performSync()
+        #expect(try status(clash.id) == .failed, "S3 dead-lettered create: pending → failed")
+        #expect(try await a.engine.retryDeadLetters(ids: a.mutations(of: clash.id).map(\.id)) == 1)
+        #expect(try status(clash.id) == .pending, "S3 a dead-lettered create retried: failed → pending")
+        _ = await a.engine.performSync()
+        #expect(try status(clash.id) == .synced, "S3 the retried create acknowledged: pending → synced")
     }
 
     enum Write: String, CaseIterable, CustomTestStringConvertible {
@@ -37,6 +65,7 @@ struct EventStoreTests {
         let type = try await h.syncedType()
         let before = (try h.events.eventTypes(), try h.queue())
         h.store.injectFault(.enqueueMutation)
+        // S7: A local create, update or delete and its mutation commit in one transaction; if either write fails…
         await #expect(throws: MockDataStore.InjectedFault.self) {
             switch write {
             case .create: _ = try await h.events.createEventType(name: "Tea")
@@ -69,6 +98,7 @@ struct EventStoreTests {
         h.network.resetCalls()
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
         #expect(h.sentMethods.allSatisfy { [.getChanges, .getGeofences].contains($0) })
+        // S13: A delete of an entity whose create is unsent removes the create (and any update) and queues nothing…
         #expect(!h.serverChanges.contains { $0.entityId == event.id })
     }
 
@@ -101,6 +131,7 @@ struct EventStoreTests {
         #expect(
             !h.network.calls.contains { $0.method == .deleteEvent || $0.method == .createEventsBatchWithIdempotency })
         #expect(h.serverEvents.map(\.id) == [unrelated.id])
+        // S16: Deleting an event type locally removes every mutation of its cascaded children and queues no child…
         #expect(h.model.geofences(of: h.network.userId).first?.eventTypeEntryId == nil, "the server clears it too")
     }
 

@@ -27,6 +27,7 @@ struct ObservationTests {
 
         let first = try #require(seen.first)
         #expect(first.pendingCount == 3 && !first.isRunning && first.state == .idle)
+        // S87: snapshots() yields the current snapshot first and then every change; a bootstrapping round is…
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 != $1 }, "one element per change")
         let phases = seen.dropFirst().map(phase)
         #expect(phases == phases.sorted(), "running, syncing, pulling, then done: never backwards")
@@ -46,7 +47,7 @@ struct ObservationTests {
         let first = Task { await b.engine.performSync() }
         await gate.waitForArrivals(1)
         let joined = Task { await b.engine.performSync() }  // an extra, incremental round follows
-        await b.waitForJoiners(1)
+        try await b.waitForJoiners(1)
         gate.release()
         _ = await first.value
         _ = await joined.value
@@ -57,6 +58,7 @@ struct ObservationTests {
         }
         #expect(announcements.count == 1)
         let announced = try #require(announcements.first?.1)
+        // S87: snapshots() yields the current snapshot first and then every change; a bootstrapping round is…
         #expect(announced.cursor == a.model.latestCursor(user: a.network.userId), "published after the commit")
         #expect(announced.isRunning, "the extra round had not finished yet")
         #expect(seen.last?.lastReport?.outcome == .synced(bootstrapped: false))
@@ -108,6 +110,7 @@ struct ObservationTests {
         var snapshot = await h.engine.snapshot
         #expect(snapshot.pendingCount == 0 && snapshot.deadLetterCount == 1)
         #expect(try await h.engine.mutations(state: .failed).map(\.id) == [dead.id])
+        // S88: Dead letters are never pushed and never counted as pending; retryDeadLetters makes them live with…
         #expect(try h.events.eventType(id: type.id)?.syncStatus == .failed, "S3 a dead letter marks the entity failed")
 
         #expect(try await h.engine.retryDeadLetters() == 1)
@@ -134,6 +137,7 @@ struct ObservationTests {
         let snapshot = await h.engine.snapshot
         #expect(snapshot.pendingCount == 0 && snapshot.deadLetterCount == 0)
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        // S88: Dead letters are never pushed and never counted as pending; retryDeadLetters makes them live with…
         #expect(h.network.callCount(.createEventsBatchWithIdempotency) == 1, "a discarded mutation is never sent")
     }
 }

@@ -39,6 +39,7 @@ struct PullTests {
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
         let requests = h.network.calls(of: .getChanges).map(\.arguments)
         #expect(requests.map { $0["since"] } == ["\(start)", "1000", "2000", "3000"])
+        // S67: The pull requests since = cursor, limit = changeFeedPageSize, and continues while has_more, each…
         #expect(requests.allSatisfy { $0["limit"] == "100" })
         #expect(try h.engineState().cursor == 4000, "S68 empty pages with a larger next_cursor still advance it")
     }
@@ -50,6 +51,7 @@ struct PullTests {
         try h.updateEngineState { $0.cursor = 5000 }
         h.network.enqueue(page(next: 10), for: .getChanges)
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        // S68: A page's entries and the cursor advance commit in one transaction; the cursor only moves to a larger…
         #expect(try h.engineState().cursor == 5000)
     }
 
@@ -69,7 +71,9 @@ struct PullTests {
         #expect(try a.engineState().cursor == cursor)
 
         #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        // S69: A store failure while applying a page rolls the page back, keeps the cursor, and ends the round error.
         #expect(try Set(a.events.eventTypes().map(\.name)) == ["Coffee", "Tea", "Water", "Juice"])
+        // S68: A page's entries and the cursor advance commit in one transaction; the cursor only moves to a larger…
         #expect(try a.engineState().cursor == a.model.latestCursor(user: a.network.userId))
     }
 
@@ -88,6 +92,7 @@ struct PullTests {
         let report = await h.engine.performSync()
         #expect(report.outcome == .error("change feed did not advance"))
         #expect(h.network.callCount(.getChanges) == 1)
+        // S70: has_more with next_cursor ≤ since ends the round error without applying the page.
         #expect(try h.events.eventType(id: stray) == nil && h.engineState().cursor == cursor)
     }
 
@@ -104,6 +109,7 @@ struct PullTests {
         #expect(a.network.callCount(.getAllEvents) == 1)
         #expect(try a.history().first?.kind == .bootstrap)
         #expect(try Set(a.events.eventTypes().map(\.name)) == ["Coffee", "Tea"])
+        // S71: A 410 from /changes makes the same round run a bootstrap.
         #expect(try !a.engineState().bootstrapRequested)
     }
 
@@ -128,6 +134,7 @@ struct PullTests {
         #expect(report.outcome == .partial(bootstrapped: false))
         #expect(try a.events.event(id: stillQueued.id) == nil && a.events.event(id: pushedNow.id) == nil)
         #expect(try a.events.geofence(id: fence.id) == nil, "fenced in the feed and in the geofence refresh")
+        // S72: A create or update entry is skipped when its id is in pending_delete_ids or has a queued delete…
         #expect(try a.history().first?.fenced == 4, "two event updates, the geofence's create and its refresh")
     }
 
@@ -153,6 +160,7 @@ struct PullTests {
         #expect(
             try a.mutations(of: live.id).map(\.isLive) == [true]
                 && a.mutations(of: dead.id).map(\.isDeadLetter) == [true])
+        // S73: A create or update entry is skipped when the entity has a queued create or update, live or dead.
         #expect(try a.events.eventType(id: live.id)?.name == "Live from a")
         #expect(try a.events.eventType(id: dead.id)?.name == "Dead from a")
         #expect(try a.history().first?.fenced == 2)
@@ -175,6 +183,7 @@ struct PullTests {
         #expect(report.outcome == .partial(bootstrapped: false))
         #expect(try a.events.eventType(id: type.id) == nil && a.events.event(id: synced.id) == nil)
         #expect(try a.events.event(id: local.id) != nil, "the unsent create keeps its event")
+        // S74: Delete entries are always applied, with the local cascade; cascaded children that have a create…
         #expect(try a.mutations(of: local.id).map(\.operation) == [.create])
     }
 
@@ -214,6 +223,8 @@ struct PullTests {
         let report = await h.engine.performSync()
         #expect(report.outcome == .synced(bootstrapped: false) && report.pulled == 1)
         #expect(try h.events.events().map(\.id) == [good])
+        // S76: Entries with absent or empty user_id, empty event_type_id, or an event timestamp of year 0001 are…
+        // S77: Unknown entity types and operations are skipped; unknown property_type reads as text; unknown…
         #expect(try h.events.eventType(id: type.id)?.name == "Coffee")
         #expect(try h.engineState().cursor == cursor + 6)
     }
@@ -234,6 +245,7 @@ struct PullTests {
         #expect(try a.events.geofence(id: localOnly.id) != nil)
 
         a.network.enqueue(http(500), for: .getGeofences)
+        // S78: After an incremental pull, when geofenceRefreshInterval (configuration; .standard 0 = every round, as…
         #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false), "its errors change nothing")
     }
 
@@ -257,6 +269,7 @@ struct PullTests {
         #expect(report.outcome.name == outcome)
         #expect(try Set(a.events.eventTypes().map(\.name)) == ["Coffee", "Tea"])
         #expect(try a.engineState().cursor == served.nextCursor)
+        // S79: A non-transport, non-401, non-429 pull error ends the round error; pages already applied stay.
         #expect(a.network.callCount(.getGeofences) == 0)
     }
 }

@@ -13,7 +13,9 @@ struct PushTests {
         let type = try await h.syncedType()
         h.network.resetCalls()
         let fence = try await h.events.createGeofence(name: "Office", latitude: 1, longitude: 1)
-        for index in 0..<60 { try await h.event(type, Double(index)) }
+        var events: [Event] = []
+        // Timestamps descending, so an order by timestamp or by id would differ from the queue's.
+        for index in 0..<60 { events.append(try await h.event(type, Double(-index))) }
         _ = try await h.events.updateEventType(id: type.id) { $0.color = "red" }
         let newType = try await h.events.createEventType(name: "Run")
         _ = try await h.events.createPropertyDefinition(eventTypeId: newType.id, key: "km", label: "Km", type: .number)
@@ -23,13 +25,17 @@ struct PushTests {
         let pushes = h.network.calls.filter {
             $0.method != .getEventTypes && $0.method != .getChanges && $0.method != .getGeofences
         }
+        // S28: Push order: event-type creates, geofence creates, property-definition creates, event creates…
         #expect(
             pushes.map(\.method) == [
                 .createEventTypeWithIdempotency, .createPropertyDefinitionWithIdempotency,
                 .createEventsBatchWithIdempotency, .createEventsBatchWithIdempotency, .updateEventTypeWithIdempotency,
             ], "the geofence create was cancelled by its delete, so neither is sent")
-        let sizes = h.network.calls(of: .createEventsBatchWithIdempotency).map { $0.body?["events"]?.arrayValue?.count }
-        #expect(sizes == [50, 10])
+        let batches = h.network.calls(of: .createEventsBatchWithIdempotency).map {
+            ($0.body?["events"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        }
+        #expect(batches.map(\.count) == [50, 10], "S29 chunks of batchSize")
+        #expect(batches.flatMap { $0 } == events.map(\.id), "S29 items in queue order, inside and across batches")
     }
 
     @Test("S30 a single mutation's key is its client_request_id on every re-send; GET and DELETE carry none")
@@ -42,12 +48,16 @@ struct PushTests {
         #expect(await h.engine.performSync().outcome == .partial(bootstrapped: false))
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
         let keys = h.network.calls(of: .updateEventTypeWithIdempotency).map(\.idempotencyKey)
+        // S30: Every POST and PUT carries an Idempotency-Key; GET and DELETE never do. A single mutation's key is its…
         #expect(keys == [update.clientRequestId, update.clientRequestId])
         try await h.events.deleteEventType(id: type.id)
+        h.network.resetCalls()
         _ = await h.engine.performSync()
+        let unkeyed = h.network.calls.filter { [.deleteEventType, .getChanges, .getEventTypes].contains($0.method) }
         #expect(
-            h.network.calls.filter { [.deleteEventType, .getChanges, .getEventTypes].contains($0.method) }
-                .allSatisfy { $0.idempotencyKey == nil })
+            Set(unkeyed.map(\.method)) == [.deleteEventType, .getChanges, .getEventTypes],
+            "the round sent a DELETE and GETs to look at")
+        #expect(unkeyed.allSatisfy { $0.idempotencyKey == nil }, "S30 GET and DELETE never carry a key")
     }
 
     @Test("S31 an unanswered batch is re-sent under the same key; a recorded outcome changes it")
@@ -64,6 +74,7 @@ struct PushTests {
         let keys = h.network.calls(of: .createEventsBatchWithIdempotency).compactMap(\.idempotencyKey)
         let members = try h.queue()
         #expect(keys.count == 3 && keys[0] == keys[1] && keys[2] != keys[1])
+        // S31: A batch key is the SHA-256 (lowercase hex) of the members' client_request_id:attempts lines; an…
         #expect(members.isEmpty)
     }
 
@@ -74,6 +85,7 @@ struct PushTests {
         let gate = h.network.hold(.createEventTypeWithIdempotency)
         let sync = Task { await h.engine.performSync() }
         await gate.waitForArrivals(1)
+        // S32: first_sent_at is committed before the first request carrying the mutation is sent.
         #expect(try h.mutations(of: type.id).first?.firstSentAt == h.clock.now().roundedToMilliseconds)
         gate.release()
         #expect(await sync.value.pushed == 1)
@@ -88,11 +100,61 @@ struct PushTests {
         h.network.enqueue(http(500), for: .createEventTypeWithIdempotency)
         let report = await h.engine.performSync()
         #expect(report.outcome == .partial(bootstrapped: true) && report.deferred == 1 && report.failed == 1)
-        #expect(h.network.callCount(.createEventsBatchWithIdempotency) == 0)
-        #expect(try h.mutations(of: event.id).first?.attempts == 0)
+        #expect(h.network.callCount(.createEventsBatchWithIdempotency) == 0, "S33 a create whose parent is open waits")
+        #expect(try h.mutations(of: event.id).first?.attempts == 0, "S33 a deferred create keeps its attempts")
         #expect(try h.mutations(of: type.id).map(\.operation) == [.create], "the icon edit was folded into the create")
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true), "the server had no change yet")
         #expect(h.serverEvents.map(\.id) == [event.id])
+    }
+
+    @Test("S33 an update or a delete of an entity whose sent create is still open waits: not sent, attempts unchanged")
+    func deferralOfOwnEdits() async throws {
+        let h = try SyncHarness()
+        let type = try await h.events.createEventType(name: "Tea")
+        let doomed = try await h.events.createEventType(name: "Doomed")
+        h.network.enqueue(http(500), for: .createEventTypeWithIdempotency)
+        h.network.enqueue(http(500), for: .createEventTypeWithIdempotency)
+        _ = await h.engine.performSync()
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "cup" }
+        // A delete queued beside a live create cannot come from EventStore (it removes a sent create), only from
+        // another writer of the queue: put one there directly.
+        try h.store.insertPendingMutation(
+            PendingMutation.new(
+                entityType: .eventType, operation: .delete, entityId: doomed.id, payload: nil, at: h.clock.now()))
+        try h.store.save()
+        #expect(try h.mutations(of: type.id).map(\.operation) == [.create, .update], "S12 the update is its own row")
+        h.network.resetCalls()
+        h.network.enqueue(http(500), for: .createEventTypeWithIdempotency)
+        h.network.enqueue(http(500), for: .createEventTypeWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.deferred == 2 && report.failed == 2)
+        #expect(h.network.callCount(.createEventTypeWithIdempotency) == 2)
+        #expect(
+            h.network.callCount(.updateEventTypeWithIdempotency) == 0 && h.network.callCount(.deleteEventType) == 0,
+            "S33 neither the update nor the delete is sent while the create is open")
+        let waiting = try h.queue().filter { $0.operation != .create }
+        #expect(
+            waiting.map(\.operation) == [.update, .delete] && waiting.allSatisfy { $0.attempts == 0 && !$0.isSent })
+    }
+
+    @Test("S33 an update naming a parent whose create is still open waits: not sent, attempts unchanged")
+    func deferralOfUpdatesNamingAnOpenParent() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let event = try await h.event(type)
+        #expect(await h.engine.performSync().outcome.name == "synced")
+        let newType = try await h.events.createEventType(name: "Moved")
+        _ = try await h.events.updateEvent(id: event.id) { $0.eventTypeId = newType.id }
+        h.network.resetCalls()
+        h.network.enqueue(http(500), for: .createEventTypeWithIdempotency)
+        let report = await h.engine.performSync()
+        #expect(report.deferred == 1 && report.failed == 1)
+        #expect(
+            h.network.callCount(.updateEventWithIdempotency) == 0,
+            "S33 the event's update names the open type: not sent")
+        #expect(try h.mutations(of: event.id).map { [$0.attempts, $0.isSent ? 1 : 0] } == [[0, 0]])
+        #expect(await h.engine.performSync().outcome.name == "synced")
+        #expect(h.serverEvents.first?.eventTypeId == newType.id, "sent once its parent exists")
     }
 
     @Test("S34 a payload that does not decode is not sent and costs one attempt")
@@ -106,6 +168,7 @@ struct PushTests {
         _ = await h.engine.performSync()
         #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 0)
         let row = try #require(try h.queue().first)
+        // S34: A payload that does not decode is not sent and costs one attempt.
         #expect(row.attempts == 1 && row.lastError?.hasPrefix("invalid payload:") == true)
     }
 
@@ -128,6 +191,8 @@ struct PushTests {
         _ = await h.engine.performSync()
         #expect(try h.queue().isEmpty)
         let row = try h.events.eventType(id: type.id)
+        // S35: A 2xx on a create completes the mutation and marks the entity synced; a missing local row does not…
+        // S36: A 2xx on an update or delete completes the mutation and leaves local rows untouched (except the §1.3…
         #expect(row?.syncStatus == .pending && row?.name == "Green tea", "the update's answer leaves the row as it is")
     }
 
@@ -148,6 +213,7 @@ struct PushTests {
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
         let sends = h.network.calls(of: .updateEventTypeWithIdempotency)
         #expect(sends.map { $0.body?["name"] } == ["Version 1", "Version 2"])
+        // S37: If the payload was replaced while its request was in flight, the 2xx does not remove the row; the…
         #expect(sends[0].idempotencyKey != sends[1].idempotencyKey && sends[1].idempotencyKey == queued.clientRequestId)
         #expect(h.serverEventTypes.first?.name == "Version 2")
     }
@@ -167,6 +233,7 @@ struct PushTests {
         let report = await h.engine.performSync()
         #expect(report.pushed == 2 && report.failed == 0)
         #expect(h.network.calls(of: .entityExists).first?.arguments["id"] == second.id)
+        // S38: A duplicate on a create whose existing_id is the entity id, or whose id N2 confirms, completes the…
         #expect(try [first.id, second.id].map { try h.events.eventType(id: $0)?.syncStatus } == [.synced, .synced])
     }
 
@@ -184,6 +251,7 @@ struct PushTests {
         #expect(report.outcome.name == "partial" && report.deadLettered == 2)
         for id in [first.id, second.id] {
             let row = try #require(try h.mutations(of: id).first)
+            // S39: A duplicate on a create held by another entity (different existing_id, or N2 says absent) makes…
             #expect(row.isDeadLetter && row.attempts == 1 && row.lastError == "conflict: duplicate name")
             #expect(try h.events.eventType(id: id)?.syncStatus == .failed)
         }
@@ -202,7 +270,9 @@ struct PushTests {
         h.network.enqueue(http(404), for: .deleteEventType)
         h.network.enqueue(http(500, message: "event type not found"), for: .deleteEventType)
         let report = await h.engine.performSync()
+        // S41: A delete answered 404, or 5xx with "not found", completes as a success.
         #expect(report.outcome == .synced(bootstrapped: false) && report.pushed == 3)
+        // S40: A duplicate on an update or delete drops the mutation and leaves the local row untouched.
         #expect(try h.events.eventType(id: a.id)?.icon == "x", "the local row is untouched")
     }
 
@@ -216,6 +286,7 @@ struct PushTests {
         h.network.enqueue(http(500, message: "Event type not found"), for: .updateEventTypeWithIdempotency)
         let report = await h.engine.performSync()
         #expect(report.deadLettered == 2)
+        // S42: An update answered 404, or 5xx with "not found", becomes a dead letter at once.
         #expect(try h.queue().allSatisfy { $0.isDeadLetter && $0.lastError == "not found on server" })
         #expect(try h.events.eventType(id: a.id)?.syncStatus == .failed)
     }
@@ -230,6 +301,7 @@ struct PushTests {
         let report = await h.engine.performSync()
         #expect(report.outcome == .authRequired && h.network.getChangesCallCount == 0)
         #expect(try h.queue().first?.attempts == 0 && h.queue().count == 1)
+        // S43: A 401 during the push stops the round: no pull, no attempt consumed, nothing removed, state…
         #expect(await h.engine.snapshot.state == .authRequired)
     }
 
@@ -243,6 +315,7 @@ struct PushTests {
         h.network.resetCalls()
         h.network.enqueue(.transport("connection lost"), for: .updateEventTypeWithIdempotency)
         let report = await h.engine.performSync()
+        // S44: A transport error during the push stops the push at once: later units are not sent, no attempt is…
         #expect(report.outcome == .offline("connection lost") && report.deferred == 1)
         #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 1 && h.network.getChangesCallCount == 0)
         #expect(try h.queue().allSatisfy { $0.attempts == 0 })
@@ -263,8 +336,10 @@ struct PushTests {
             h.clock.advance(by: 10)
             let report = await h.engine.performSync()
             let row = try #require(try h.queue().first)
+            // S45: Any other 4xx, a 5xx or a decoding error adds one attempt with last_error and last_attempt_at; the…
             #expect(row.attempts == round + 1 && row.lastAttemptAt == h.clock.now().roundedToMilliseconds)
             #expect(h.network.callCount(.updateEventTypeWithIdempotency) == round + 1, "not retried within the round")
+            // S46: The failure that brings attempts to maxAttempts turns the mutation into a dead letter: state…
             #expect(row.isDeadLetter == (round == 4) && report.deadLettered == (round == 4 ? 1 : 0))
         }
         #expect(try h.queue().first?.lastError == "HTTP 422")
@@ -288,6 +363,7 @@ struct PushTests {
         #expect(progress.first.map { $0 == (0, 5) } == true)
         #expect(progress.allSatisfy { $0.1 == 5 && $0.0 <= 5 })
         #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.0 <= $1.0 })
+        // S54: Progress is syncing(0, N) at push start and grows after every unit by the number of push-set mutations…
         #expect(progress.map(\.0).contains(2) && progress.last?.0 == 5)
     }
 

@@ -17,6 +17,7 @@ struct RoundTests {
         h.network.resetCalls()
         // The cursor was still 0 (an empty feed), so this round bootstraps again (S80).
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true))
+        // S25: A round that has live mutations to push starts with GET /api/v1/event-types; an empty list passes. A…
         #expect(h.network.calls.first?.method == .getEventTypes)
         #expect(try h.engineState().cursor == 1)
     }
@@ -39,6 +40,7 @@ struct RoundTests {
         let report = await h.engine.performSync()
         #expect(report.outcome.name == outcome)
         #expect(h.network.calls.map(\.method) == [.getEventTypes])
+        // S26: A failed health check sends no push or pull request, adds no history row and changes no queue row or…
         #expect(try h.queue() == queue && h.engineState() == state && h.history() == history)
         let expected: SyncState =
             switch outcome {
@@ -66,6 +68,7 @@ struct RoundTests {
         #expect(try h.engineState().pendingDeleteIds == ["left-from-a-crash", gone.id, deadGone.id])
         gate.release()
         #expect(await sync.value.outcome == .synced(bootstrapped: false))
+        // S27: Before the first push request, the stored pending_delete_ids equals the previous stored set united…
         #expect(try h.engineState().pendingDeleteIds.isEmpty, "S86 a completed pull clears them")
         #expect(h.serverEventTypes.map(\.id) == [kept.id])
     }
@@ -91,6 +94,7 @@ struct RoundTests {
         #expect(message.contains(first.text) && message.contains(other.text))
         #expect(h.network.totalCallCount == 0)
         #expect(try h.history().count == historyBefore)
+        // S18: With a configured server root different from the stored one, no request is sent and the operation fails.
         #expect(try h.engineState().serverRoot == first.text)
     }
 
@@ -127,6 +131,7 @@ struct RoundTests {
 
         h.network.enqueue(.transport("down"), for: .getEventTypes)
         _ = await h.engine.performSync()
+        // S19: Every round that passed the health check adds exactly one history row; rounds stopped before it add…
         #expect(try h.history().count == 2, "a round stopped at the health check adds none")
 
         for _ in 0..<100 { _ = await h.engine.performSync() }
@@ -158,6 +163,7 @@ struct RoundTests {
         }
         #expect(message.contains("feed broken"))
         #expect(await h.engine.snapshot.state == .error(message))
+        // S86: A round ending synced or partial publishes idle, sets last_success_at, and clears pending_delete_ids…
         #expect(try h.engineState().lastSuccessAt == firstSuccess.addingTimeInterval(60))
         #expect(try h.history().first?.status == .failed)
     }

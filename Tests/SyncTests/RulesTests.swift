@@ -44,6 +44,7 @@ struct RulesTests {
         var state = EngineState()
         let now = Date(timeIntervalSince1970: 0)
         let backoffs = (0..<6).map { _ in CircuitBreaker.trip(&state, now: now, configuration: .standard()) }
+        // S57: Successive trips without a 2xx in between, and without Retry-After, back off 30, 60, 120, 240, 300…
         #expect(backoffs == [30, 60, 120, 240, 300, 300])
         #expect(state.breakerMultiplier == 10 && state.breakerConsecutive429 == 0)
     }
@@ -57,27 +58,32 @@ struct RulesTests {
         #expect(CircuitBreaker.trip(&state, now: Date(), configuration: .standard()) == 45)
         var capped = EngineState(breakerRetryAfterHint: 9000)
         let configuration = try SyncConfiguration(retryAfterCap: 600)
+        // S58: A trip's backoff is at least the largest Retry-After counted since the last counter reset (capped at…
         #expect(CircuitBreaker.trip(&capped, now: Date(), configuration: configuration) == 600)
     }
 
-    @Test("S59 S65 a reset clears counter, hint and backoff; only a 2xx or a full discard resets the multiplier")
+    @Test(
+        "S59 S65 a reset clears counter, hint and backoff; the multiplier resets only on a 2xx and survives a manual reset"
+    )
     func resets() {
         var state = EngineState(
             breakerConsecutive429: 2, breakerBackoffUntil: Date(), breakerMultiplier: 4, breakerRetryAfterHint: 9)
         CircuitBreaker.reset(&state, success: false)
         #expect(
-            state.breakerConsecutive429 == 0 && state.breakerRetryAfterHint == nil && state.breakerBackoffUntil == nil)
-        #expect(state.breakerMultiplier == 4)
+            state.breakerConsecutive429 == 0 && state.breakerRetryAfterHint == nil && state.breakerBackoffUntil == nil,
+            "S59 any counted answer clears the counter, hint and backoff")
+        #expect(state.breakerMultiplier == 4, "S59 a non-2xx answer keeps the multiplier")
         CircuitBreaker.reset(&state, success: true)
-        #expect(state.breakerMultiplier == 1)
+        #expect(state.breakerMultiplier == 1, "S59 a 2xx resets the multiplier")
         var manual = EngineState(
-            breakerConsecutive429: 1, breakerBackoffUntil: Date(), breakerMultiplier: 8, quietUntil: Date())
+            breakerConsecutive429: 1, breakerBackoffUntil: Date(), breakerMultiplier: 8, breakerRetryAfterHint: 3,
+            quietUntil: Date())
         CircuitBreaker.manualReset(&manual)
-        #expect(manual.quietUntil == nil && manual.breakerBackoffUntil == nil && manual.breakerMultiplier == 8)
         #expect(
-            [PushErrorClass.auth, .inFlight, .transport("x"), .cancelled, .rateLimited(retryAfter: nil)].allSatisfy {
-                !$0.resetsBreaker
-            })
+            manual.quietUntil == nil && manual.breakerBackoffUntil == nil && manual.breakerConsecutive429 == 0
+                && manual.breakerRetryAfterHint == nil,
+            "S65 counter, hint, backoff and quiet period cleared")
+        #expect(manual.breakerMultiplier == 8, "S65 the multiplier is kept")
     }
 
     @Test("the breaker is closed, open until its backoff ends, then half-open; a quiet period only ever grows")
@@ -110,6 +116,7 @@ struct RulesTests {
         #expect(event.notes == nil && event.healthKitSampleId == "hk" && event.externalId == "x")
         #expect(event.timestamp == Date(millisecondsSince1970: 1_768_614_292_500) && event.eventTypeId == "t2")
         #expect(event.locationLatitude == 1 && event.locationLongitude == 2, "a half pair changes nothing")
+        // S75: Only present keys are applied; an absent key never changes a field; null clears only the clearable…
         #expect(!event.isAllDay && event.properties.isEmpty)
         ChangeApplication.apply(
             ["location_latitude": .null, "location_longitude": .null, "source_type": "psychic"], to: &event)
@@ -127,6 +134,7 @@ struct RulesTests {
                 "property_type": "quantum",
             ], to: &definition)
         #expect(definition.options == ["x", "y"] && definition.defaultValue == nil)
+        // S75: Only present keys are applied; an absent key never changes a field; null clears only the clearable…
         #expect(definition.displayOrder == 3 && definition.propertyType == .text)
         ChangeApplication.apply(["options": .null, "default_value": false], to: &definition)
         #expect(definition.options.isEmpty && definition.defaultValue == false)
@@ -145,6 +153,7 @@ struct RulesTests {
         #expect(ChangeApplication.isPartial(["user_id": "u", "event_type_id": ""], type: .event))
         #expect(ChangeApplication.isPartial(["user_id": "u", "timestamp": "0001-01-01T00:00:00Z"], type: .event))
         #expect(!ChangeApplication.isPartial(["user_id": "u", "timestamp": "0001-01-01T00:00:00Z"], type: .eventType))
+        // S76: Entries with absent or empty user_id, empty event_type_id, or an event timestamp of year 0001 are…
         #expect(
             !ChangeApplication.canCreate(["user_id": "u", "timestamp": "nope", "event_type_id": "t"], type: .event))
         #expect(!ChangeApplication.canCreate(["user_id": "u"], type: .propertyDefinition))
@@ -163,6 +172,7 @@ struct RulesTests {
             row(.delete, .propertyDefinition, "d4"),
         ]
         let order = PushPlan.phases(of: set).flatMap { $0.1.map(\.entityId) }
+        // S28: Push order: event-type creates, geofence creates, property-definition creates, event creates…
         #expect(order == ["c4", "c3", "c2", "c1", "u1", "u2", "d2", "d4", "d3", "d1"])
     }
 
@@ -173,6 +183,7 @@ struct RulesTests {
         var second = first
         second.clientRequestId = "k2"
         second.attempts = 2
+        // S31: A batch key is the SHA-256 (lowercase hex) of the members' client_request_id:attempts lines; an…
         #expect(PushPlan.batchKey([first, second]) == SHA256.hexDigest(of: "k1:0\nk2:2"))
         first.attempts = 1
         #expect(PushPlan.batchKey([first, second]) != SHA256.hexDigest(of: "k1:0\nk2:2"))

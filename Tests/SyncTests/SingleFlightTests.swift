@@ -20,14 +20,17 @@ struct SingleFlightTests {
 
         let callers = (0..<5).map { _ in Task { await h.engine.performSync() } }
         await gate.waitForArrivals(1)
-        await h.waitForJoiners(4)
+        try await h.waitForJoiners(4)
         #expect(gate.arrivals == 1, "the other four joined the run instead of sending a health check")
         gate.release()
         var reports: [SyncReport] = []
         for caller in callers { reports.append(await caller.value) }
 
+        // S24: A mutation is never sent twice in one run unless a newer revision of it was queued meanwhile.
         #expect(reports.allSatisfy { $0 == reports[0] }, "every caller gets the report of the run")
         #expect(reports[0].outcome == .synced(bootstrapped: false) && reports[0].pushed == 4)
+        // S20: The in-progress mark is taken before the first await: with N concurrent performSync() calls, exactly…
+        // S22: Any number of calls during a round cause exactly one extra round; all callers get the same report.
         #expect(h.network.callCount(.getEventTypes) == 2, "the first round and exactly one extra round")
         #expect(try h.history().count == historyBefore + 2)
         let batches = h.network.calls(of: .createEventsBatchWithIdempotency)
@@ -47,7 +50,8 @@ struct SingleFlightTests {
         let requests = h.network.totalCallCount
 
         let second = Task { await h.engine.performSync() }
-        await h.waitForJoiners(1)
+        try await h.waitForJoiners(1)
+        // S21: A call made while a run is in progress sends no request, writes nothing, and returns the report of…
         #expect(h.store.saveCallCount == saves && h.network.totalCallCount == requests)
         #expect(await h.engine.snapshot.isRunning)
         gate.release()
@@ -69,12 +73,13 @@ struct SingleFlightTests {
         let first = Task { await h.engine.performSync() }
         await gate.waitForArrivals(1)
         let second = Task { await h.engine.performSync() }
-        await h.waitForJoiners(1)
+        try await h.waitForJoiners(1)
         gate.release()
         let report = await first.value
         #expect(await second.value == report)
 
         #expect(report.outcome == .rateLimited(retryAfter: 60))
+        // S23: An extra round starts with the gate of §4.2: during a quiet period it ends rateLimited without sending…
         #expect(h.network.callCount(.getEventTypes) == 1, "the extra round stopped at the gate")
         #expect(h.network.totalCallCount == 2)
         #expect(try h.history().count == historyBefore + 1, "a round stopped at the gate writes no history")
@@ -92,7 +97,7 @@ struct SingleFlightTests {
         let first = Task { await h.engine.performSync() }
         await gate.waitForArrivals(1)
         let second = Task { await h.engine.performSync() }
-        await h.waitForJoiners(1)
+        try await h.waitForJoiners(1)
         gate.release()
         let report = await first.value
         _ = await second.value
@@ -101,6 +106,7 @@ struct SingleFlightTests {
         #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 1, "but did not resend the failed update")
         #expect(report.outcome == .partial(bootstrapped: false), "the failed update is still live")
         #expect(try h.queue().first?.attempts == 1)
+        // S24: A mutation is never sent twice in one run unless a newer revision of it was queued meanwhile.
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false), "the next run sends it")
         #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 2)
     }
@@ -115,7 +121,7 @@ struct SingleFlightTests {
         await gate.waitForArrivals(1)
         _ = try await h.events.updateEventType(id: type.id) { $0.name = "Version 2" }
         let second = Task { await h.engine.performSync() }
-        await h.waitForJoiners(1)
+        try await h.waitForJoiners(1)
         gate.release()
         #expect(await first.value.outcome == .synced(bootstrapped: false))
         _ = await second.value
@@ -128,8 +134,9 @@ struct SingleFlightTests {
 
 extension SyncHarness {
     /// Returns once `count` callers have joined runs in progress. Yields instead of sleeping: the engine records
-    /// a join synchronously, so this settles as soon as the joining tasks have been scheduled.
-    func waitForJoiners(_ count: Int) async {
-        while await engine.joinedCallers < count { await Task.yield() }
+    /// a join synchronously, so this settles as soon as the joining tasks have been scheduled. Fails the test
+    /// (throws) if they never join.
+    func waitForJoiners(_ count: Int) async throws {
+        try await waitUntil("\(count) callers to join the run") { await engine.joinedCallers >= count }
     }
 }

@@ -70,7 +70,7 @@ struct ManualClockTests {
         let clock = ManualClock()
         let start = clock.now()
         let sleeper = Task { try await clock.sleep(for: 10) }
-        while clock.suspendedSleepers == 0 { await Task.yield() }
+        try await waitUntil("the sleeper to suspend") { clock.suspendedSleepers > 0 }
         clock.advance(by: 9)
         #expect(clock.suspendedSleepers == 1)
         clock.advance(by: 1)
@@ -91,7 +91,7 @@ struct ManualClockTests {
     func cancellation() async throws {
         let clock = ManualClock()
         let sleeper = Task { try await clock.sleep(for: 60) }
-        while clock.suspendedSleepers == 0 { await Task.yield() }
+        try await waitUntil("the sleeper to suspend") { clock.suspendedSleepers > 0 }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(clock.suspendedSleepers == 0)

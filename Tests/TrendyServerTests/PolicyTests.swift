@@ -37,6 +37,58 @@ struct PolicyTests {
         }
     }
 
+    @Test("api-v1 §9: RateLimit-* headers on every counted answer: errors, replays and injected faults included")
+    func rateLimitHeadersOnErrors() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.rateLimitPerMinute = 100
+        configuration.clock = ManualClock(now: Date())
+        try await ServerHarness.with(configuration) { harness in
+            let missing = try await harness.send("GET", "/api/v1/events/\(ServerHarness.newId())")
+            let invalid = try await harness.send("POST", "/api/v1/event-types", json: "{")
+            let badId = try await harness.send("DELETE", "/api/v1/geofences/not-a-uuid")
+            let body = #"{"id":"\#(ServerHarness.newId())","name":"Tea","color":"green","icon":"leaf"}"#
+            _ = try await harness.send("POST", "/api/v1/event-types", json: body, headers: ["Idempotency-Key": "r"])
+            let replay = try await harness.send(
+                "POST", "/api/v1/event-types", json: body, headers: ["Idempotency-Key": "r"])
+            let statuses: [Int] = [missing.status, invalid.status, badId.status, replay.status]
+            #expect(statuses == [404, 400, 404, 201])
+            let answers = [missing, invalid, badId, replay]
+            #expect(answers.allSatisfy { $0.header("RateLimit-Limit") == "100" }, "api-v1 §9 on every counted answer")
+            #expect(answers.compactMap { $0.header("RateLimit-Remaining") } == ["99", "98", "97", "95"])
+            #expect(answers.allSatisfy { $0.header("RateLimit-Reset") != nil })
+        }
+        for fault in [\FaultConfiguration.probability429, \.probability500] {
+            var faulty = LiveTrendyServer.testConfiguration()
+            faulty.rateLimitPerMinute = 100
+            faulty.faults[keyPath: fault] = 1
+            try await ServerHarness.with(faulty) { harness in
+                let injected = try await harness.send("GET", "/api/v1/event-types")
+                #expect(injected.header("X-Trendy-Fault") == "\(injected.status)")
+                #expect(
+                    injected.header("RateLimit-Limit") == "100" && injected.header("RateLimit-Remaining") == "99",
+                    "api-v1 §9 an injected \(injected.status) is a counted answer too")
+            }
+        }
+    }
+
+    @Test("api-v1 §7: Idempotency-Key is ignored on DELETE (a repeat runs again: 404) and on GET")
+    func idempotencyIgnoredOnDeleteAndGet() async throws {
+        try await ServerHarness.with { harness in
+            let type = try await harness.eventType()
+            let first = try await harness.send(
+                "DELETE", "/api/v1/event-types/\(type)", headers: ["Idempotency-Key": "d"])
+            let repeated = try await harness.send(
+                "DELETE", "/api/v1/event-types/\(type)", headers: ["Idempotency-Key": "d"])
+            #expect(first.status == 204 && repeated.status == 404, "api-v1 §7 no replay of a DELETE")
+            #expect(repeated.header("Idempotency-Replayed") == nil && repeated.header("X-Idempotency-Replayed") == nil)
+            let before = try await harness.send("GET", "/api/v1/event-types", headers: ["Idempotency-Key": "g"])
+            try await harness.eventType("Later")
+            let after = try await harness.send("GET", "/api/v1/event-types", headers: ["Idempotency-Key": "g"])
+            #expect(before.jsonArray?.count == 0 && after.jsonArray?.count == 1, "api-v1 §7 GET is never replayed")
+            #expect(after.header("Idempotency-Replayed") == nil)
+        }
+    }
+
     @Test("--fault-seed makes injected faults repeatable, each marked X-Trendy-Fault")
     func faultSeed() async throws {
         func statuses(seed: UInt64) async throws -> [String] {

@@ -8,14 +8,26 @@ public struct BatchCreateEventsResponse: Sendable, Hashable {
     public var total: Int
     public var success: Int
     public var failed: Int
+    /// The HTTP status the answer came with (201, 207, or 400 from the original backend). Not part of the JSON:
+    /// the network client sets it from the response, because the engine resets the breaker multiplier only on a
+    /// 2xx (sync-engine S59), and a body where every item failed looks the same under 207 and 400. A value built
+    /// without one gets what api-v1 §5.3.5 prescribes: 201 when nothing failed, else 207.
+    public var httpStatus: Int
 
-    public init(created: [APIEvent], errors: [BatchEventError] = [], total: Int, success: Int, failed: Int) {
+    public init(
+        created: [APIEvent], errors: [BatchEventError] = [], total: Int, success: Int, failed: Int,
+        httpStatus: Int? = nil
+    ) {
         self.created = created
         self.errors = errors
         self.total = total
         self.success = success
         self.failed = failed
+        self.httpStatus = httpStatus ?? (failed == 0 ? 201 : 207)
     }
+
+    /// Whether the answer came with a 2xx status.
+    public var isSuccessStatus: Bool { (200..<300).contains(httpStatus) }
 }
 
 extension BatchCreateEventsResponse: Codable {
@@ -30,6 +42,7 @@ extension BatchCreateEventsResponse: Codable {
         total = try container.decode(Int.self, forKey: .total)
         success = try container.decode(Int.self, forKey: .success, default: created.count)
         failed = try container.decode(Int.self, forKey: .failed, default: errors.count)
+        httpStatus = failed == 0 ? 201 : 207
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -3,14 +3,15 @@ import Synchronization
 
 /// Time-ordered identifiers (RFC 9562 version 7) for entities, mutations and idempotency keys.
 ///
-/// Bytes 0–5 hold the Unix milliseconds of the supplied instant; the 12 bits after the version nibble are a
-/// counter seeded randomly at each new millisecond, so ids made in one process strictly increase even within
-/// a millisecond or when the clock steps back (the last timestamp is reused, and borrowed forward when the
-/// counter runs out). The remaining 62 bits are random. Output is lowercase 8-4-4-4-12.
+/// Bytes 0–5 hold the Unix milliseconds of the supplied instant, always (sync-engine S1: ids are built from the
+/// injected clock, so a test clock and the process clock never leak into each other's ids). Within one
+/// millisecond, the 12 bits after the version nibble are a counter seeded randomly, so ids of one instant strictly
+/// increase; past the counter's range the next millisecond is borrowed. An instant earlier than the previous one
+/// starts afresh at that instant: order follows the clock, and uniqueness rests on the 74 random bits. The
+/// remaining 62 bits are random. Output is lowercase 8-4-4-4-12.
 public enum UUIDv7 {
     /// A new id for the instant `date` (taken from the injected clock by callers), from the process-wide
-    /// generator. Because that generator never goes backwards, an instant far in the future makes every later id
-    /// of the process carry that time: pass real or past instants.
+    /// generator.
     public static func generate(at date: Date) -> String {
         shared.generate(at: date)
     }
@@ -29,9 +30,13 @@ public enum UUIDv7 {
 
     private static let shared = Generator()
 
-    /// A monotonic generator. The process shares one; tests that need their own sequence make another.
+    /// A generator, monotonic while its instants do not go back. The process shares one; tests that need their own
+    /// sequence make another.
     public final class Generator: Sendable {
         private struct State {
+            /// The instant last asked for.
+            var requested: Int64 = .min
+            /// The time last written into an id: `requested`, or a few milliseconds later after borrowing.
             var milliseconds: Int64 = .min
             var counter: UInt16 = 0
         }
@@ -46,12 +51,16 @@ public enum UUIDv7 {
 
         func next(milliseconds now: Int64) -> String {
             let (milliseconds, counter) = state.withLock { state -> (Int64, UInt16) in
-                if now > state.milliseconds {
+                if now > state.milliseconds || now < state.requested {
+                    // A later instant, or an earlier one than last asked for: the instant's own time, afresh.
+                    state.requested = now
                     state.milliseconds = now
                     state.counter = UInt16.random(in: 0..<0x800)
                 } else if state.counter < 0xFFF {
+                    state.requested = now
                     state.counter += 1
                 } else {
+                    state.requested = now
                     state.milliseconds += 1
                     state.counter = UInt16.random(in: 0..<0x800)
                 }

@@ -11,7 +11,7 @@ extension APIClient {
     }
 
     public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
-        try await createEventTypeWithIdempotency(request, idempotencyKey: Self.freshKey())
+        try await createEventTypeWithIdempotency(request, idempotencyKey: freshKey())
     }
 
     public func createEventTypeWithIdempotency(
@@ -23,7 +23,7 @@ extension APIClient {
     }
 
     public func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
-        try await updateEventTypeWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+        try await updateEventTypeWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updateEventTypeWithIdempotency(
@@ -75,7 +75,7 @@ extension APIClient {
     }
 
     public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
-        try await createEventWithIdempotency(request, idempotencyKey: Self.freshKey())
+        try await createEventWithIdempotency(request, idempotencyKey: freshKey())
     }
 
     public func createEventWithIdempotency(
@@ -87,7 +87,7 @@ extension APIClient {
     }
 
     public func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
-        try await createEventsBatch(events, idempotencyKey: Self.freshKey())
+        try await createEventsBatch(events, idempotencyKey: freshKey())
     }
 
     /// N1. 201 and 207 are results; so is a 400 whose body is a batch result (every item failed, original backend).
@@ -100,11 +100,13 @@ extension APIClient {
         let answer = try await send(.post("events/batch", body: body, key: idempotencyKey)) { status, data in
             status == 400 && (try? JSONCoding.decode(BatchCreateEventsResponse.self, from: data)) != nil
         }
-        return try decode(BatchCreateEventsResponse.self, from: answer)
+        var response = try decode(BatchCreateEventsResponse.self, from: answer)
+        response.httpStatus = answer.status
+        return response
     }
 
     public func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent {
-        try await updateEventWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+        try await updateEventWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updateEventWithIdempotency(
@@ -127,7 +129,7 @@ extension APIClient {
     }
 
     public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {
-        try await createGeofenceWithIdempotency(request, idempotencyKey: Self.freshKey())
+        try await createGeofenceWithIdempotency(request, idempotencyKey: freshKey())
     }
 
     public func createGeofenceWithIdempotency(
@@ -139,7 +141,7 @@ extension APIClient {
     }
 
     public func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
-        try await updateGeofenceWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+        try await updateGeofenceWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updateGeofenceWithIdempotency(
@@ -168,7 +170,7 @@ extension APIClient {
     {
         var request = request
         request.eventTypeId = eventTypeId
-        return try await createPropertyDefinitionWithIdempotency(request, idempotencyKey: Self.freshKey())
+        return try await createPropertyDefinitionWithIdempotency(request, idempotencyKey: freshKey())
     }
 
     public func createPropertyDefinitionWithIdempotency(
@@ -186,7 +188,7 @@ extension APIClient {
     ) async throws
         -> APIPropertyDefinition
     {
-        try await updatePropertyDefinitionWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+        try await updatePropertyDefinitionWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updatePropertyDefinitionWithIdempotency(
@@ -237,7 +239,8 @@ extension APIClient {
     }
 
     /// A fresh random key for the calls that are not given one.
-    static func freshKey() -> String { UUID().uuidString.lowercased() }
+    /// A key for a call that was given none: a UUIDv7 of the client's clock (S1: no other kind of key is sent).
+    func freshKey() -> String { UUIDv7.generate(at: clock.now()) }
 }
 
 /// Ids already listed, case-insensitively: UUIDs as their 16 bytes, anything else as lowercased text.

@@ -150,8 +150,8 @@ extension SyncEngine {
                 outcomes.append((row, .counted("not acknowledged by server")))
             }
         }
-        let success = !response.created.isEmpty || response.errors.isEmpty
-        try record(outcomes, breaker: .reset(success: success), &run, &counters)
+        // is still a 2xx, and a 400 carrying the same body is not.
+        try record(outcomes, breaker: .reset(success: response.isSuccessStatus), &run, &counters)
         if let stop { throw stop }
     }
 }

@@ -220,7 +220,7 @@ extension SyncEngine {
                 let finished = now
                 try store.appendSyncHistory(
                     SyncHistoryEntry(
-                        id: UUIDv7.generate(at: finished), startedAt: startedAt, finishedAt: finished,
+                        id: historyIds.generate(at: finished), startedAt: startedAt, finishedAt: finished,
                         durationMs: Int((finished.timeIntervalSince(startedAt) * 1000).rounded()), kind: kind,
                         status: decided.0.historyStatus, outcome: decided.0.name, message: decided.0.message,
                         pushed: counters.pushed, failed: counters.failed, deadLettered: counters.deadLettered,

@@ -12,6 +12,9 @@ public actor SyncEngine {
     let network: any NetworkClientProtocol
     let stores: any DataStoreFactory
     let clock: any SyncClock
+    /// History ids from the engine's clock (S1), increasing while that clock does not go back, so rounds that
+    /// finish in one millisecond keep their order.
+    let historyIds = UUIDv7.Generator()
     public let configuration: SyncConfiguration
     let logger: Logger
 

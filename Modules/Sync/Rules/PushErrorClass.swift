@@ -45,13 +45,4 @@ enum PushErrorClass: Equatable {
             return .failure(error.description)
         }
     }
-
-    /// Answers after which the breaker resets (§6.1): success classes and counted failures, not 401, in-flight,
-    /// transport or cancellation.
-    var resetsBreaker: Bool {
-        switch self {
-        case .alreadyGone, .duplicate, .gone, .failure: true
-        case .cancelled, .transport, .auth, .rateLimited, .inFlight: false
-        }
-    }
 }

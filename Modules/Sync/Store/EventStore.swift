@@ -9,6 +9,8 @@ public final class EventStore: Sendable {
     public let engine: SyncEngine
     let stores: any DataStoreFactory
     let clock: any SyncClock
+    /// Entity ids from this store's clock (S1), increasing while that clock does not go back.
+    private let ids = UUIDv7.Generator()
 
     public init(engine: SyncEngine, dataStoreFactory: any DataStoreFactory, clock: any SyncClock = SystemClock()) {
         self.engine = engine
@@ -32,7 +34,7 @@ public final class EventStore: Sendable {
         return result
     }
 
-    func newId(_ now: Date) -> String { UUIDv7.generate(at: now) }
+    func newId(_ now: Date) -> String { ids.generate(at: now) }
 
     // MARK: Reads
 

@@ -11,9 +11,8 @@ import Synchronization
 /// Failures are thrown as the `NetworkError` the real client would produce for the server's answer.
 public final class InMemoryTrendyServer: Sendable {
     public let clock: any SyncClock
-    /// How far ahead of `clock` an event id's time may be; nil skips the check. Ids come from the process-wide
-    /// generator, which never goes backwards: once a test used the real time, ids made under a manual clock set
-    /// in the past carry that later time, so models on such a clock turn the check off.
+    /// How far ahead of `clock` an event id's time may be; nil skips the check, for models whose clock is not the
+    /// one the client's ids are made from.
     public let futureIdTolerance: TimeInterval?
     let state = Mutex(State())
 

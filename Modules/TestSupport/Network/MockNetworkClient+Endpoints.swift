@@ -10,7 +10,7 @@ extension MockNetworkClient {
     }
 
     public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.createEventType, key: key, body: request) {
             () throws(NetworkError) -> APIEventType in try server.createEventType(user: userId, request, key: key)
         }
@@ -28,7 +28,7 @@ extension MockNetworkClient {
     }
 
     public func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.updateEventType, ["id": id], key: key, body: request) {
             () throws(NetworkError) -> APIEventType in
             try server.updateEventType(user: userId, id: id, request, key: key)
@@ -77,7 +77,7 @@ extension MockNetworkClient {
     }
 
     public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.createEvent, key: key, body: request) { () throws(NetworkError) -> APIEvent in
             try server.createEvent(user: userId, request, key: key)
         }
@@ -94,7 +94,7 @@ extension MockNetworkClient {
     }
 
     public func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.createEventsBatch, key: key, body: BatchCreateEventsRequest(events: events)) {
             () throws(NetworkError) -> BatchCreateEventsResponse in
             try server.createEventsBatch(user: userId, events, key: key)
@@ -114,7 +114,7 @@ extension MockNetworkClient {
     }
 
     public func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.updateEvent, ["id": id], key: key, body: request) {
             () throws(NetworkError) -> APIEvent in
             try server.updateEvent(user: userId, id: id, request, key: key)
@@ -147,7 +147,7 @@ extension MockNetworkClient {
     }
 
     public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.createGeofence, key: key, body: request) { () throws(NetworkError) -> APIGeofence in
             try server.createGeofence(user: userId, request, key: key)
         }
@@ -165,7 +165,7 @@ extension MockNetworkClient {
     }
 
     public func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.updateGeofence, ["id": id], key: key, body: request) {
             () throws(NetworkError) -> APIGeofence in try server.updateGeofence(user: userId, id: id, request, key: key)
         }
@@ -202,7 +202,7 @@ extension MockNetworkClient {
     ) async throws
         -> APIPropertyDefinition
     {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.createPropertyDefinition, ["eventTypeId": eventTypeId], key: key, body: request) {
             () throws(NetworkError) -> APIPropertyDefinition in
             try server.createPropertyDefinition(user: userId, eventTypeId: eventTypeId, request, key: key)
@@ -226,7 +226,7 @@ extension MockNetworkClient {
     ) async throws
         -> APIPropertyDefinition
     {
-        let key = Self.freshKey()
+        let key = freshKey()
         return try await call(.updatePropertyDefinition, ["id": id], key: key, body: request) {
             () throws(NetworkError) -> APIPropertyDefinition in
             try server.updatePropertyDefinition(user: userId, id: id, request, key: key)

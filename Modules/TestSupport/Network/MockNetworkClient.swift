@@ -131,5 +131,6 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         }
     }
 
-    static func freshKey() -> String { UUID().uuidString.lowercased() }
+    /// A key for a call given none: a UUIDv7 of the model's clock, as the real client makes (S1).
+    func freshKey() -> String { UUIDv7.generate(at: server.clock.now()) }
 }

@@ -15,6 +15,10 @@ struct Route: Sendable {
     let handler: @Sendable (APIRequest, Database) throws -> APIResponse
 
     var isWrite: Bool { method != .get }
+
+    /// api-v1 §7: `Idempotency-Key` applies to POST and PUT only; GET and DELETE ignore it (a repeated DELETE
+    /// runs again and gets 404, which clients treat as success).
+    var takesIdempotencyKey: Bool { method == .post || method == .put }
 }
 
 /// The processing order of api-v1 §2.2 after routing: body limit → authentication → rate limit → fault injection →
@@ -57,10 +61,23 @@ final class Pipeline: Sendable {
             authorization: request.headers[.authorization], now: configuration.clock.now())
         var headers = HTTPFields()
         try applyRateLimit(user: user, headers: &headers)
+        do {
+            return try await respondCounted(route, request, context, body: body, user: user, headers: headers)
+        } catch {
+            // api-v1 §9: every counted answer carries the rate-limit headers, errors and injected faults included.
+            throw withHeaders(error, headers, path: request.uri.path)
+        }
+    }
+
+    /// Everything after the rate limit: faults, idempotency, the handler.
+    private func respondCounted(
+        _ route: Route, _ request: Request, _ context: APIContext, body: [UInt8], user: String, headers: HTTPFields
+    ) async throws -> Response {
+        var headers = headers
         let drop = try await applyFaults(route, request, context)
         var scope: IdempotencyGuard.Scope?
         var fingerprint = ""
-        if route.isWrite, let key = try IdempotencyGuard.key(from: request.headers[.idempotencyKey]) {
+        if route.takesIdempotencyKey, let key = try IdempotencyGuard.key(from: request.headers[.idempotencyKey]) {
             scope = IdempotencyGuard.Scope(
                 user: user, method: route.method.rawValue, path: original ? route.path : request.uri.path, key: key)
             fingerprint = IdempotencyGuard.fingerprint(body)
@@ -101,6 +118,23 @@ final class Pipeline: Sendable {
         if !answer.body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
         return Response(
             status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    /// `error` as an `APIError` that also carries `headers`; an unexpected error becomes a logged 500.
+    private func withHeaders(_ error: any Error, _ headers: HTTPFields, path: String) -> any Error {
+        guard !headers.isEmpty else { return error }
+        var apiError: APIError
+        if let error = error as? APIError {
+            apiError = error
+        } else if error is CancellationError {
+            return error
+        } else {
+            logger.error("unexpected error", metadata: ["path": "\(path)", "error": "\(error)"])
+            apiError = APIError(.internal, "an unexpected error occurred")
+        }
+        let present = Set(apiError.headers.map(\.0))
+        for field in headers where !present.contains(field.name) { apiError.headers.append((field.name, field.value)) }
+        return apiError
     }
 
     /// Reads run in a read transaction; writes, their feed rows and the idempotency record in one write
