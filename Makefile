@@ -9,7 +9,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: demo test build lint format deps bench bench-server clean
+.PHONY: demo test build lint format deps bench bench-server proof clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
 demo: deps
@@ -36,6 +36,15 @@ lint:
 ## Rewrite Swift files in the project style.
 format:
 	$(SWIFT) format format --in-place --recursive $(SOURCES)
+
+## The long proofs (docs/reliability.md): 200 seeds of the randomized convergence run against trendy-server
+## with faults. `make test` runs a short version. PROOF_SEEDS and PROOF_OPERATIONS change the size.
+PROOF_SEEDS ?= 200
+PROOF_OPERATIONS ?= 150
+proof: deps
+	$(SWIFT) build --product trendy-server
+	$(SWIFT) build --product trendy-proof
+	.build/debug/trendy-proof --seeds $(PROOF_SEEDS) --operations $(PROOF_OPERATIONS)
 
 ## Release build and run of the benchmarks (not part of `make test`); figures go to docs/performance.md.
 bench: deps

@@ -128,6 +128,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Proof (Tests/Proof): long randomized runs against the real parts, short ones inside `make test`
+        .target(
+            name: "ConvergenceProof",
+            dependencies: [
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServerTesting",
+            ],
+            path: "Tests/Proof/ConvergenceProof",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "trendy-proof",
+            dependencies: ["ConvergenceProof", argumentParser],
+            path: "Tests/Proof/trendy-proof",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests mirror the modules one to one
         .testTarget(name: "ModelsTests", dependencies: ["Models"], swiftSettings: swiftSettings),
         .testTarget(
@@ -176,6 +192,11 @@ let package = Package(
                 "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServer",
                 "TrendyServerTesting",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ProofTests",
+            dependencies: ["ConvergenceProof", "TrendyServerTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),

@@ -1,0 +1,120 @@
+import Foundation
+import Models
+import Networking
+import Protocols
+import Sync
+import TestSupport
+
+/// What one seed is run with.
+public struct ProofSettings: Sendable {
+    public var seed: UInt64
+    /// Random operations before the faults stop.
+    public var operations = 150
+    public var clients = 3
+    public var faults = FaultPlan()
+
+    public init(seed: UInt64) { self.seed = seed }
+}
+
+/// How one seed ended.
+public struct ProofOutcome: Sendable {
+    public let seed: UInt64
+    /// The first broken guarantee, or nil when every check passed.
+    public let divergence: String?
+    /// Every operation, in order, with what it did.
+    public let log: [String]
+    public let deadLetters: Int
+    public let serverEntities: Int
+
+    public var passed: Bool { divergence == nil }
+
+    /// The seed, the operation log and the first divergence, for a failure report.
+    public var report: String {
+        (["seed \(seed): \(divergence ?? "passed")", "operations:"] + log.map { "  \($0)" }).joined(separator: "\n")
+    }
+}
+
+/// One seeded run: three devices, random local work and syncs against a `trendy-server` process with faults on,
+/// then the faults stop, every device syncs until quiet, and the verdict checks the guarantees of sync-engine §9.
+final class ConvergenceRun {
+    let settings: ProofSettings
+    var random: SeededRandom
+    var ledger = Ledger()
+    var clients: [ProofClient] = []
+    /// Shared by the devices; starts ten minutes back so that waits on it never push ids past the server's
+    /// tolerance for ids from the future.
+    let clock = ManualClock(now: Date().addingTimeInterval(-600), mode: .advancing)
+    var log: [String] = []
+
+    init(settings: ProofSettings) {
+        self.settings = settings
+        random = SeededRandom(seed: settings.seed)
+    }
+
+    func run() async throws -> ProofOutcome {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "trendy-proof-\(settings.seed)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var server = try ProofServer.start(
+            database: directory.appendingPathComponent("server.sqlite").path, faults: settings.faults,
+            seed: settings.seed)
+        defer { server.stop() }
+        clients = try (0..<settings.clients).map {
+            try ProofClient(name: "client\($0)", directory: directory, server: server, clock: clock)
+        }
+        log.append("faults: \(settings.faults)")
+        for step in 0..<settings.operations {
+            let index = Int.random(in: 0..<clients.count, using: &random)
+            let operation = Operation.random(using: &random)
+            let line = try await apply(operation, on: index)
+            log.append("\(step): \(line)")
+            if clients[index].offlineFor > 0 && operation != .goOffline { clients[index].offlineFor -= 1 }
+            clock.advance(by: Double(Int.random(in: 0..<200, using: &random)) / 1000)
+        }
+        server = try server.restart(faults: .none, seed: settings.seed)
+        log.append("faults off: trendy-server restarted on the same file and port")
+        if let stuck = try await settle() {
+            return ProofOutcome(seed: settings.seed, divergence: stuck, log: log, deadLetters: 0, serverEntities: 0)
+        }
+        let api = APIClient(
+            configuration: try APIClient.Configuration(serverRoot: server.root),
+            tokenProvider: StaticTokenProvider(server.token))
+        let remote = try await Entities.server(api)
+        let divergence = try await verdict(server: remote)
+        var deadLetters = 0
+        for client in clients { deadLetters += try await client.engine.mutations(state: .failed).count }
+        return ProofOutcome(
+            seed: settings.seed, divergence: divergence, log: log, deadLetters: deadLetters,
+            serverEntities: remote.allIds.count)
+    }
+
+    /// With the faults off: devices that discarded a change resync in full (the spec's way back to the server's
+    /// state), breakers are reset, and every device syncs in turn until a whole pass moves nothing.
+    func settle() async throws -> String? {
+        for index in clients.indices {
+            clients[index].offlineFor = 0
+            await clients[index].engine.resetCircuitBreaker()
+            if ledger.discarded[clients[index].name] != nil {
+                let report = await clients[index].engine.forceFullResync()
+                log.append("settle: \(clients[index].name) full resync → \(report.outcome)")
+            }
+        }
+        // A change the server keeps refusing needs five rounds to become a dead letter.
+        for pass in 1...12 {
+            var quiet = true
+            for index in clients.indices {
+                let report = await clients[index].engine.performSync()
+                log.append(
+                    "settle \(pass): \(clients[index].name) → \(report.outcome) pushed \(report.pushed) "
+                        + "pulled \(report.pulled) failed \(report.failed)")
+                // `partial` stays when changes wait behind a dead letter (a child of a create that was refused).
+                let settled = report.outcome.name == "synced" || report.outcome.name == "partial"
+                let moved = report.pushed + report.pulled + report.failed + report.deadLettered
+                if !settled || moved > 0 { quiet = false }
+            }
+            if quiet { return nil }
+        }
+        return "the devices did not settle in 12 passes without faults"
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Models
+import TrendyServerTesting
+
+/// The faults a run injects while clients work (`trendy-server --fault-*`).
+public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
+    public var probability500 = 0.05
+    public var probability429 = 0.04
+    /// Writes that commit and lose their answer.
+    public var probabilityDrop = 0.04
+    public var delayMilliseconds = 15
+    public var probabilityDelay = 0.1
+
+    public init() {}
+
+    public static let none: FaultPlan = {
+        var plan = FaultPlan()
+        plan.probability500 = 0
+        plan.probability429 = 0
+        plan.probabilityDrop = 0
+        plan.delayMilliseconds = 0
+        plan.probabilityDelay = 0
+        return plan
+    }()
+
+    func arguments(seed: UInt64) -> [String] {
+        [
+            "--fault-500", "\(probability500)", "--fault-429", "\(probability429)", "--fault-retry-after", "1",
+            "--fault-drop", "\(probabilityDrop)", "--fault-delay-ms", "\(delayMilliseconds)", "--fault-delay",
+            "\(probabilityDelay)", "--fault-seed", "\(seed)",
+        ]
+    }
+
+    public var description: String {
+        "500: \(probability500), 429: \(probability429) (Retry-After 1 s), drop: \(probabilityDrop), "
+            + "delay: \(delayMilliseconds) ms × \(probabilityDelay)"
+    }
+}
+
+/// `trendy-server` as a child process on one SQLite file, restartable on the same port with other faults.
+final class ProofServer: Sendable {
+    let database: String
+    let token: String
+    let user: String
+    let port: Int
+    let root: ServerRoot
+    private let process: ServerProcess
+
+    private init(database: String, token: String, user: String, process: ServerProcess) throws {
+        self.database = database
+        self.token = token
+        self.user = user
+        self.process = process
+        guard let root = ServerRoot(process.url), let port = root.url.port else {
+            throw ProofError("trendy-server announced an unusable address: \(process.url)")
+        }
+        self.root = root
+        self.port = port
+    }
+
+    static func start(database: String, faults: FaultPlan, seed: UInt64, port: Int = 0) throws -> ProofServer {
+        let user = UUIDv7.generate(at: Date())
+        let token = "proof-\(seed)"
+        let process = try ServerProcess.start(
+            [
+                "--port", "\(port)", "--db", database, "--token", "\(token):\(user)", "--log-level", "critical",
+            ] + faults.arguments(seed: seed))
+        return try ProofServer(database: database, token: token, user: user, process: process)
+    }
+
+    /// Stops this process and starts another on the same file and port with `faults`.
+    func restart(faults: FaultPlan, seed: UInt64) throws -> ProofServer {
+        stop()
+        let process = try ServerProcess.start(
+            [
+                "--port", "\(port)", "--db", database, "--token", "\(token):\(user)", "--log-level", "critical",
+            ] + faults.arguments(seed: seed))
+        return try ProofServer(database: database, token: token, user: user, process: process)
+    }
+
+    func stop() { process.terminate() }
+}
+
+/// A failure of the harness itself (not a divergence): the server would not start, a file could not be made.
+public struct ProofError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

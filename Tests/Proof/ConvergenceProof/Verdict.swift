@@ -1,0 +1,102 @@
+import Foundation
+import Models
+import Sync
+
+extension ConvergenceRun {
+    /// The first broken guarantee, or nil. Checked in order: nothing left to push; convergence field by field;
+    /// no duplicate; no resurrection; no lost write.
+    func verdict(server: Entities) async throws -> String? {
+        var locals: [(ProofClient, Entities, [PendingMutation])] = []
+        for client in clients {
+            let queue = try await client.engine.mutations()
+            // A live change may stay only behind a dead letter it depends on (§4.4: it waits for its parent).
+            let dead = Set(queue.filter(\.isDeadLetter).map(\.entityId))
+            for live in queue where live.isLive && dead.isDisjoint(with: Self.dependencies(of: live)) {
+                return "\(client.name) still has a live \(live.operation) of \(live.entityId) after settling, "
+                    + "blocked by nothing"
+            }
+            if let silent = queue.first(where: { ($0.lastError ?? "").isEmpty }) {
+                return "\(client.name) has a dead letter for \(silent.entityId) without a reason"
+            }
+            locals.append((client, try client.entities(), queue))
+        }
+        for (client, local, queue) in locals {
+            // Entities with a dead letter here keep the local edit by design (§9.1: visible, not overwritten).
+            let held = Set(queue.map(\.entityId))
+            if let divergence = compare(client.name, local, server, skipping: held) { return divergence }
+        }
+        for id in server.allIds where ledger.created[id] == nil {
+            return "the server holds \(id), which no device created: a duplicate"
+        }
+        for (id, deleter) in ledger.deleted.sorted(by: { $0.key < $1.key }) {
+            let gaveUp = locals.first { $0.0.name == deleter }?.2.contains { $0.entityId == id } ?? false
+            if gaveUp || ledger.wasDiscarded(id) { continue }
+            if server.allIds.contains(id) { return "\(id), deleted on \(deleter), is on the server again" }
+            for (client, local, queue) in locals
+            where local.allIds.contains(id) && !queue.contains(where: { $0.entityId == id }) {
+                return "\(id), deleted on \(deleter), came back on \(client.name)"
+            }
+        }
+        for (id, creation) in ledger.created.sorted(by: { $0.key < $1.key }) {
+            if server.allIds.contains(id) || ledger.wasDeleted(id) || ledger.wasDiscarded(id) { continue }
+            let creator = locals.first { $0.0.name == creation.client }
+            let deadLetter = creator?.2.first { $0.entityId == id || $0.entityId == creation.parentType }
+            if deadLetter == nil {
+                return "\(creation.kind) \(id) created on \(creation.client) never reached the server and has no "
+                    + "dead letter: a lost write"
+            }
+        }
+        return nil
+    }
+
+    /// The entity itself and the parents its payload names.
+    static func dependencies(of mutation: PendingMutation) -> Set<String> {
+        var ids: Set<String> = [mutation.entityId]
+        if let payload = mutation.payload,
+            case .object(let fields)? = try? JSONCoding.decode(JSONValue.self, from: payload)
+        {
+            for key in ["event_type_id", "geofence_id", "event_type_entry_id", "event_type_exit_id"] {
+                if case .string(let id)? = fields[key] { ids.insert(id.lowercased()) }
+            }
+        }
+        return ids
+    }
+
+    /// The first difference between a device's rows and the server's, ignoring `skipping`, `sync_status` and the
+    /// server's bookkeeping times (`created_at`, `updated_at`: set by the server, not compared by api-v1 §3.4
+    /// either); every field a client writes is compared.
+    func compare(_ name: String, _ local: Entities, _ server: Entities, skipping: Set<String>) -> String? {
+        func differ<Row: Equatable>(
+            _ kind: String, _ mine: [String: Row], _ theirs: [String: Row], _ normalise: (inout Row, Row) -> Void
+        ) -> String? {
+            for id in Set(mine.keys).union(theirs.keys).subtracting(skipping).sorted() {
+                guard let row = mine[id] else { return "\(name) lacks \(kind) \(id) that the server has" }
+                guard var other = theirs[id] else { return "\(name) has \(kind) \(id) that the server has not" }
+                normalise(&other, row)
+                if other != row { return "\(name)'s \(kind) \(id) differs:\n  local:  \(row)\n  server: \(other)" }
+            }
+            return nil
+        }
+        return differ("event type", local.types, server.types) {
+            $0.syncStatus = $1.syncStatus
+            $0.createdAt = $1.createdAt
+        }
+            ?? differ("event", local.events, server.events) { $0.syncStatus = $1.syncStatus }
+            ?? differ("geofence", local.geofences, server.geofences) {
+                $0.syncStatus = $1.syncStatus
+                $0.createdAt = $1.createdAt
+            }
+            ?? differ("property definition", local.definitions, server.definitions) {
+                $0.syncStatus = $1.syncStatus
+                $0.createdAt = $1.createdAt
+                $0.updatedAt = $1.updatedAt
+            }
+    }
+}
+
+/// Runs seeds one after another.
+public enum ConvergenceProof {
+    public static func run(_ settings: ProofSettings) async throws -> ProofOutcome {
+        try await ConvergenceRun(settings: settings).run()
+    }
+}

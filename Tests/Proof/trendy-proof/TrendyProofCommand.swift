@@ -1,0 +1,43 @@
+import ArgumentParser
+import ConvergenceProof
+import Foundation
+
+/// `trendy-proof`: the randomized convergence proof (docs/reliability.md). Runs seeds against the built
+/// `trendy-server` and prints one summary line; on a failure, the seed, its operation log and the divergence.
+@main
+struct TrendyProofCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trendy-proof",
+        abstract: "Random operations on three devices against trendy-server with faults; checks convergence.")
+
+    @Option(help: "Number of seeds to run.") var seeds = 200
+    @Option(help: "The first seed; the others follow it.") var firstSeed: UInt64 = 1
+    @Option(help: "Random operations per seed before the faults stop.") var operations = 150
+
+    func run() async throws {
+        var failures: [ProofOutcome] = []
+        var deadLetters = 0
+        var entities = 0
+        let started = ContinuousClock.now
+        for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
+            var settings = ProofSettings(seed: seed)
+            settings.operations = operations
+            let outcome = try await ConvergenceProof.run(settings)
+            deadLetters += outcome.deadLetters
+            entities += outcome.serverEntities
+            if !outcome.passed {
+                failures.append(outcome)
+                print(outcome.report)
+            }
+        }
+        let seconds = (ContinuousClock.now - started).components.seconds
+        print(
+            "convergence: \(seeds - failures.count) passed, \(failures.count) failed "
+                + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
+                + "\(entities) server entities, \(deadLetters) dead letters, \(seconds) s)")
+        if !failures.isEmpty {
+            print("reproduce: trendy-proof --seeds 1 --operations \(operations) --first-seed \(failures[0].seed)")
+            throw ExitCode.failure
+        }
+    }
+}
