@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Models
 import Protocols
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -93,12 +94,30 @@ extension APIClient {
     }
 
     private func transfer(_ request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        countSentRequest()
+        let session = request.httpBody == nil ? session : bodySession
+        let handle = TransferHandle()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<TransferResult, Never>) in
+                handle.start(
+                    session.dataTask(with: request) { data, response, error in
+                        if let error {
+                            continuation.resume(returning: .failure(error))
+                        } else if let data, let response {
+                            continuation.resume(returning: .success((data, response)))
+                        } else {
+                            continuation.resume(returning: .failure(URLError(.badServerResponse)))
+                        }
+                    })
+            }
+        } onCancel: {
+            handle.cancel()
+        }
         let data: Data
         let response: URLResponse
-        countSentRequest()
-        do {
-            (data, response) = try await (request.httpBody == nil ? session : bodySession).data(for: request)
-        } catch {
+        switch result {
+        case .success(let answer): (data, response) = answer
+        case .failure(let error):
             if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
                 throw .cancelled
             }
@@ -120,5 +139,44 @@ extension APIClient {
             "the TLS connection failed"
         default: error.localizedDescription
         }
+    }
+}
+
+typealias TransferResult = Result<(Data, URLResponse), any Error>
+
+/// One request's `URLSessionDataTask`, cancellable from any thread.
+///
+/// Cancellation runs on a queue of its own, never inline. Swift calls a cancellation handler while it holds the
+/// cancelled task's status lock; `URLSessionTask.cancel()` then waits for the session's queue, and that queue, when
+/// the answer arrives at the same moment, waits for the same status lock to resume the task: a deadlock that hung
+/// a bootstrap (its prefetched page is cancelled as the listing ends) in the convergence proof, seed 7. The
+/// completion-handler API with a deferred cancel has no such cycle.
+final class TransferHandle: Sendable {
+    private struct State {
+        var task: URLSessionDataTask?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        task.resume()
+        if cancelled { Self.cancelLater(task) }
+    }
+
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        if let task { Self.cancelLater(task) }
+    }
+
+    private static func cancelLater(_ task: URLSessionDataTask) {
+        DispatchQueue.global().async { task.cancel() }
     }
 }

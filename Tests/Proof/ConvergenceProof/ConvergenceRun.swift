@@ -25,6 +25,8 @@ public struct ProofOutcome: Sendable {
     public let log: [String]
     public let deadLetters: Int
     public let serverEntities: Int
+    /// The run did not finish in its time limit.
+    public var hung = false
 
     public var passed: Bool { divergence == nil }
 
@@ -44,10 +46,14 @@ final class ConvergenceRun {
     /// Shared by the devices; starts ten minutes back so that waits on it never push ids past the server's
     /// tolerance for ids from the future.
     let clock = ManualClock(now: Date().addingTimeInterval(-600), mode: .advancing)
-    var log: [String] = []
+    let sink: LogSink
+    var log: [String] = [] {
+        didSet { if let line = log.last { sink.append(line) } }
+    }
 
-    init(settings: ProofSettings) {
+    init(settings: ProofSettings, sink: LogSink) {
         self.settings = settings
+        self.sink = sink
         random = SeededRandom(seed: settings.seed)
     }
 

@@ -29,15 +29,19 @@ struct TrendyProofCommand: AsyncParsableCommand {
                 failures.append(outcome)
                 print(outcome.report)
             }
+            // A hung run's task cannot be taken back: report what ran and stop here.
+            if outcome.hung { break }
         }
         let seconds = (ContinuousClock.now - started).components.seconds
+        let ran = failures.last?.hung == true ? Int((failures.last?.seed ?? firstSeed) - firstSeed) + 1 : seeds
         print(
-            "convergence: \(seeds - failures.count) passed, \(failures.count) failed "
+            "convergence: \(ran - failures.count) passed, \(failures.count) failed "
                 + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
                 + "\(entities) server entities, \(deadLetters) dead letters, \(seconds) s)")
         if !failures.isEmpty {
             print("reproduce: trendy-proof --seeds 1 --operations \(operations) --first-seed \(failures[0].seed)")
-            throw ExitCode.failure
+            // Exit at once: a hung run's task would keep an orderly shutdown waiting.
+            Foundation.exit(1)
         }
     }
 }
