@@ -99,7 +99,8 @@ extension ConvergenceRun {
 public enum ConvergenceProof {
     /// Runs the seed; a run that has not finished after `timeLimit` is reported as a failure with the operations
     /// logged so far (a hang is a finding too), and its task is left behind: callers that see `hung` should exit.
-    public static func run(_ settings: ProofSettings, timeLimit: Duration = .seconds(300)) async throws -> ProofOutcome {
+    public static func run(_ settings: ProofSettings, timeLimit: Duration = .seconds(300)) async throws -> ProofOutcome
+    {
         let sink = LogSink()
         let finish = Once<Result<ProofOutcome, any Error>>()
         let worker = Task {
