@@ -1,0 +1,63 @@
+import Foundation
+import Models
+import Testing
+import TrendyServer
+import TrendyServerTesting
+
+/// The bearer token is a secret: it lives in its 0600 file and nowhere else a user or another program could see.
+@Suite("trendyctl keeps the token secret")
+struct SecretTests {
+    @Test("the token is absent from every output, the database, history, export, config and the error of a refusal")
+    func tokenNeverLeaks() async throws {
+        let secret = "x-secret-\(UUID().uuidString.lowercased())"
+        let wrong = "x-wrong-\(UUID().uuidString.lowercased())"
+        try await LiveTrendyServer.with(serverConfiguration(tokens: [secret: Users.alice])) { server in
+            let cli = try CLI()
+            let login = try await cli.run(
+                "login", "--server", server.root.text, "--with-token", stdin: secret + "\n")
+            #expect(login.status == 0, "\(login)")
+            var runs = [login]
+            runs.append(try await cli.run("types", "add", "Tea", "--json"))
+            runs.append(try await cli.run("events", "add", "Tea", "--notes", "green", "--json"))
+            runs.append(try await cli.run("sync", "--json"))
+            runs.append(try await cli.run("sync", "--verbose"))
+            runs.append(try await cli.run("status", "--json"))
+            runs.append(try await cli.run("history", "--json"))
+            runs.append(try await cli.run("queue", "list", "--json"))
+            runs.append(try await cli.run("config", "list"))
+            runs.append(try await cli.run("export"))
+            runs.append(try await cli.run("export", "--format", "csv"))
+            #expect(runs[3].json?["outcome"] == "synced", "the token worked: \(runs[3])")
+            #expect(runs[6].status == 0 && runs[6].stdout.contains("synced"), "history lists the sync: \(runs[6])")
+            #expect(runs[9].status == 0 && runs[9].stdout.contains("green"), "the export ran: \(runs[9])")
+
+            let refused = try CLI()
+            _ = try await refused.run("login", "--server", server.root.text, "--with-token", stdin: wrong + "\n")
+            _ = try await refused.run("types", "add", "Tea")
+            let denied = try await refused.run("sync")
+            #expect(denied.status == 4, "a refused token exits 4: \(denied)")
+            runs.append(denied)
+            runs.append(try await refused.run("sync", "--json"))
+
+            for run in runs {
+                #expect(
+                    !run.stdout.contains(secret) && !run.stderr.contains(secret) && !run.stdout.contains(wrong)
+                        && !run.stderr.contains(wrong),
+                    "a token leaked into the output: \(run)")
+            }
+            var scanned = 0
+            for home in [cli.home, refused.home] {
+                let files = FileManager.default.enumerator(at: home, includingPropertiesForKeys: nil)
+                while let file = files?.nextObject() as? URL {
+                    guard file.lastPathComponent != "token", !file.hasDirectoryPath else { continue }
+                    let bytes = (try? Data(contentsOf: file)) ?? Data()
+                    scanned += 1
+                    #expect(
+                        bytes.range(of: Data(secret.utf8)) == nil && bytes.range(of: Data(wrong.utf8)) == nil,
+                        "\(file.lastPathComponent) holds a token")
+                }
+            }
+            #expect(scanned >= 4, "the databases and config files were read")
+        }
+    }
+}
