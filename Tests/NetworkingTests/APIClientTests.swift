@@ -344,29 +344,6 @@ struct APIClientTests {
         }
     }
 
-    @Test(
-        "cancelling requests as their answers arrive never hangs (URLSession's cancel runs off the cancelling thread)",
-        .timeLimit(.minutes(1)))
-    func cancellationRace() async throws {
-        let answer: StubHTTPServer.Handler = { _ in .init(status: 200, body: "[]") }
-        try await StubHTTPServer.with(answer) { stub in
-            let api = try client(stub.root)
-            var outcomes: [String: Int] = [:]
-            for round in 0..<200 {
-                let request = Task { try await api.getEventTypes() }
-                for _ in 0..<(round % 7) { await Task.yield() }
-                request.cancel()
-                switch await request.result {
-                case .success: outcomes["answered", default: 0] += 1
-                case .failure(let error):
-                    #expect(error as? NetworkError == .cancelled, "a cancelled request ends cancelled")
-                    outcomes["cancelled", default: 0] += 1
-                }
-            }
-            #expect(outcomes.values.reduce(0, +) == 200, "every request ended: \(outcomes)")
-        }
-    }
-
     @Test("a batch answered 400 with a batch body is a result, not an error")
     func batchBodyOn400() async throws {
         let body =
