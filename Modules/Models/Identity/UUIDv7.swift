@@ -53,17 +53,15 @@ public enum UUIDv7 {
             let (milliseconds, counter) = state.withLock { state -> (Int64, UInt16) in
                 if now > state.milliseconds || now < state.requested {
                     // A later instant, or an earlier one than last asked for: the instant's own time, afresh.
-                    state.requested = now
                     state.milliseconds = now
                     state.counter = UInt16.random(in: 0..<0x800)
                 } else if state.counter < 0xFFF {
-                    state.requested = now
                     state.counter += 1
                 } else {
-                    state.requested = now
                     state.milliseconds += 1
                     state.counter = UInt16.random(in: 0..<0x800)
                 }
+                state.requested = now
                 return (state.milliseconds, state.counter)
             }
             var bytes = [UInt8](repeating: 0, count: 16)

@@ -238,7 +238,6 @@ extension APIClient {
         }
     }
 
-    /// A fresh random key for the calls that are not given one.
     /// A key for a call that was given none: a UUIDv7 of the client's clock (S1: no other kind of key is sent).
     func freshKey() -> String { UUIDv7.generate(at: clock.now()) }
 }

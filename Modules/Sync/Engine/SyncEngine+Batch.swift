@@ -150,6 +150,7 @@ extension SyncEngine {
                 outcomes.append((row, .counted("not acknowledged by server")))
             }
         }
+        // S59: the multiplier resets on a 2xx status, which the client reports; a 207 in which every item failed
         // is still a 2xx, and a 400 carrying the same body is not.
         try record(outcomes, breaker: .reset(success: response.isSuccessStatus), &run, &counters)
         if let stop { throw stop }

@@ -46,14 +46,12 @@ final class ConvergenceRun {
     /// Shared by the devices; starts ten minutes back so that waits on it never push ids past the server's
     /// tolerance for ids from the future.
     let clock = ManualClock(now: Date().addingTimeInterval(-600), mode: .advancing)
-    let sink: LogSink
-    var log: [String] = [] {
-        didSet { if let line = log.last { sink.append(line) } }
-    }
+    /// The operation log, readable from the watchdog while the run goes on.
+    let log: LogSink
 
-    init(settings: ProofSettings, sink: LogSink) {
+    init(settings: ProofSettings, log: LogSink) {
         self.settings = settings
-        self.sink = sink
+        self.log = log
         random = SeededRandom(seed: settings.seed)
     }
 
@@ -69,19 +67,20 @@ final class ConvergenceRun {
         clients = try (0..<settings.clients).map {
             try ProofClient(name: "client\($0)", directory: directory, server: server, clock: clock)
         }
-        log.append("faults: \(settings.faults)")
+        log.note("faults: \(settings.faults)")
         for step in 0..<settings.operations {
             let index = Int.random(in: 0..<clients.count, using: &random)
             let operation = Operation.random(using: &random)
             let line = try await apply(operation, on: index)
-            log.append("\(step): \(line)")
+            log.note("\(step): \(line)")
             if clients[index].offlineFor > 0 && operation != .goOffline { clients[index].offlineFor -= 1 }
             clock.advance(by: Double(Int.random(in: 0..<200, using: &random)) / 1000)
         }
         server = try server.restart(faults: .none, seed: settings.seed)
-        log.append("faults off: trendy-server restarted on the same file and port")
+        log.note("faults off: trendy-server restarted on the same file and port")
         if let stuck = try await settle() {
-            return ProofOutcome(seed: settings.seed, divergence: stuck, log: log, deadLetters: 0, serverEntities: 0)
+            return ProofOutcome(
+                seed: settings.seed, divergence: stuck, log: log.lines, deadLetters: 0, serverEntities: 0)
         }
         let api = APIClient(
             configuration: try APIClient.Configuration(serverRoot: server.root),
@@ -91,7 +90,7 @@ final class ConvergenceRun {
         var deadLetters = 0
         for client in clients { deadLetters += try await client.engine.mutations(state: .failed).count }
         return ProofOutcome(
-            seed: settings.seed, divergence: divergence, log: log, deadLetters: deadLetters,
+            seed: settings.seed, divergence: divergence, log: log.lines, deadLetters: deadLetters,
             serverEntities: remote.allIds.count)
     }
 
@@ -103,7 +102,7 @@ final class ConvergenceRun {
             await clients[index].engine.resetCircuitBreaker()
             if ledger.discarded[clients[index].name] != nil {
                 let report = await clients[index].engine.forceFullResync()
-                log.append("settle: \(clients[index].name) full resync → \(report.outcome)")
+                log.note("settle: \(clients[index].name) full resync → \(report.outcome)")
             }
         }
         // A change the server keeps refusing needs five rounds to become a dead letter.
@@ -111,7 +110,7 @@ final class ConvergenceRun {
             var quiet = true
             for index in clients.indices {
                 let report = await clients[index].engine.performSync()
-                log.append(
+                log.note(
                     "settle \(pass): \(clients[index].name) → \(report.outcome) pushed \(report.pushed) "
                         + "pulled \(report.pulled) failed \(report.failed)")
                 // `partial` stays when changes wait behind a dead letter (a child of a create that was refused).

@@ -53,6 +53,14 @@ extension ConvergenceRun {
         let local = try client.entities()
         func pickId<Value>(_ values: [String: Value]) -> String? { random.pick(values.keys.sorted()) }
         let name = "\(client.name) \(operation)"
+        /// Deletes one of `values` with `delete` and records it in the ledger.
+        func deleteOne<Value>(_ values: [String: Value], _ delete: (String) async throws -> Void) async throws -> String
+        {
+            guard let id = pickId(values) else { return "\(name): nothing to delete" }
+            try await delete(id)
+            ledger.deleted[id] = client.name
+            return "\(name) \(id)"
+        }
         do {
             switch operation {
             case .createType:
@@ -68,10 +76,7 @@ extension ConvergenceRun {
                 _ = try await store.updateEventType(id: id) { $0.icon = icon }
                 return "\(name) \(id) icon=\(icon)"
             case .deleteType:
-                guard let id = pickId(local.types) else { return "\(name): nothing to delete" }
-                try await store.deleteEventType(id: id)
-                ledger.deleted[id] = client.name
-                return "\(name) \(id) with its events and definitions"
+                return try await deleteOne(local.types, store.deleteEventType(id:)) + " with its events and definitions"
             case .createEvent:
                 guard let typeId = pickId(local.types) else { return "\(name): no type yet" }
                 let keys = local.definitions.values.filter { $0.eventTypeId == typeId }.map(\.key).sorted()
@@ -98,10 +103,7 @@ extension ConvergenceRun {
                 }
                 return "\(name) \(id) notes=\(notes ?? "nil") allDay=\(allDay)"
             case .deleteEvent:
-                guard let id = pickId(local.events) else { return "\(name): nothing to delete" }
-                try await store.deleteEvent(id: id)
-                ledger.deleted[id] = client.name
-                return "\(name) \(id)"
+                return try await deleteOne(local.events, store.deleteEvent(id:))
             case .createGeofence:
                 let fence = try await store.createGeofence(
                     name: "Place \(Int.random(in: 0..<1000, using: &random))",
@@ -119,10 +121,7 @@ extension ConvergenceRun {
                 }
                 return "\(name) \(id) radius=\(radius) entry=\(entry ?? "-")"
             case .deleteGeofence:
-                guard let id = pickId(local.geofences) else { return "\(name): nothing to delete" }
-                try await store.deleteGeofence(id: id)
-                ledger.deleted[id] = client.name
-                return "\(name) \(id)"
+                return try await deleteOne(local.geofences, store.deleteGeofence(id:))
             case .createDefinition:
                 guard let typeId = pickId(local.types) else { return "\(name): no type yet" }
                 let key = "k\(Int.random(in: 0..<6, using: &random))"
@@ -137,10 +136,7 @@ extension ConvergenceRun {
                 _ = try await store.updatePropertyDefinition(id: id) { $0.label = label }
                 return "\(name) \(id) label=\(label)"
             case .deleteDefinition:
-                guard let id = pickId(local.definitions) else { return "\(name): nothing to delete" }
-                try await store.deletePropertyDefinition(id: id)
-                ledger.deleted[id] = client.name
-                return "\(name) \(id)"
+                return try await deleteOne(local.definitions, store.deletePropertyDefinition(id:))
             case .sync:
                 guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
                 return "\(name) → \(try await sync(index))"

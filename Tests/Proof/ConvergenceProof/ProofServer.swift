@@ -58,19 +58,22 @@ final class ProofServer: Sendable {
         self.port = port
     }
 
-    static func start(database: String, faults: FaultPlan, seed: UInt64, port: Int = 0) throws -> ProofServer {
-        let user = UUIDv7.generate(at: Date())
-        let token = "proof-\(seed)"
-        let process = try ServerProcess.start(
-            [
-                "--port", "\(port)", "--db", database, "--token", "\(token):\(user)", "--log-level", "critical",
-            ] + faults.arguments(seed: seed))
-        return try ProofServer(database: database, token: token, user: user, process: process)
+    /// Starts a server on a new database for a new user.
+    static func start(database: String, faults: FaultPlan, seed: UInt64) throws -> ProofServer {
+        try launch(
+            database: database, port: 0, token: "proof-\(seed)", user: UUIDv7.generate(at: Date()), faults: faults,
+            seed: seed)
     }
 
-    /// Stops this process and starts another on the same file and port with `faults`.
+    /// Stops this process and starts another on the same file, port and user with `faults`.
     func restart(faults: FaultPlan, seed: UInt64) throws -> ProofServer {
         stop()
+        return try Self.launch(database: database, port: port, token: token, user: user, faults: faults, seed: seed)
+    }
+
+    private static func launch(
+        database: String, port: Int, token: String, user: String, faults: FaultPlan, seed: UInt64
+    ) throws -> ProofServer {
         let process = try ServerProcess.start(
             [
                 "--port", "\(port)", "--db", database, "--token", "\(token):\(user)", "--log-level", "critical",

@@ -16,6 +16,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
 
     func run() async throws {
         var failures: [ProofOutcome] = []
+        var ran = 0
         var deadLetters = 0
         var entities = 0
         let started = ContinuousClock.now
@@ -23,6 +24,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
             var settings = ProofSettings(seed: seed)
             settings.operations = operations
             let outcome = try await ConvergenceProof.run(settings)
+            ran += 1
             deadLetters += outcome.deadLetters
             entities += outcome.serverEntities
             if !outcome.passed {
@@ -33,7 +35,6 @@ struct TrendyProofCommand: AsyncParsableCommand {
             if outcome.hung { break }
         }
         let seconds = (ContinuousClock.now - started).components.seconds
-        let ran = failures.last?.hung == true ? Int((failures.last?.seed ?? firstSeed) - firstSeed) + 1 : seeds
         print(
             "convergence: \(ran - failures.count) passed, \(failures.count) failed "
                 + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
