@@ -130,16 +130,16 @@ let package = Package(
 
         // MARK: Proof (Tests/Proof): long randomized runs against the real parts, short ones inside `make test`
         .target(
-            name: "ConvergenceProof",
+            name: "Proofs",
             dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServerTesting",
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServerTesting", grdb,
             ],
-            path: "Tests/Proof/ConvergenceProof",
+            path: "Tests/Proof/Proofs",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "trendy-proof",
-            dependencies: ["ConvergenceProof", argumentParser],
+            dependencies: ["Proofs", argumentParser],
             path: "Tests/Proof/trendy-proof",
             swiftSettings: swiftSettings
         ),
@@ -196,7 +196,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ProofTests",
-            dependencies: ["ConvergenceProof", "TrendyServerTesting"],
+            dependencies: ["Proofs", "TrendyServerTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),

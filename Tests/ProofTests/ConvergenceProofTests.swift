@@ -1,4 +1,4 @@
-import ConvergenceProof
+import Proofs
 import Testing
 
 /// The short version of `make proof`: a few seeds of the randomized convergence run (docs/reliability.md).

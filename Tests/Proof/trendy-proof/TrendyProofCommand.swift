@@ -1,24 +1,73 @@
 import ArgumentParser
-import ConvergenceProof
 import Foundation
+import Proofs
 
-/// `trendy-proof`: the randomized convergence proof (docs/reliability.md). Runs seeds against the built
-/// `trendy-server` and prints one summary line; on a failure, the seed, its operation log and the divergence.
+/// `trendy-proof`: the long proofs of docs/reliability.md against the built `trendy-server` and `trendyctl`. Each
+/// part prints one line; the last line sums them up. On a failure: the seed, its log and what broke.
 @main
 struct TrendyProofCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trendy-proof",
-        abstract: "Random operations on three devices against trendy-server with faults; checks convergence.")
+        abstract: "Randomized convergence with faults, kill -9 crash trials and fuzzing of the Trendy stack.")
 
-    @Option(help: "Number of seeds to run.") var seeds = 200
-    @Option(help: "The first seed; the others follow it.") var firstSeed: UInt64 = 1
-    @Option(help: "Random operations per seed before the faults stop.") var operations = 150
+    enum Part: String, CaseIterable, ExpressibleByArgument {
+        case convergence, crash
+    }
+
+    @Option(help: "The parts to run, comma-separated: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var parts = Part.allCases.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Convergence: number of seeds.") var seeds = 200
+    @Option(help: "Convergence: the first seed; the others follow it.") var firstSeed: UInt64 = 1
+    @Option(help: "Convergence: random operations per seed before the faults stop.") var operations = 150
+
+    @Option(help: "Crash: number of trials.") var crashTrials = 50
+    @Option(help: "Crash: the first trial's seed.") var firstCrashSeed: UInt64 = 1
+    @Option(help: "Crash: events pushed and pulled per trial.") var crashEvents = 5000
+
+    @Flag(help: "Print every run's log, passed or not.") var verbose = false
+
+    func validate() throws {
+        for name in parts.split(separator: ",") where Part(rawValue: String(name)) == nil {
+            throw ValidationError("unknown part \(name); the parts are \(Part.allCases.map(\.rawValue))")
+        }
+    }
 
     func run() async throws {
+        let chosen = Set(parts.split(separator: ",").compactMap { Part(rawValue: String($0)) })
+        let started = ContinuousClock.now
+        var lines: [String] = []
+        var failed = false
+        for part in Part.allCases where chosen.contains(part) {
+            let result: PartResult
+            switch part {
+            case .convergence: result = try await convergence()
+            case .crash: result = try await crash()
+            }
+            print(result.line)
+            lines.append(result.summary)
+            failed = failed || result.failed
+            if result.hung { break }
+        }
+        let seconds = (ContinuousClock.now - started).components.seconds
+        print("proof: \(failed ? "FAILED" : "passed") — \(lines.joined(separator: "; ")) (\(seconds) s)")
+        // Exit at once: a hung run's task would keep an orderly shutdown waiting.
+        if failed { Foundation.exit(1) }
+    }
+
+    struct PartResult {
+        var line: String
+        var summary: String
+        var failed: Bool
+        var hung = false
+    }
+
+    func convergence() async throws -> PartResult {
         var failures: [ProofOutcome] = []
         var ran = 0
         var deadLetters = 0
         var entities = 0
+        var hung = false
         let started = ContinuousClock.now
         for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
             var settings = ProofSettings(seed: seed)
@@ -27,22 +76,65 @@ struct TrendyProofCommand: AsyncParsableCommand {
             ran += 1
             deadLetters += outcome.deadLetters
             entities += outcome.serverEntities
+            if verbose && outcome.passed { print(outcome.report) }
             if !outcome.passed {
                 failures.append(outcome)
                 print(outcome.report)
             }
             // A hung run's task cannot be taken back: report what ran and stop here.
-            if outcome.hung { break }
+            if outcome.hung {
+                hung = true
+                break
+            }
         }
         let seconds = (ContinuousClock.now - started).components.seconds
-        print(
+        var line =
             "convergence: \(ran - failures.count) passed, \(failures.count) failed "
-                + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
-                + "\(entities) server entities, \(deadLetters) dead letters, \(seconds) s)")
-        if !failures.isEmpty {
-            print("reproduce: trendy-proof --seeds 1 --operations \(operations) --first-seed \(failures[0].seed)")
-            // Exit at once: a hung run's task would keep an orderly shutdown waiting.
-            Foundation.exit(1)
+            + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
+            + "\(entities) server entities, \(deadLetters) dead letters, \(seconds) s)"
+        if let first = failures.first {
+            line += "\nreproduce: trendy-proof --parts convergence --seeds 1 --operations \(operations) "
+                + "--first-seed \(first.seed)"
         }
+        return PartResult(
+            line: line, summary: "convergence \(ran - failures.count)/\(seeds) seeds", failed: !failures.isEmpty,
+            hung: hung)
+    }
+
+    func crash() async throws -> PartResult {
+        var failures: [CrashOutcome] = []
+        var ran = 0
+        var kills = 0
+        var midTransfer = 0
+        var hung = false
+        let started = ContinuousClock.now
+        for seed in firstCrashSeed..<(firstCrashSeed + UInt64(crashTrials)) {
+            var settings = CrashSettings(seed: seed)
+            settings.events = crashEvents
+            let outcome = try await CrashProof.run(settings)
+            ran += 1
+            kills += outcome.kills
+            midTransfer += outcome.midTransferKills
+            if verbose && outcome.passed { print(outcome.report) }
+            if !outcome.passed {
+                failures.append(outcome)
+                print(outcome.report)
+            }
+            if outcome.hung {
+                hung = true
+                break
+            }
+        }
+        let seconds = (ContinuousClock.now - started).components.seconds
+        var line =
+            "crash: \(ran - failures.count) passed, \(failures.count) failed (trials \(firstCrashSeed)…"
+            + "\(firstCrashSeed + UInt64(crashTrials) - 1), \(crashEvents) events pushed and pulled each, "
+            + "\(kills) kill -9s, \(midTransfer) mid-transfer, \(seconds) s)"
+        if let first = failures.first {
+            line += "\nreproduce: trendy-proof --parts crash --crash-trials 1 --first-crash-seed \(first.seed)"
+        }
+        return PartResult(
+            line: line, summary: "crash \(ran - failures.count)/\(crashTrials) trials", failed: !failures.isEmpty,
+            hung: hung)
     }
 }

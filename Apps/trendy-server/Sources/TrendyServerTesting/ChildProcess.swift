@@ -94,6 +94,9 @@ public enum ChildProcess {
             set { state.withLock { $0.pid = newValue } }
         }
 
+        /// The exit status once the process has exited (and its output was read), else nil. Does not wait.
+        public var exitStatus: Int32? { state.withLock { $0.status } }
+
         /// Sends `signal` (e.g. `SIGINT`, as Ctrl-C does) to the process, unless it has exited.
         public func send(_ signal: Int32) {
             state.withLock { state in

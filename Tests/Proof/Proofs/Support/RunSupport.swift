@@ -1,32 +1,4 @@
-import Foundation
 import Synchronization
-
-/// Runs one seed, bounded in time.
-public enum ConvergenceProof {
-    /// Runs the seed; a run that has not finished after `timeLimit` is reported as a failure with the operations
-    /// logged so far (a hang is a finding too), and its task is left behind: callers that see `hung` should exit.
-    public static func run(_ settings: ProofSettings, timeLimit: Duration = .seconds(300)) async throws -> ProofOutcome
-    {
-        let log = LogSink()
-        let finish = Once<Result<ProofOutcome, any Error>>()
-        let worker = Task {
-            let result = await Result(catching: { try await ConvergenceRun(settings: settings, log: log).run() })
-            finish.resolve(result)
-        }
-        let watchdog = Task {
-            try await Task.sleep(for: timeLimit)
-            finish.resolve(
-                .success(
-                    ProofOutcome(
-                        seed: settings.seed, divergence: "hung: no outcome after \(timeLimit)", log: log.lines,
-                        deadLetters: 0, serverEntities: 0, hung: true)))
-        }
-        let result = await finish.value
-        watchdog.cancel()
-        if case .success(let outcome) = result, outcome.hung { worker.cancel() }
-        return try result.get()
-    }
-}
 
 /// The operation log as it grows, readable from another task (for the report of a hung run).
 final class LogSink: Sendable {
@@ -73,4 +45,21 @@ extension Result where Failure == any Error {
     init(catching body: () async throws -> Success) async {
         do { self = .success(try await body()) } catch { self = .failure(error) }
     }
+}
+
+/// Runs `body`, bounded in time: after `limit` it returns `hung()` instead, cancels the body's task and leaves it
+/// behind (a hang is a finding; callers that get the `hung` value should report and exit).
+func bounded<Value: Sendable>(
+    _ limit: Duration, hung: @escaping @Sendable () -> Value, _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    let finish = Once<Result<Value, any Error>>()
+    let worker = Task { finish.resolve(await Result(catching: body)) }
+    let watchdog = Task {
+        try await Task.sleep(for: limit)
+        finish.resolve(.success(hung()))
+        worker.cancel()
+    }
+    let result = await finish.value
+    watchdog.cancel()
+    return try result.get()
 }

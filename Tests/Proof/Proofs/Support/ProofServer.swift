@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Models
 import TrendyServerTesting
 
@@ -82,6 +86,12 @@ final class ProofServer: Sendable {
     }
 
     func stop() { process.terminate() }
+
+    /// `kill -9`: no shutdown, no flush; what SQLite committed is all that survives.
+    func crash() {
+        if process.process.isRunning { kill(process.process.processIdentifier, SIGKILL) }
+        process.process.waitUntilExit()
+    }
 }
 
 /// A failure of the harness itself (not a divergence): the server would not start, a file could not be made.

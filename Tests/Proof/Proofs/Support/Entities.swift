@@ -1,47 +1,6 @@
 import Foundation
 import Models
 import Networking
-import Persistence
-import Protocols
-import Sync
-import TestSupport
-
-/// One device of the run: an `EventStore` and a `SyncEngine` on a SQLite file, `APIClient` over loopback.
-struct ProofClient {
-    let name: String
-    let engine: SyncEngine
-    let events: EventStore
-    /// Operations left before this device comes back online; it does not sync meanwhile.
-    var offlineFor = 0
-
-    init(name: String, directory: URL, server: ProofServer, clock: ManualClock) throws {
-        self.name = name
-        let client = APIClient(
-            configuration: try APIClient.Configuration(
-                serverRoot: server.root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
-            tokenProvider: StaticTokenProvider(server.token), clock: clock)
-        let stores = try DefaultDataStoreFactory(
-            .file(path: directory.appendingPathComponent("\(name).sqlite").path), clock: clock)
-        engine = SyncEngine(
-            networkClient: client, dataStoreFactory: stores, clock: clock,
-            configuration: .standard(serverRoot: server.root))
-        events = EventStore(engine: engine, dataStoreFactory: stores, clock: clock)
-    }
-
-    /// Every entity this device holds, by id.
-    func entities() throws -> Entities {
-        var entities = Entities()
-        for type in try events.eventTypes() {
-            entities.types[type.id] = type
-            for definition in try events.propertyDefinitions(eventTypeId: type.id) {
-                entities.definitions[definition.id] = definition
-            }
-        }
-        for event in try events.events() { entities.events[event.id] = event }
-        for fence in try events.geofences() { entities.geofences[fence.id] = fence }
-        return entities
-    }
-}
 
 /// A whole account's data, local or the server's, keyed by id.
 struct Entities {
@@ -81,5 +40,38 @@ struct Entities {
             entities.geofences[api.id] = fence
         }
         return entities
+    }
+
+    /// The first difference between a device's rows and the server's, ignoring `skipping`, `sync_status` and the
+    /// server's bookkeeping times (`created_at`, `updated_at`: set by the server, not compared by api-v1 §3.4
+    /// either); every field a client writes is compared.
+    static func firstDifference(
+        _ name: String, _ local: Entities, _ server: Entities, skipping: Set<String> = []
+    ) -> String? {
+        func differ<Row: Equatable>(
+            _ kind: String, _ mine: [String: Row], _ theirs: [String: Row], _ normalise: (inout Row, Row) -> Void
+        ) -> String? {
+            for id in Set(mine.keys).union(theirs.keys).subtracting(skipping).sorted() {
+                guard let row = mine[id] else { return "\(name) lacks \(kind) \(id) that the server has" }
+                guard var other = theirs[id] else { return "\(name) has \(kind) \(id) that the server has not" }
+                normalise(&other, row)
+                if other != row { return "\(name)'s \(kind) \(id) differs:\n  local:  \(row)\n  server: \(other)" }
+            }
+            return nil
+        }
+        return differ("event type", local.types, server.types) {
+            $0.syncStatus = $1.syncStatus
+            $0.createdAt = $1.createdAt
+        }
+            ?? differ("event", local.events, server.events) { $0.syncStatus = $1.syncStatus }
+            ?? differ("geofence", local.geofences, server.geofences) {
+                $0.syncStatus = $1.syncStatus
+                $0.createdAt = $1.createdAt
+            }
+            ?? differ("property definition", local.definitions, server.definitions) {
+                $0.syncStatus = $1.syncStatus
+                $0.createdAt = $1.createdAt
+                $0.updatedAt = $1.updatedAt
+            }
     }
 }

@@ -23,7 +23,7 @@ extension ConvergenceRun {
         for (client, local, queue) in locals {
             // Entities with a dead letter here keep the local edit by design (§9.1: visible, not overwritten).
             let held = Set(queue.map(\.entityId))
-            if let divergence = compare(client.name, local, server, skipping: held) { return divergence }
+            if let divergence = Entities.firstDifference(client.name, local, server, skipping: held) { return divergence }
         }
         for id in server.allIds where ledger.created[id] == nil {
             return "the server holds \(id), which no device created: a duplicate"
@@ -60,36 +60,5 @@ extension ConvergenceRun {
             }
         }
         return ids
-    }
-
-    /// The first difference between a device's rows and the server's, ignoring `skipping`, `sync_status` and the
-    /// server's bookkeeping times (`created_at`, `updated_at`: set by the server, not compared by api-v1 §3.4
-    /// either); every field a client writes is compared.
-    func compare(_ name: String, _ local: Entities, _ server: Entities, skipping: Set<String>) -> String? {
-        func differ<Row: Equatable>(
-            _ kind: String, _ mine: [String: Row], _ theirs: [String: Row], _ normalise: (inout Row, Row) -> Void
-        ) -> String? {
-            for id in Set(mine.keys).union(theirs.keys).subtracting(skipping).sorted() {
-                guard let row = mine[id] else { return "\(name) lacks \(kind) \(id) that the server has" }
-                guard var other = theirs[id] else { return "\(name) has \(kind) \(id) that the server has not" }
-                normalise(&other, row)
-                if other != row { return "\(name)'s \(kind) \(id) differs:\n  local:  \(row)\n  server: \(other)" }
-            }
-            return nil
-        }
-        return differ("event type", local.types, server.types) {
-            $0.syncStatus = $1.syncStatus
-            $0.createdAt = $1.createdAt
-        }
-            ?? differ("event", local.events, server.events) { $0.syncStatus = $1.syncStatus }
-            ?? differ("geofence", local.geofences, server.geofences) {
-                $0.syncStatus = $1.syncStatus
-                $0.createdAt = $1.createdAt
-            }
-            ?? differ("property definition", local.definitions, server.definitions) {
-                $0.syncStatus = $1.syncStatus
-                $0.createdAt = $1.createdAt
-                $0.updatedAt = $1.updatedAt
-            }
     }
 }
