@@ -9,7 +9,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: demo test build lint format deps bench bench-server proof clean
+.PHONY: demo test build lint format deps bench bench-server proof fuzz-build schemathesis clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
 demo: deps
@@ -37,14 +37,33 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive $(SOURCES)
 
-## The long proofs (docs/reliability.md): 200 seeds of the randomized convergence run against trendy-server
-## with faults. `make test` runs a short version. PROOF_SEEDS and PROOF_OPERATIONS change the size.
+## The long proofs (docs/reliability.md), one summary line at the end: 200 seeds of randomized convergence with
+## faults, 50 kill -9 crash trials (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer
+## on the parsers, and schemathesis against a live trendy-server. `make test` runs short versions of the first three.
 PROOF_SEEDS ?= 200
 PROOF_OPERATIONS ?= 150
-proof: deps
+PROOF_CRASH_TRIALS ?= 50
+PROOF_FUZZ_ITERATIONS ?= 1000
+PROOF_FUZZ_REQUESTS ?= 20000
+PROOF_LIBFUZZER_SECONDS ?= 300
+proof: deps fuzz-build schemathesis
 	$(SWIFT) build --product trendy-server
+	$(SWIFT) build --product trendyctl
 	$(SWIFT) build --product trendy-proof
-	.build/debug/trendy-proof --seeds $(PROOF_SEEDS) --operations $(PROOF_OPERATIONS)
+	.build/debug/trendy-proof --seeds $(PROOF_SEEDS) --operations $(PROOF_OPERATIONS) \
+		--crash-trials $(PROOF_CRASH_TRIALS) --fuzz-iterations $(PROOF_FUZZ_ITERATIONS) \
+		--fuzz-requests $(PROOF_FUZZ_REQUESTS) --libfuzzer-seconds $(PROOF_LIBFUZZER_SECONDS) \
+		--libfuzzer-binary .build-fuzz/debug/trendy-fuzz
+
+## The parsers' libFuzzer binary, in its own build folder (every module in it is instrumented).
+fuzz-build:
+	$(SWIFT) build --product trendy-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING \
+		-Xswiftc -parse-as-library
+
+## schemathesis from PyPI, when missing.
+schemathesis:
+	@command -v schemathesis >/dev/null 2>&1 || python3 -m pip install --quiet schemathesis || \
+		{ echo "error: schemathesis is missing: python3 -m pip install schemathesis"; exit 1; }
 
 ## Release build and run of the benchmarks (not part of `make test`); figures go to docs/performance.md.
 bench: deps

@@ -132,9 +132,17 @@ let package = Package(
         .target(
             name: "Proofs",
             dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServerTesting", grdb,
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServerTesting",
+                "ParserChecks", grdb,
             ],
             path: "Tests/Proof/Proofs",
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "ParserChecks", dependencies: ["Models"], path: "Tests/Proof/ParserChecks", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "trendy-fuzz",
+            dependencies: ["ParserChecks"],
+            path: "Tests/Proof/trendy-fuzz",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -27,6 +27,30 @@ struct JSONTextTests {
         #expect(try JSONText.parse(#""\ud83d\ude00 \u00e9""#) == .string("😀 é"))
     }
 
+    @Test("a repeated key keeps its first value, as JSONDecoder does, so the change feed's two paths agree")
+    func repeatedKeys() throws {
+        // Found by the decoder fuzzer (docs/reliability.md): JSONText kept the last value, JSONDecoder the first.
+        let page = Array(
+            #"{"changes":[],"next_cursor":7,"next_cursor":9,"has_more":true,"has_more":false}"#.utf8)
+        #expect(try JSONText.parse(page)["next_cursor"] == .number(7), "the first value wins")
+        let fast = try ChangeFeedResponse(jsonBytes: page)
+        #expect(fast == (try JSONCoding.decode(ChangeFeedResponse.self, from: Data(page))), "both paths read it alike")
+        #expect(fast.nextCursor == 7 && fast.hasMore)
+    }
+
+    @Test("change feed cursors and ids beyond 2^53 are read exactly by the fast path (api-v1 §3.3: int64)")
+    func largeCursors() throws {
+        // Found by the decoder fuzzer: 9223372036854775807 was refused, and 2^53 + 1 would have been rounded.
+        let page = Array(
+            (#"{"changes":[{"id":9223372036854775807,"entity_type":"event","operation":"delete","#
+                + #""entity_id":"0190f5c0-3f00-7a11-8b22-000000000064","user_id":"u","data":null}],"#
+                + #""next_cursor":9007199254740993,"has_more":false}"#).utf8)
+        let fast = try ChangeFeedResponse(jsonBytes: page)
+        #expect(fast.nextCursor == 9_007_199_254_740_993, "not rounded to 2^53")
+        #expect(fast.changes.first?.id == Int64.max)
+        #expect(fast == (try JSONCoding.decode(ChangeFeedResponse.self, from: Data(page))))
+    }
+
     @Test("numbers: integral values without a fraction, others round-trip exactly")
     func numbers() throws {
         #expect(JSONText.string([1, 2.5, -0.125, 1e21, 100.0]) == "[1,2.5,-0.125,1e+21,100]")

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TestSupport
 import Testing
 import TrendyServer
 import TrendyServerTesting
@@ -60,5 +61,42 @@ struct SecretTests {
             }
             #expect(scanned >= 4, "the databases and config files were read")
         }
+    }
+
+    @Test("the token is absent from a running sync's argv (/proc/PID/cmdline) and from trendy-server's trace logs")
+    func tokenNotInArgvOrServerLogs() async throws {
+        let secret = "x-secret-\(UUID().uuidString.lowercased())"
+        let wrong = "x-wrong-\(UUID().uuidString.lowercased())"
+        let tokensFile = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try Data("\(secret):\(Users.alice)\n".utf8).write(to: tokensFile)
+        defer { try? FileManager.default.removeItem(at: tokensFile) }
+        // The most talkative level the server has; the token comes from a file, so it is not in the server's argv.
+        let server = try ServerProcess.start([
+            "--port", "0", "--in-memory", "--tokens-file", tokensFile.path, "--log-level", "trace",
+        ])
+        let cli = try CLI()
+        let login = try await cli.run("login", "--server", server.url, "--with-token", stdin: secret + "\n")
+        #expect(login.status == 0, "\(login)")
+        #expect(try await cli.run("types", "add", "Tea").status == 0)
+
+        let watching = try ChildProcess.start(
+            "trendyctl", ["sync", "--watch", "--interval", "3600", "--verbose"], environment: cli.environment)
+        try await waitUntil("the watching sync has synced once") {
+            (try? await cli.run("status", "--json"))?.json?["last_sync_at"]?.stringValue != nil
+        }
+        let arguments = String(
+            decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(watching.pid)/cmdline")), as: UTF8.self)
+        watching.send(SIGTERM)
+        let watched = await watching.result()
+        #expect(arguments.contains("--watch"), "the argv of the running sync was read: \(arguments)")
+        #expect(!arguments.contains(secret), "the token is in trendyctl's argv")
+        #expect(watched.status == 143 && !watched.stderr.contains(secret), "\(watched.status): \(watched.stderr)")
+
+        _ = try await RawHTTP.send("GET", server.url + "/api/v1/event-types", token: wrong)
+        _ = try await RawHTTP.send("GET", server.url + "/api/v1/event-types", token: secret)
+        server.terminate()
+        let logs = server.errors
+        #expect(logs.contains("/api/v1/event-types"), "the trace log was captured: \(logs.prefix(500))")
+        #expect(!logs.contains(secret) && !logs.contains(wrong), "a token is in the server's log")
     }
 }

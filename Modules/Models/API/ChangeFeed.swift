@@ -155,7 +155,22 @@ extension ChangeFeedResponse {
     /// Decodes a page from its JSON bytes through `JSONText`, with the same rules as `init(from:)`. A page is mostly
     /// entity snapshots kept as `JSONValue`, and `Decodable` finds each value's type by trying them in turn; this
     /// path reads a 500-row page several times faster (docs/performance.md).
+    ///
+    /// `JSONText` holds numbers as `Double`, exact up to 2^53. A page with a cursor or change id beyond that (int64,
+    /// api-v1 §3.3) is decoded by `init(from:)` instead, which reads integers exactly.
     public init(jsonBytes: some Collection<UInt8>) throws(JSONParseError) {
+        do {
+            try self.init(fastJSONBytes: jsonBytes)
+        } catch where error.message == JSONMembers.inexactInteger {
+            do {
+                self = try JSONCoding.decode(ChangeFeedResponse.self, from: Data(jsonBytes))
+            } catch {
+                throw JSONParseError(message: "a change feed page: \(error)")
+            }
+        }
+    }
+
+    private init(fastJSONBytes jsonBytes: some Collection<UInt8>) throws(JSONParseError) {
         let page = try JSONMembers(try JSONText.parse(jsonBytes), "a change feed page")
         self.init(
             changes: try page.array("changes").map { entry throws(JSONParseError) in try ChangeEntry(json: entry) },
@@ -202,8 +217,14 @@ struct JSONMembers {
         return text
     }
 
+    /// The message of the error `int64` throws for an integer a `Double` may have rounded.
+    static let inexactInteger = "an integer beyond 2^53"
+
     func int64(_ key: String) throws(JSONParseError) -> Int64 {
         guard let value = present(key) else { throw JSONParseError(message: "\(what) has no \(key)") }
+        if case .number(let number) = value, number.magnitude >= 9_007_199_254_740_992 {
+            throw JSONParseError(message: Self.inexactInteger)
+        }
         guard let number = value.intValue else { throw mistyped(key, "an integer") }
         return Int64(number)
     }

@@ -149,7 +149,10 @@ public enum JSONText {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1
                 skipWhitespace()
-                members[key] = try value(depth: depth + 1)
+                // A repeated key keeps its first value, as Foundation's JSONDecoder does: the REST decoders and this
+                // parser (the change feed's fast path, the server's bodies) must read one document one way.
+                let member = try value(depth: depth + 1)
+                if members[key] == nil { members[key] = member }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unterminated object") }
                 if bytes[index] == UInt8(ascii: ",") {

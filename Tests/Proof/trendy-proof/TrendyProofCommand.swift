@@ -11,7 +11,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
         abstract: "Randomized convergence with faults, kill -9 crash trials and fuzzing of the Trendy stack.")
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case convergence, crash
+        case convergence, crash, fuzz, libfuzzer, schemathesis
     }
 
     @Option(help: "The parts to run, comma-separated: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -24,6 +24,17 @@ struct TrendyProofCommand: AsyncParsableCommand {
     @Option(help: "Crash: number of trials.") var crashTrials = 50
     @Option(help: "Crash: the first trial's seed.") var firstCrashSeed: UInt64 = 1
     @Option(help: "Crash: events pushed and pulled per trial.") var crashEvents = 5000
+
+    @Option(help: "Fuzz: the mutator's seed.") var fuzzSeed: UInt64 = 1
+    @Option(help: "Fuzz: mutations of each Fixtures/api document, each fed to every parser.") var fuzzIterations =
+        20_000
+    @Option(help: "Fuzz: mutated requests sent to trendy-server.") var fuzzRequests = 20_000
+    @Option(help: "Fuzz: mutated files given to trendyctl import.") var fuzzImports = 300
+    @Option(help: "libfuzzer: the trendy-fuzz binary built with -sanitize=fuzzer.")
+    var libfuzzerBinary = ".build-fuzz/debug/trendy-fuzz"
+    @Option(help: "libfuzzer: seconds to run.") var libfuzzerSeconds = 300
+    @Option(help: "schemathesis: examples per operation and phase.") var schemathesisExamples = 100
+    @Option(help: "The repository root (for Fixtures/ and docs/openapi.yaml).") var root = "."
 
     @Flag(help: "Print every run's log, passed or not.") var verbose = false
 
@@ -43,6 +54,9 @@ struct TrendyProofCommand: AsyncParsableCommand {
             switch part {
             case .convergence: result = try await convergence()
             case .crash: result = try await crash()
+            case .fuzz: result = try await fuzz()
+            case .libfuzzer: result = try libFuzzer()
+            case .schemathesis: result = try await schemathesis()
             }
             print(result.line)
             lines.append(result.summary)
@@ -136,5 +150,58 @@ struct TrendyProofCommand: AsyncParsableCommand {
         return PartResult(
             line: line, summary: "crash \(ran - failures.count)/\(crashTrials) trials", failed: !failures.isEmpty,
             hung: hung)
+    }
+
+    func fuzz() async throws -> PartResult {
+        let started = ContinuousClock.now
+        let fixtures = try DecoderFuzz.fixtures(root: URL(fileURLWithPath: root))
+        let decoders = DecoderFuzz.run(seed: fuzzSeed, iterations: fuzzIterations, fixtures: fixtures)
+        for finding in decoders.findings.prefix(20) { print(finding) }
+        let requests = try await RequestFuzz.run(seed: fuzzSeed, requests: fuzzRequests, fixtures: fixtures)
+        for finding in requests.findings.prefix(20) { print(finding) }
+        let seconds = (ContinuousClock.now - started).components.seconds
+        let answers = requests.answers.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let findings = decoders.findings.count + requests.findings.count
+        var line =
+            "fuzz: decoders \(decoders.executions) executions (\(fixtures.count) fixtures × \(fuzzIterations) "
+            + "mutations), \(decoders.findings.count) findings; trendy-server \(requests.requests) mutated requests "
+            + "(\(answers)), \(requests.findings.count) findings; seed \(fuzzSeed), \(seconds) s"
+        if findings > 0 {
+            line += "\nreproduce: trendy-proof --parts fuzz --fuzz-seed \(fuzzSeed) --fuzz-iterations \(fuzzIterations) "
+                + "--fuzz-requests \(fuzzRequests)"
+        }
+        return PartResult(
+            line: line,
+            summary: "fuzz \(decoders.executions + requests.requests) executions, \(findings) findings",
+            failed: findings > 0)
+    }
+
+    func schemathesis() async throws -> PartResult {
+        let started = ContinuousClock.now
+        let document = URL(fileURLWithPath: root).appendingPathComponent("docs/openapi.yaml").path
+        let outcome = try await SchemathesisRun.run(
+            document: document, seed: fuzzSeed, maxExamples: schemathesisExamples)
+        if !outcome.passed || verbose { print(outcome.output) }
+        let seconds = (ContinuousClock.now - started).components.seconds
+        return PartResult(
+            line: "schemathesis: \(outcome.passed ? "passed" : "FAILED"), \(outcome.generated) generated requests "
+                + "(docs/openapi.yaml, \(schemathesisExamples) examples, seed \(fuzzSeed)), \(seconds) s",
+            summary: "schemathesis \(outcome.generated) requests \(outcome.passed ? "passed" : "failed")",
+            failed: !outcome.passed)
+    }
+
+    func libFuzzer() throws -> PartResult {
+        let artifacts = URL(fileURLWithPath: libfuzzerBinary).deletingLastPathComponent().appendingPathComponent(
+            "fuzz-artifacts")
+        let outcome = try LibFuzzerRun.run(
+            binary: libfuzzerBinary, fixtures: try DecoderFuzz.fixtures(root: URL(fileURLWithPath: root)),
+            seconds: libfuzzerSeconds, seed: fuzzSeed, artifacts: artifacts.path)
+        if !outcome.passed || verbose { print(outcome.output) }
+        var line =
+            "libfuzzer: \(outcome.executions) executions of trendy-fuzz in \(libfuzzerSeconds) s (seed \(fuzzSeed)), "
+            + (outcome.crashInput.map { "FAILED: \($0)" } ?? "no crash, no broken rule")
+        if let input = outcome.crashInput { line += "\nreproduce: swift run trendy-fuzz \(input)" }
+        return PartResult(
+            line: line, summary: "libfuzzer \(outcome.executions) executions", failed: !outcome.passed)
     }
 }

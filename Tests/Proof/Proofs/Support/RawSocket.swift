@@ -1,0 +1,84 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One HTTP/1.1 exchange over a plain TCP socket to 127.0.0.1: the request goes out byte for byte (no client
+/// library to tidy a broken request line or header), the answer is read until the server closes.
+enum RawSocket {
+    enum Failure: Error, CustomStringConvertible {
+        case connect(String)
+        case timedOut(received: Int)
+
+        var description: String {
+            switch self {
+            case .connect(let reason): "cannot connect: \(reason)"
+            case .timedOut(let received): "no end of the answer after the time limit (\(received) bytes read)"
+            }
+        }
+    }
+
+    /// Sends `request` and returns every byte the server sent before closing (empty: it closed without a word).
+    static func exchange(port: Int, _ request: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure.connect(String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw Failure.connect(String(cString: strerror(errno))) }
+        var sent = 0
+        while sent < request.count {
+            let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // The server may answer (413, 400) and close before reading everything: stop writing, read the answer.
+            if count <= 0 { break }
+            sent += count
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                answer.append(contentsOf: buffer[0..<count])
+                // A request whose `Connection: close` was mutated away leaves the connection open: stop at the end
+                // of the first answer.
+                if let parsed = parse(answer), let length = parsed.headers["content-length"].flatMap({ Int($0) }),
+                    parsed.body.count >= length
+                {
+                    return answer
+                }
+            } else if count == 0 || errno == ECONNRESET {
+                return answer
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw Failure.timedOut(received: answer.count)
+            } else if errno != EINTR {
+                return answer
+            }
+        }
+    }
+
+    /// The status code and body of an HTTP/1.1 answer, or nil when the bytes are not one.
+    static func parse(_ answer: [UInt8]) -> (status: Int, headers: [String: String], body: [UInt8])? {
+        guard let end = answer.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+        let head = String(decoding: answer[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
+        guard let statusLine = head.first, statusLine.hasPrefix("HTTP/1."),
+            let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (status, headers, Array(answer[end.upperBound...]))
+    }
+}
