@@ -138,7 +138,9 @@ let package = Package(
             path: "Tests/Proof/Proofs",
             swiftSettings: swiftSettings
         ),
-        .target(name: "ParserChecks", dependencies: ["Models"], path: "Tests/Proof/ParserChecks", swiftSettings: swiftSettings),
+        .target(
+            name: "ParserChecks", dependencies: ["Models"], path: "Tests/Proof/ParserChecks",
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "trendy-fuzz",
             dependencies: ["ParserChecks"],

@@ -51,6 +51,14 @@ struct JSONTextTests {
         #expect(fast == (try JSONCoding.decode(ChangeFeedResponse.self, from: Data(page))))
     }
 
+    @Test("a non-zero number below a Double's range is refused like JSONDecoder does, not read as 0")
+    func underflow() throws {
+        // Found by the decoder fuzzer: `"notes": -1e-999` was 0 on the fast path and refused by JSONDecoder.
+        #expect(throws: JSONParseError.self) { try JSONText.parse("[-1e-999]") }
+        #expect(throws: (any Error).self) { try JSONCoding.decode([Double].self, from: Data("[-1e-999]".utf8)) }
+        #expect(try JSONText.parse("[0e-999, 0.000, -0]") == [0, 0, 0], "zero itself stays valid")
+    }
+
     @Test("numbers: integral values without a fraction, others round-trip exactly")
     func numbers() throws {
         #expect(JSONText.string([1, 2.5, -0.125, 1e21, 100.0]) == "[1,2.5,-0.125,1e+21,100]")

@@ -161,7 +161,7 @@ extension ChangeFeedResponse {
     public init(jsonBytes: some Collection<UInt8>) throws(JSONParseError) {
         do {
             try self.init(fastJSONBytes: jsonBytes)
-        } catch where error.message == JSONMembers.inexactInteger {
+        } catch  where error.message == JSONMembers.inexactInteger {
             do {
                 self = try JSONCoding.decode(ChangeFeedResponse.self, from: Data(jsonBytes))
             } catch {

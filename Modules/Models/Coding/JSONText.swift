@@ -282,6 +282,14 @@ public enum JSONText {
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             guard let number = Double(text), number.isFinite else { throw error("number out of range") }
+            // A non-zero literal too small for a Double (1e-999) is refused, as JSONDecoder refuses it, rather than
+            // read as 0: the fast path and the decoders must read one document one way (docs/reliability.md).
+            if number == 0,
+                bytes[start..<index].prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+                    .contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
+            {
+                throw error("number out of range")
+            }
             return number
         }
 

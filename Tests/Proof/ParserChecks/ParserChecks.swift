@@ -12,23 +12,30 @@ public enum ParserChecks {
     }
 
     public static let targets: [(String, @Sendable ([UInt8]) -> Verdict)] = [
-        ("JSONText.parse", { bytes in
-            do {
-                let value = try JSONText.parse(bytes)
-                // What was accepted must survive its own serialisation.
-                let again = try JSONText.parse(JSONText.string(value))
-                return again == value ? .accepted : .wrong("parse(string(v)) != v for \(JSONText.string(value).prefix(200))")
-            } catch {
-                return explained(error)
+        (
+            "JSONText.parse",
+            { bytes in
+                do {
+                    let value = try JSONText.parse(bytes)
+                    // What was accepted must survive its own serialisation.
+                    let again = try JSONText.parse(JSONText.string(value))
+                    return again == value
+                        ? .accepted : .wrong("parse(string(v)) != v for \(JSONText.string(value).prefix(200))")
+                } catch {
+                    return explained(error)
+                }
             }
-        }),
+        ),
         ("ChangeFeedResponse", changeFeed),
-        ("ProblemDetails.parse", { bytes in
-            switch ProblemDetails.parse(bytes) {
-            case .problem, .legacy: .accepted
-            case .unstructured: .refused
+        (
+            "ProblemDetails.parse",
+            { bytes in
+                switch ProblemDetails.parse(bytes) {
+                case .problem, .legacy: .accepted
+                case .unstructured: .refused
+                }
             }
-        }),
+        ),
         decoder([APIEventType].self), decoder(APIEventType.self), decoder([APIEvent].self), decoder(APIEvent.self),
         decoder([APIGeofence].self), decoder(APIGeofence.self), decoder([APIPropertyDefinition].self),
         decoder(APIPropertyDefinition.self), decoder(BatchCreateEventsResponse.self),
@@ -37,14 +44,17 @@ public enum ParserChecks {
     ]
 
     static func decoder<T: Decodable & SendableMetatype>(_ type: T.Type) -> (String, @Sendable ([UInt8]) -> Verdict) {
-        ("JSONCoding.decode(\(type))", { bytes in
-            do {
-                _ = try JSONCoding.decode(type, from: Data(bytes))
-                return .accepted
-            } catch {
-                return explained(error)
+        (
+            "JSONCoding.decode(\(type))",
+            { bytes in
+                do {
+                    _ = try JSONCoding.decode(type, from: Data(bytes))
+                    return .accepted
+                } catch {
+                    return explained(error)
+                }
             }
-        })
+        )
     }
 
     /// The fast path and `init(from:)` follow the same rules: both refuse, or both give the same page.
@@ -54,11 +64,15 @@ public enum ParserChecks {
         switch (fast, coded) {
         case (.success(let a), .success(let b)):
             if a == b { return .accepted }
-            let index = a.changes.indices.first { !b.changes.indices.contains($0) || a.changes[$0] != b.changes[$0] } ?? 0
-            let row = { (page: ChangeFeedResponse) in page.changes.indices.contains(index) ? "\(page.changes[index])" : "-" }
+            let index =
+                a.changes.indices.first { !b.changes.indices.contains($0) || a.changes[$0] != b.changes[$0] } ?? 0
+            let row = { (page: ChangeFeedResponse) in
+                page.changes.indices.contains(index) ? "\(page.changes[index])" : "-"
+            }
             return .wrong(
                 "fast path and Decodable differ: cursor \(a.nextCursor)/\(b.nextCursor), more \(a.hasMore)/\(b.hasMore), "
-                    + "rows \(a.changes.count)/\(b.changes.count); row \(index):\n    fast:      \(row(a))\n    Decodable: \(row(b))")
+                    + "rows \(a.changes.count)/\(b.changes.count); row \(index):\n    fast:      \(row(a))\n    Decodable: \(row(b))"
+            )
         case (.failure(let error), .failure): return explained(error)
         case (.success(let page), .failure(let error)):
             let data = page.changes.map { $0.data.map(JSONText.string) ?? "null" }.joined(separator: "\n    ")

@@ -107,7 +107,8 @@ struct TrendyProofCommand: AsyncParsableCommand {
             + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
             + "\(entities) server entities, \(deadLetters) dead letters, \(seconds) s)"
         if let first = failures.first {
-            line += "\nreproduce: trendy-proof --parts convergence --seeds 1 --operations \(operations) "
+            line +=
+                "\nreproduce: trendy-proof --parts convergence --seeds 1 --operations \(operations) "
                 + "--first-seed \(first.seed)"
         }
         return PartResult(
@@ -160,14 +161,16 @@ struct TrendyProofCommand: AsyncParsableCommand {
         let requests = try await RequestFuzz.run(seed: fuzzSeed, requests: fuzzRequests, fixtures: fixtures)
         for finding in requests.findings.prefix(20) { print(finding) }
         let seconds = (ContinuousClock.now - started).components.seconds
-        let answers = requests.answers.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let answers = requests.answers.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(
+            separator: ", ")
         let findings = decoders.findings.count + requests.findings.count
         var line =
             "fuzz: decoders \(decoders.executions) executions (\(fixtures.count) fixtures × \(fuzzIterations) "
             + "mutations), \(decoders.findings.count) findings; trendy-server \(requests.requests) mutated requests "
             + "(\(answers)), \(requests.findings.count) findings; seed \(fuzzSeed), \(seconds) s"
         if findings > 0 {
-            line += "\nreproduce: trendy-proof --parts fuzz --fuzz-seed \(fuzzSeed) --fuzz-iterations \(fuzzIterations) "
+            line +=
+                "\nreproduce: trendy-proof --parts fuzz --fuzz-seed \(fuzzSeed) --fuzz-iterations \(fuzzIterations) "
                 + "--fuzz-requests \(fuzzRequests)"
         }
         return PartResult(

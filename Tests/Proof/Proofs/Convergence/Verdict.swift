@@ -23,7 +23,9 @@ extension ConvergenceRun {
         for (client, local, queue) in locals {
             // Entities with a dead letter here keep the local edit by design (§9.1: visible, not overwritten).
             let held = Set(queue.map(\.entityId))
-            if let divergence = Entities.firstDifference(client.name, local, server, skipping: held) { return divergence }
+            if let divergence = Entities.firstDifference(client.name, local, server, skipping: held) {
+                return divergence
+            }
         }
         for id in server.allIds where ledger.created[id] == nil {
             return "the server holds \(id), which no device created: a duplicate"

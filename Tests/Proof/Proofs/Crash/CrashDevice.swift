@@ -19,7 +19,8 @@ struct CrashDevice {
             "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
             "XDG_CONFIG_HOME": home.appendingPathComponent("config").path, "TRENDY_DB": databasePath,
             "TRENDY_CONFIG": home.appendingPathComponent("config.toml").path,
-            "TRENDY_TOKEN_FILE": home.appendingPathComponent("token").path, "TRENDY_SERVER": server.root.url.absoluteString,
+            "TRENDY_TOKEN_FILE": home.appendingPathComponent("token").path,
+            "TRENDY_SERVER": server.root.url.absoluteString,
             "TRENDY_TOKEN": server.token, "TZ": "UTC",
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]

@@ -112,7 +112,8 @@ final class CrashTrial {
         let clock = ManualClock(now: Date().addingTimeInterval(-3600), mode: .advancing)
         let device = try ProofClient(name: "A", directory: directory, server: server, clock: clock)
         let start = clock.now()
-        let type = EventType(id: UUIDv7.generate(at: start), name: "Crash", color: "#336699", icon: "bolt", createdAt: start)
+        let type = EventType(
+            id: UUIDv7.generate(at: start), name: "Crash", color: "#336699", icon: "bolt", createdAt: start)
         let events = (0..<settings.events).map { index in
             let at = start.addingTimeInterval(Double(index) / 1000)
             var event = Event(id: UUIDv7.generate(at: at), eventTypeId: type.id, timestamp: at)
@@ -150,7 +151,8 @@ final class CrashTrial {
                     try await Task.sleep(for: .milliseconds(5))
                 }
             case .time(let window):
-                let milliseconds = window.components.seconds * 1000 + window.components.attoseconds / 1_000_000_000_000_000
+                let milliseconds =
+                    window.components.seconds * 1000 + window.components.attoseconds / 1_000_000_000_000_000
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...Int(milliseconds), using: &random)))
             }
             try await Task.sleep(for: jitter)

@@ -44,7 +44,9 @@ public enum LibFuzzerRun {
         let lines = text.split(separator: "\n")
         let executions = lines.first { $0.hasPrefix("stat::number_of_executed_units:") }
             .flatMap { Int($0.split(separator: " ").last ?? "") }
-        let crash = lines.first { $0.contains("Test unit written to") }.map { String($0.split(separator: " ").last ?? "") }
+        let crash = lines.first { $0.contains("Test unit written to") }.map {
+            String($0.split(separator: " ").last ?? "")
+        }
         let failure = process.terminationStatus != 0 && crash == nil ? "exit \(process.terminationStatus)" : nil
         return Outcome(
             executions: executions ?? 0, crashInput: crash ?? failure,

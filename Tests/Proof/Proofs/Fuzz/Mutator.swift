@@ -7,12 +7,14 @@ public struct Mutator: Sendable {
 
     /// Tokens that sit on parser edges: numbers past every integer width, escapes of lone surrogates, invalid
     /// UTF-8, NUL, exponents, empty containers, and the JSON literals.
-    static let tokens: [[UInt8]] = [
-        "null", "true", "false", "0", "-0", "1e999", "-1e-999", "9223372036854775807", "9223372036854775808",
-        "-9223372036854775809", "18446744073709551616", "1.5", "0.1e1", "1E+2", "\"\"", "\"\\ud800\"", "\"\\u0000\"",
-        "\"\\uZZZZ\"", "\"\\", "[]", "{}", "[{}]", "{\"\":null}", "0001-01-01T00:00:00Z", "2026-02-30T25:61:61Z",
-        "2026-01-20T10:15:30.1234567891Z", "2026-01-20t10:15:30+14:00", "NaN", "Infinity", ",", ":", "\"a\":",
-    ].map { Array($0.utf8) } + [[0xC0, 0x80], [0xFF], [0xED, 0xA0, 0x80], [0x00], [0xEF, 0xBB, 0xBF]]
+    static let tokens: [[UInt8]] =
+        [
+            "null", "true", "false", "0", "-0", "1e999", "-1e-999", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775809", "18446744073709551616", "1.5", "0.1e1", "1E+2", "\"\"", "\"\\ud800\"",
+            "\"\\u0000\"",
+            "\"\\uZZZZ\"", "\"\\", "[]", "{}", "[{}]", "{\"\":null}", "0001-01-01T00:00:00Z", "2026-02-30T25:61:61Z",
+            "2026-01-20T10:15:30.1234567891Z", "2026-01-20t10:15:30+14:00", "NaN", "Infinity", ",", ":", "\"a\":",
+        ].map { Array($0.utf8) } + [[0xC0, 0x80], [0xFF], [0xED, 0xA0, 0x80], [0x00], [0xEF, 0xBB, 0xBF]]
 
     /// One to four mutations of `input`.
     public mutating func mutate(_ input: [UInt8]) -> [UInt8] {
@@ -47,7 +49,8 @@ public struct Mutator: Sendable {
             bytes.insert(contentsOf: [UInt8](repeating: open, count: depth), at: position)
         case 8:
             let length = Int.random(in: 1_000...300_000, using: &random)
-            bytes.insert(contentsOf: [UInt8(ascii: "\"")] + [UInt8](repeating: 0x61, count: length) + [0x22], at: position)
+            bytes.insert(
+                contentsOf: [UInt8(ascii: "\"")] + [UInt8](repeating: 0x61, count: length) + [0x22], at: position)
         case 9 where !bytes.isEmpty:
             // A key repeated: the last one wins or the document is refused, never a mix.
             if let colon = bytes[position...].firstIndex(of: UInt8(ascii: ":")),

@@ -21,7 +21,9 @@ public enum RequestFuzz {
         let body: [UInt8]?
     }
 
-    public static func run(seed: UInt64, requests: Int, fixtures: [(name: String, bytes: [UInt8])]) async throws
+    public static func run(
+        seed: UInt64, requests: Int, fixtures: [(name: String, bytes: [UInt8])]
+    ) async throws
         -> Report
     {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -67,20 +69,24 @@ public enum RequestFuzz {
                 guard let parsed = RawSocket.parse(answer), parsed.status == 201,
                     let id = (try? JSONText.parse(parsed.body))?["id"]?.stringValue
                 else {
-                    throw ProofError("setting up: POST \(path) with \(name) failed: \(String(decoding: answer, as: UTF8.self))")
+                    throw ProofError(
+                        "setting up: POST \(path) with \(name) failed: \(String(decoding: answer, as: UTF8.self))")
                 }
                 return id
             }
             let type = try create("/api/v1/event-types", "request.create-event-type.json")
             let fence = try create("/api/v1/geofences", "request.create-geofence.json")
-            let definition = try create("/api/v1/event-types/\(type)/properties", "request.create-property-definition.json")
+            let definition = try create(
+                "/api/v1/event-types/\(type)/properties", "request.create-property-definition.json")
             let event = try create("/api/v1/events", "request.create-event.json")
             return [
                 Template(method: "GET", path: "/api/v1/event-types", body: nil),
-                Template(method: "POST", path: "/api/v1/event-types", body: try fixture("request.create-event-type.json")),
+                Template(
+                    method: "POST", path: "/api/v1/event-types", body: try fixture("request.create-event-type.json")),
                 Template(method: "GET", path: "/api/v1/event-types/\(type)", body: nil),
                 Template(
-                    method: "PUT", path: "/api/v1/event-types/\(type)", body: try fixture("request.update-event-type.json")),
+                    method: "PUT", path: "/api/v1/event-types/\(type)",
+                    body: try fixture("request.update-event-type.json")),
                 Template(method: "DELETE", path: "/api/v1/event-types/\(type)", body: nil),
                 Template(method: "GET", path: "/api/v1/event-types/\(type)/properties", body: nil),
                 Template(
@@ -92,14 +98,18 @@ public enum RequestFuzz {
                 Template(method: "DELETE", path: "/api/v1/property-definitions/\(definition)", body: nil),
                 Template(method: "GET", path: "/api/v1/events?limit=50&offset=0", body: nil),
                 Template(method: "POST", path: "/api/v1/events", body: try fixture("request.create-event.json")),
-                Template(method: "POST", path: "/api/v1/events", body: try fixture("request.create-event.minimal.json")),
+                Template(
+                    method: "POST", path: "/api/v1/events", body: try fixture("request.create-event.minimal.json")),
                 Template(method: "POST", path: "/api/v1/events/batch", body: try fixture("request.batch.json")),
                 Template(method: "GET", path: "/api/v1/events/\(event)", body: nil),
-                Template(method: "PUT", path: "/api/v1/events/\(event)", body: try fixture("request.update-event.json")),
+                Template(
+                    method: "PUT", path: "/api/v1/events/\(event)", body: try fixture("request.update-event.json")),
                 Template(method: "DELETE", path: "/api/v1/events/\(event)", body: nil),
                 Template(method: "GET", path: "/api/v1/geofences?active=true", body: nil),
                 Template(method: "POST", path: "/api/v1/geofences", body: try fixture("request.create-geofence.json")),
-                Template(method: "PUT", path: "/api/v1/geofences/\(fence)", body: try fixture("request.update-geofence.json")),
+                Template(
+                    method: "PUT", path: "/api/v1/geofences/\(fence)", body: try fixture("request.update-geofence.json")
+                ),
                 Template(method: "DELETE", path: "/api/v1/geofences/\(fence)", body: nil),
                 Template(method: "GET", path: "/api/v1/changes?since=0&limit=100", body: nil),
                 Template(method: "GET", path: "/api/v1/changes/latest-cursor", body: nil),
@@ -113,7 +123,9 @@ public enum RequestFuzz {
             var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n"
             head += "Authorization: Bearer \(server.token)\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
-            if let body { head += "Content-Type: application/json\r\nContent-Length: \(contentLength ?? body.count)\r\n" }
+            if let body {
+                head += "Content-Type: application/json\r\nContent-Length: \(contentLength ?? body.count)\r\n"
+            }
             return Array((head + "\r\n").utf8) + (body ?? [])
         }
 
@@ -174,14 +186,17 @@ public enum RequestFuzz {
                 return (bytes, false, "request head mutated")
             case 8 where body != nil:
                 let depth = Int.random(in: 1_000...100_000, using: &random)
-                body = Array(repeating: UInt8(ascii: "["), count: depth) + Array(repeating: UInt8(ascii: "]"), count: depth)
+                body =
+                    Array(repeating: UInt8(ascii: "["), count: depth)
+                    + Array(repeating: UInt8(ascii: "]"), count: depth)
                 return (request(template.method, path, headers: headers, body: body), true, "nested \(depth) deep")
             case 9 where body != nil && random.chance(0.05):
                 // Just over the 8 MiB limit (api-v1 §2.2): 413, never a half-read write.
                 body = Array("{\"name\":\"".utf8) + Array(repeating: 0x61, count: 8 << 20) + Array("\"}".utf8)
                 return (request(template.method, path, headers: headers, body: body), true, "9 MiB body")
             default:
-                headers.append(("Idempotency-Key", random.pick(["", " ", "ä", String(repeating: "k", count: 256)]) ?? ""))
+                headers.append(
+                    ("Idempotency-Key", random.pick(["", " ", "ä", String(repeating: "k", count: 256)]) ?? ""))
                 return (request(template.method, path, headers: headers, body: body), true, "idempotency key")
             }
         }
@@ -192,7 +207,8 @@ public enum RequestFuzz {
         ]
 
         static let headerMutations: [(String, String)] = [
-            ("Authorization", "Bearer"), ("Authorization", "bearer x"), ("Authorization", String(repeating: "A", count: 20_000)),
+            ("Authorization", "Bearer"), ("Authorization", "bearer x"),
+            ("Authorization", String(repeating: "A", count: 20_000)),
             ("Content-Type", "text/plain"), ("Content-Type", "application/json; charset=latin1"),
             ("X-Request-ID", String(repeating: "r", count: 500)), ("X-Request-ID", "a b"),
             ("Idempotency-Key", "\u{7f}"), ("Expect", "100-continue"), ("Content-Encoding", "gzip"),
@@ -242,7 +258,9 @@ public enum RequestFuzz {
             }
             if let cursorBefore, status >= 400 {
                 let after = try latestCursor()
-                if after != cursorBefore { return "a refused write (\(status)) moved the change feed \(cursorBefore) → \(after)" }
+                if after != cursorBefore {
+                    return "a refused write (\(status)) moved the change feed \(cursorBefore) → \(after)"
+                }
             }
             return nil
         }

@@ -1,10 +1,10 @@
 import Foundation
+import Models
+import TrendyServerTesting
 
 #if canImport(Glibc)
     import Glibc
 #endif
-import Models
-import TrendyServerTesting
 
 /// The faults a run injects while clients work (`trendy-server --fault-*`).
 public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {

@@ -39,7 +39,9 @@ enum RawSocket {
         guard connected == 0 else { throw Failure.connect(String(cString: strerror(errno))) }
         var sent = 0
         while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = request[sent...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             // The server may answer (413, 400) and close before reading everything: stop writing, read the answer.
             if count <= 0 { break }
             sent += count
@@ -77,7 +79,8 @@ enum RawSocket {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return (status, headers, Array(answer[end.upperBound...]))
     }

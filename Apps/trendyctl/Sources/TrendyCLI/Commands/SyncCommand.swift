@@ -55,6 +55,8 @@ struct SyncCommand: TrendyCommand {
             context.console.note("next sync in \(Int(wait.rounded(.up))) s (Ctrl-C to stop)")
             await interrupt.run { try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000)) }
         } while !interrupt.fired
+        // trendyctl §1.5: a signal ends the command with 128+N, also when it lands between two runs of a watch.
+        if interrupt.fired { exitCode = interrupt.exitCode ?? 130 }
         if exitCode != 0 { throw ExitCode(exitCode) }
     }
 
