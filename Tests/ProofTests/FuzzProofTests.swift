@@ -29,6 +29,13 @@ struct FuzzProofTests {
         #expect((report.answers["4xx"] ?? 0) > 100 && (report.answers["2xx"] ?? 0) > 10, "\(report.answers)")
     }
 
+    @Test("trendyctl import of mutated exports: exit 0 or 65 with a message; a refused file changes nothing")
+    func imports() async throws {
+        let report = try await ImportFuzz.run(seed: 3, files: 25)
+        #expect(report.findings == [])
+        #expect(report.refused > 5 && report.runs == 25, "mutations were refused: \(report.refused) of \(report.runs)")
+    }
+
     @Test("the mutator changes documents, and one seed gives the same mutations")
     func mutatorIsSeeded() {
         let document = Array(#"{"a":[1,2,{"b":"c"}],"d":null}"#.utf8)

@@ -160,22 +160,26 @@ struct TrendyProofCommand: AsyncParsableCommand {
         for finding in decoders.findings.prefix(20) { print(finding) }
         let requests = try await RequestFuzz.run(seed: fuzzSeed, requests: fuzzRequests, fixtures: fixtures)
         for finding in requests.findings.prefix(20) { print(finding) }
+        let imports = try await ImportFuzz.run(seed: fuzzSeed, files: fuzzImports)
+        for finding in imports.findings.prefix(20) { print(finding) }
         let seconds = (ContinuousClock.now - started).components.seconds
         let answers = requests.answers.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(
             separator: ", ")
-        let findings = decoders.findings.count + requests.findings.count
+        let findings = decoders.findings.count + requests.findings.count + imports.findings.count
         var line =
             "fuzz: decoders \(decoders.executions) executions (\(fixtures.count) fixtures × \(fuzzIterations) "
             + "mutations), \(decoders.findings.count) findings; trendy-server \(requests.requests) mutated requests "
-            + "(\(answers)), \(requests.findings.count) findings; seed \(fuzzSeed), \(seconds) s"
+            + "(\(answers)), \(requests.findings.count) findings; trendyctl import \(imports.runs) mutated files "
+            + "(\(imports.imported) imported, \(imports.refused) refused), \(imports.findings.count) findings; "
+            + "seed \(fuzzSeed), \(seconds) s"
         if findings > 0 {
             line +=
                 "\nreproduce: trendy-proof --parts fuzz --fuzz-seed \(fuzzSeed) --fuzz-iterations \(fuzzIterations) "
-                + "--fuzz-requests \(fuzzRequests)"
+                + "--fuzz-requests \(fuzzRequests) --fuzz-imports \(fuzzImports)"
         }
         return PartResult(
             line: line,
-            summary: "fuzz \(decoders.executions + requests.requests) executions, \(findings) findings",
+            summary: "fuzz \(decoders.executions + requests.requests + imports.runs) executions, \(findings) findings",
             failed: findings > 0)
     }
 
