@@ -59,6 +59,17 @@ struct JSONTextTests {
         #expect(try JSONText.parse("[0e-999, 0.000, -0]") == [0, 0, 0], "zero itself stays valid")
     }
 
+    @Test("JSONCoding refuses nesting past 512 levels instead of letting JSONDecoder trap on it")
+    func deepNestingDoesNotCrashTheDecoder() throws {
+        // Found by libFuzzer: 600 "[" then "x", on one line, crashed the process inside JSONDecoder.
+        let hostile = Data((String(repeating: "[", count: 600) + "x").utf8)
+        #expect(throws: DecodingError.self) { try JSONCoding.decode([Double].self, from: hostile) }
+        let deepButAllowed = Data((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)
+        #expect(throws: DecodingError.self) { try JSONCoding.decode([Double].self, from: deepButAllowed) }
+        let bracketsInAString = Data(("[\"" + String(repeating: "[", count: 600) + "\"]").utf8)
+        #expect(try JSONCoding.decode([String].self, from: bracketsInAString) == [String(repeating: "[", count: 600)])
+    }
+
     @Test("numbers: integral values without a fraction, others round-trip exactly")
     func numbers() throws {
         #expect(JSONText.string([1, 2.5, -0.125, 1e21, 100.0]) == "[1,2.5,-0.125,1e+21,100]")

@@ -34,9 +34,47 @@ public enum JSONCoding {
         try sharedEncoder.encode(value)
     }
 
-    /// Decodes with the shared configuration.
+    /// Decodes with the shared configuration. Input nested deeper than `maximumDepth` is refused before it reaches
+    /// `JSONDecoder`, which traps on it (Swift 6.3.1: more than 512 levels with no line break before them crash
+    /// the process while building the error's location; found by libFuzzer, docs/reliability.md).
     public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try sharedDecoder.decode(type, from: data)
+        if let offset = firstOffsetBeyondMaximumDepth(data) {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "nesting deeper than \(maximumDepth) at byte \(offset)"))
+        }
+        return try sharedDecoder.decode(type, from: data)
+    }
+
+    /// The deepest nesting a decoded document may have; `JSONText` has the same limit.
+    public static let maximumDepth = 512
+
+    /// Where the document opens its (maximumDepth + 1)th nested array or object, or nil. Brackets inside strings
+    /// do not count.
+    static func firstOffsetBeyondMaximumDepth(_ data: Data) -> Int? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for (offset, byte) in data.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > maximumDepth { return offset }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return nil
     }
 
     private static let sharedEncoder = makeEncoder()
