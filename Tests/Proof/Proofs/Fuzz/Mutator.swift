@@ -47,6 +47,8 @@ public struct Mutator: Sendable {
             let depth = Int.random(in: 100...100_000, using: &random)
             let open: UInt8 = random.chance(0.5) ? UInt8(ascii: "[") : UInt8(ascii: "{")
             bytes.insert(contentsOf: [UInt8](repeating: open, count: depth), at: position)
+            // On one line half the time: JSONDecoder trapped on deep nesting only with no line break before it.
+            if random.chance(0.5) { bytes.removeAll { $0 == UInt8(ascii: "\n") } }
         case 8:
             let length = Int.random(in: 1_000...300_000, using: &random)
             bytes.insert(
