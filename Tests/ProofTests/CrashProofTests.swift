@@ -2,7 +2,7 @@ import Proofs
 import Testing
 
 /// The short version of `make proof`'s crash part: three trials of kill -9 during push and pull (docs/reliability.md).
-@Suite("Crash proof (short)")
+@Suite("Crash proof (short)", .serialized)  // one trial at a time: each runs two processes on 5 000 events
 struct CrashProofTests {
     @Test(
         "kill -9 of trendyctl sync or trendy-server mid-transfer: nothing lost or duplicated, integrity_check ok",

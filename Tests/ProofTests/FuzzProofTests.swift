@@ -4,7 +4,7 @@ import Testing
 
 /// The short version of `make proof`'s fuzz part (docs/reliability.md): seeded mutations of Fixtures/api through
 /// the client's parsers, and mutated requests to a trendy-server process.
-@Suite("Fuzz proof (short)")
+@Suite("Fuzz proof (short)", .serialized)
 struct FuzzProofTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
