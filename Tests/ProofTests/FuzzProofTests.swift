@@ -10,10 +10,10 @@ struct FuzzProofTests {
         .deletingLastPathComponent()
 
     @Test("mutated API documents: every decoder refuses with a message or reads what it accepts consistently")
-    func decoders() throws {
+    func decoders() async throws {
         let fixtures = try DecoderFuzz.fixtures(root: Self.root)
         #expect(fixtures.count > 30, "Fixtures/api was found")
-        let report = DecoderFuzz.run(seed: 1, iterations: 40, fixtures: fixtures)
+        let report = try await onOwnThread { DecoderFuzz.run(seed: 1, iterations: 40, fixtures: fixtures) }
         #expect(report.findings.map(\.description) == [])
         #expect(report.accepted > 0 && report.accepted < report.executions, "mutations both pass and fail")
     }

@@ -34,11 +34,12 @@ public enum RequestFuzz {
             database: directory.appendingPathComponent("server.sqlite").path, faults: .none, seed: seed)
         defer { server.stop() }
         var run = Run(server: server, random: SeededRandom(seed: seed), mutator: Mutator(seed: seed))
-        let templates = try run.setUp(fixtures: Dictionary(uniqueKeysWithValues: fixtures.map { ($0.name, $0.bytes) }))
+        let templates = try await run.setUp(
+            fixtures: Dictionary(uniqueKeysWithValues: fixtures.map { ($0.name, $0.bytes) }))
         for iteration in 0..<requests {
             guard let template = run.random.pick(templates) else { break }
             let (request, wellFormed, label) = run.mutate(template)
-            if let finding = try run.check(request, wellFormed: wellFormed, template: template) {
+            if let finding = try await run.check(request, wellFormed: wellFormed, template: template) {
                 run.report.findings.append(
                     "request \(iteration) (\(label)): \(finding)\n  request: "
                         + String(String(decoding: request.prefix(300), as: UTF8.self)))
@@ -59,13 +60,13 @@ public enum RequestFuzz {
 
         /// Creates the entities the fixtures name, so that mutated requests reach the handlers, and returns the
         /// templates.
-        mutating func setUp(fixtures: [String: [UInt8]]) throws -> [Template] {
+        func setUp(fixtures: [String: [UInt8]]) async throws -> [Template] {
             func fixture(_ name: String) throws -> [UInt8] {
                 guard let bytes = fixtures[name] else { throw ProofError("Fixtures/api/\(name) is missing") }
                 return bytes
             }
-            func create(_ path: String, _ name: String) throws -> String {
-                let answer = try send(request("POST", path, body: try fixture(name)))
+            func create(_ path: String, _ name: String) async throws -> String {
+                let answer = try await send(request("POST", path, body: try fixture(name)))
                 guard let parsed = RawSocket.parse(answer), parsed.status == 201,
                     let id = (try? JSONText.parse(parsed.body))?["id"]?.stringValue
                 else {
@@ -74,11 +75,11 @@ public enum RequestFuzz {
                 }
                 return id
             }
-            let type = try create("/api/v1/event-types", "request.create-event-type.json")
-            let fence = try create("/api/v1/geofences", "request.create-geofence.json")
-            let definition = try create(
+            let type = try await create("/api/v1/event-types", "request.create-event-type.json")
+            let fence = try await create("/api/v1/geofences", "request.create-geofence.json")
+            let definition = try await create(
                 "/api/v1/event-types/\(type)/properties", "request.create-property-definition.json")
-            let event = try create("/api/v1/events", "request.create-event.json")
+            let event = try await create("/api/v1/events", "request.create-event.json")
             return [
                 Template(method: "GET", path: "/api/v1/event-types", body: nil),
                 Template(
@@ -129,7 +130,10 @@ public enum RequestFuzz {
             return Array((head + "\r\n").utf8) + (body ?? [])
         }
 
-        func send(_ request: [UInt8]) throws -> [UInt8] { try RawSocket.exchange(port: server.port, request) }
+        func send(_ request: [UInt8]) async throws -> [UInt8] {
+            let port = server.port
+            return try await onOwnThread { try RawSocket.exchange(port: port, request) }
+        }
 
         /// A mutated request, whether it is still well-formed HTTP, and what was done to it.
         mutating func mutate(_ template: Template) -> ([UInt8], Bool, String) {
@@ -233,11 +237,11 @@ public enum RequestFuzz {
         }
 
         /// Sends the request and checks the answer; a finding, or nil.
-        mutating func check(_ bytes: [UInt8], wellFormed: Bool, template: Template) throws -> String? {
-            let cursorBefore = template.method == "GET" ? nil : try latestCursor()
+        mutating func check(_ bytes: [UInt8], wellFormed: Bool, template: Template) async throws -> String? {
+            let cursorBefore = template.method == "GET" ? nil : try await latestCursor()
             let answer: [UInt8]
             do {
-                answer = try send(bytes)
+                answer = try await send(bytes)
             } catch let failure as RawSocket.Failure {
                 if case .connect = failure { return "the server is down: \(failure)" }
                 return "a hang: \(failure)"
@@ -257,7 +261,7 @@ public enum RequestFuzz {
                 else { return "\(status) without a problem body: \(String(decoding: body.prefix(300), as: UTF8.self))" }
             }
             if let cursorBefore, status >= 400 {
-                let after = try latestCursor()
+                let after = try await latestCursor()
                 if after != cursorBefore {
                     return "a refused write (\(status)) moved the change feed \(cursorBefore) → \(after)"
                 }
@@ -265,8 +269,8 @@ public enum RequestFuzz {
             return nil
         }
 
-        func latestCursor() throws -> Int64 {
-            let answer = try send(request("GET", "/api/v1/changes/latest-cursor"))
+        func latestCursor() async throws -> Int64 {
+            let answer = try await send(request("GET", "/api/v1/changes/latest-cursor"))
             guard let parsed = RawSocket.parse(answer), parsed.status == 200,
                 let cursor = (try? JSONText.parse(parsed.body))?["cursor"]?.intValue.map(Int64.init)
             else { throw ProofError("latest-cursor failed: \(String(decoding: answer.prefix(300), as: UTF8.self))") }
