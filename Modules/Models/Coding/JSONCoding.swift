@@ -45,36 +45,38 @@ public enum JSONCoding {
         return try sharedDecoder.decode(type, from: data)
     }
 
-    /// The deepest nesting a decoded document may have; `JSONText` has the same limit.
+    /// The deepest nesting a decoded document may have; `JSONText` parses to the same limit.
     public static let maximumDepth = 512
 
     /// Where the document opens its (maximumDepth + 1)th nested array or object, or nil. Brackets inside strings
     /// do not count.
     static func firstOffsetBeyondMaximumDepth(_ data: Data) -> Int? {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for (offset, byte) in data.enumerated() {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
+        data.withUnsafeBytes { bytes in
+            var depth = 0
+            var inString = false
+            var escaped = false
+            for (offset, byte) in bytes.enumerated() {
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                    continue
                 }
-                continue
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                    if depth > maximumDepth { return offset }
+                case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+                default: break
+                }
             }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > maximumDepth { return offset }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
-            }
+            return nil
         }
-        return nil
     }
 
     private static let sharedEncoder = makeEncoder()

@@ -98,7 +98,7 @@ public enum JSONText {
     private struct Parser {
         let bytes: [UInt8]
         var index = 0
-        static let maximumDepth = 512
+        static let maximumDepth = JSONCoding.maximumDepth
 
         func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index) }
 

@@ -76,81 +76,82 @@ struct TrendyProofCommand: AsyncParsableCommand {
         var hung = false
     }
 
-    func convergence() async throws -> PartResult {
-        var failures: [ProofOutcome] = []
+    /// The runs of a seeded part, one seed after another; a failure prints its report, a hang stops the part (its
+    /// task cannot be taken back).
+    struct SeedTally<Outcome: SeededOutcome> {
         var ran = 0
-        var deadLetters = 0
-        var entities = 0
+        var failures: [Outcome] = []
         var hung = false
+        var seconds: Int64 = 0
+        var passed: Int { ran - failures.count }
+    }
+
+    func runSeeds<Outcome: SeededOutcome>(
+        _ seeds: Range<UInt64>, _ run: (UInt64) async throws -> Outcome, each: (Outcome) -> Void
+    ) async throws -> SeedTally<Outcome> {
+        var tally = SeedTally<Outcome>()
         let started = ContinuousClock.now
-        for seed in firstSeed..<(firstSeed + UInt64(seeds)) {
-            var settings = ProofSettings(seed: seed)
-            settings.operations = operations
-            let outcome = try await ConvergenceProof.run(settings)
-            ran += 1
-            deadLetters += outcome.deadLetters
-            entities += outcome.serverEntities
-            if verbose && outcome.passed { print(outcome.report) }
-            if !outcome.passed {
-                failures.append(outcome)
-                print(outcome.report)
-            }
-            // A hung run's task cannot be taken back: report what ran and stop here.
+        for seed in seeds {
+            let outcome = try await run(seed)
+            tally.ran += 1
+            each(outcome)
+            if !outcome.passed { tally.failures.append(outcome) }
+            if !outcome.passed || verbose { print(outcome.report) }
             if outcome.hung {
-                hung = true
+                tally.hung = true
                 break
             }
         }
-        let seconds = (ContinuousClock.now - started).components.seconds
+        tally.seconds = (ContinuousClock.now - started).components.seconds
+        return tally
+    }
+
+    func convergence() async throws -> PartResult {
+        var deadLetters = 0
+        var entities = 0
+        let tally = try await runSeeds(firstSeed..<(firstSeed + UInt64(seeds))) { seed in
+            var settings = ProofSettings(seed: seed)
+            settings.operations = operations
+            return try await ConvergenceProof.run(settings)
+        } each: { outcome in
+            deadLetters += outcome.deadLetters
+            entities += outcome.serverEntities
+        }
         var line =
-            "convergence: \(ran - failures.count) passed, \(failures.count) failed "
+            "convergence: \(tally.passed) passed, \(tally.failures.count) failed "
             + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
-            + "\(entities) server entities, \(deadLetters) dead letters, \(seconds) s)"
-        if let first = failures.first {
+            + "\(entities) server entities, \(deadLetters) dead letters, \(tally.seconds) s)"
+        if let first = tally.failures.first {
             line +=
                 "\nreproduce: trendy-proof --parts convergence --seeds 1 --operations \(operations) "
                 + "--first-seed \(first.seed)"
         }
         return PartResult(
-            line: line, summary: "convergence \(ran - failures.count)/\(seeds) seeds", failed: !failures.isEmpty,
-            hung: hung)
+            line: line, summary: "convergence \(tally.passed)/\(seeds) seeds", failed: !tally.failures.isEmpty,
+            hung: tally.hung)
     }
 
     func crash() async throws -> PartResult {
-        var failures: [CrashOutcome] = []
-        var ran = 0
         var kills = 0
         var midTransfer = 0
-        var hung = false
-        let started = ContinuousClock.now
-        for seed in firstCrashSeed..<(firstCrashSeed + UInt64(crashTrials)) {
+        let tally = try await runSeeds(firstCrashSeed..<(firstCrashSeed + UInt64(crashTrials))) { seed in
             var settings = CrashSettings(seed: seed)
             settings.events = crashEvents
-            let outcome = try await CrashProof.run(settings)
-            ran += 1
+            return try await CrashProof.run(settings)
+        } each: { outcome in
             kills += outcome.kills
             midTransfer += outcome.midTransferKills
-            if verbose && outcome.passed { print(outcome.report) }
-            if !outcome.passed {
-                failures.append(outcome)
-                print(outcome.report)
-            }
-            if outcome.hung {
-                hung = true
-                break
-            }
         }
-        let seconds = (ContinuousClock.now - started).components.seconds
         var line =
-            "crash: \(ran - failures.count) passed, \(failures.count) failed (trials \(firstCrashSeed)…"
+            "crash: \(tally.passed) passed, \(tally.failures.count) failed (trials \(firstCrashSeed)…"
             + "\(firstCrashSeed + UInt64(crashTrials) - 1), \(crashEvents) events pushed and pulled each, "
-            + "\(kills) kill -9s, \(midTransfer) mid-transfer, \(seconds) s)"
-        if let first = failures.first {
+            + "\(kills) kill -9s, \(midTransfer) mid-transfer, \(tally.seconds) s)"
+        if let first = tally.failures.first {
             line += "\nreproduce: trendy-proof --parts crash --crash-trials 1 --first-crash-seed \(first.seed)"
         }
         return PartResult(
-            line: line, summary: "crash \(ran - failures.count)/\(crashTrials) trials", failed: !failures.isEmpty,
-            hung: hung)
+            line: line, summary: "crash \(tally.passed)/\(crashTrials) trials", failed: !tally.failures.isEmpty,
+            hung: tally.hung)
     }
 
     func fuzz() async throws -> PartResult {

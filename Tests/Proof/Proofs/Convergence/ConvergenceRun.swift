@@ -17,7 +17,7 @@ public struct ProofSettings: Sendable {
 }
 
 /// How one seed ended.
-public struct ProofOutcome: Sendable {
+public struct ProofOutcome: SeededOutcome {
     public let seed: UInt64
     /// The first broken guarantee, or nil when every check passed.
     public let divergence: String?
@@ -56,13 +56,9 @@ final class ConvergenceRun {
     }
 
     func run() async throws -> ProofOutcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "trendy-proof-\(settings.seed)-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeScratchDirectory("trendy-proof-\(settings.seed)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try ProofServer.start(
-            database: directory.appendingPathComponent("server.sqlite").path, faults: settings.faults,
-            seed: settings.seed)
+        var server = try ProofServer.start(in: directory, faults: settings.faults, seed: settings.seed)
         defer { server.stop() }
         clients = try (0..<settings.clients).map {
             try ProofClient(name: "client\($0)", directory: directory, server: server, clock: clock)

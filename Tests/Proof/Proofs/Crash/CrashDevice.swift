@@ -14,16 +14,8 @@ struct CrashDevice {
         self.name = name
         self.directory = directory
         databasePath = directory.appendingPathComponent("\(name).sqlite").path
-        let home = directory.appendingPathComponent("home-\(name)")
-        environment = [
-            "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
-            "XDG_CONFIG_HOME": home.appendingPathComponent("config").path, "TRENDY_DB": databasePath,
-            "TRENDY_CONFIG": home.appendingPathComponent("config.toml").path,
-            "TRENDY_TOKEN_FILE": home.appendingPathComponent("token").path,
-            "TRENDY_SERVER": server.root.url.absoluteString,
-            "TRENDY_TOKEN": server.token, "TZ": "UTC",
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        ]
+        environment = trendyctlEnvironment(
+            home: directory.appendingPathComponent("home-\(name)"), database: databasePath, server: server)
     }
 
     func startSync() throws -> ChildProcess.Running {

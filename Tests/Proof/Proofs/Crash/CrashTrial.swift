@@ -24,7 +24,7 @@ public struct CrashSettings: Sendable {
 }
 
 /// How one crash trial ended.
-public struct CrashOutcome: Sendable {
+public struct CrashOutcome: SeededOutcome {
     public let seed: UInt64
     /// The first broken guarantee, or nil.
     public let failure: String?
@@ -61,12 +61,9 @@ final class CrashTrial {
     }
 
     func run() async throws -> CrashOutcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "trendy-crash-\(settings.seed)-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeScratchDirectory("trendy-crash-\(settings.seed)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try ProofServer.start(
-            database: directory.appendingPathComponent("server.sqlite").path, faults: .none, seed: settings.seed)
+        var server = try ProofServer.start(in: directory, faults: .none, seed: settings.seed)
         defer { server.stop() }
 
         let written = try await seed(directory: directory, server: server)
@@ -74,7 +71,7 @@ final class CrashTrial {
         let deviceA = CrashDevice(name: "A", directory: directory, server: server)
         let serverRows = SQLiteFile(server.database)
         if let failure = try await phase(
-            "push", device: deviceA, server: &server, trigger: .rows(total: settings.events),
+            "push", device: deviceA, server: &server, trigger: .rows,
             progress: { try serverRows.count("SELECT count(*) FROM events") })
         {
             return outcome(failure)
@@ -124,11 +121,11 @@ final class CrashTrial {
         return try device.entities()
     }
 
-    /// When a kill lands: when `progress()` (rows moved so far, of `total`) reaches a random target (push: the
+    /// When a kill lands: when `progress()` (rows moved so far, of `events`) reaches a random target (push: the
     /// server commits batch by batch), or at a random moment of `window` (pull: a device stores a bootstrap at
     /// once, so its rows cannot tell where it is); then up to 30 ms later either way.
     enum Trigger {
-        case rows(total: Int)
+        case rows
         case time(window: Duration)
     }
 
@@ -144,16 +141,15 @@ final class CrashTrial {
             let hitsServer = random.chance(settings.serverKillChance)
             let running = try device.startSync()
             switch trigger {
-            case .rows(let total):
+            case .rows:
                 // Below 90 %: a kill aimed at the last batch would often arrive after the sync ended.
                 let target = Int.random(in: 0..<(total * 9 / 10), using: &random)
                 while running.exitStatus == nil, try progress() < target {
                     try await Task.sleep(for: .milliseconds(5))
                 }
             case .time(let window):
-                let milliseconds =
-                    window.components.seconds * 1000 + window.components.attoseconds / 1_000_000_000_000_000
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...Int(milliseconds), using: &random)))
+                let milliseconds = Int(window / .milliseconds(1))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...milliseconds, using: &random)))
             }
             try await Task.sleep(for: jitter)
             guard running.exitStatus == nil else {

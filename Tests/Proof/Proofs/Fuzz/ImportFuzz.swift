@@ -14,15 +14,9 @@ public enum ImportFuzz {
     }
 
     public static func run(seed: UInt64, files: Int) async throws -> Report {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-import-fuzz-\(UUID())")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let home = try makeScratchDirectory("trendy-import-fuzz")
         defer { try? FileManager.default.removeItem(at: home) }
-        let environment = [
-            "HOME": home.path, "TRENDY_DB": home.appendingPathComponent("local.sqlite").path,
-            "TRENDY_CONFIG": home.appendingPathComponent("config.toml").path,
-            "TRENDY_TOKEN_FILE": home.appendingPathComponent("token").path, "TZ": "UTC",
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-        ]
+        let environment = trendyctlEnvironment(home: home, database: home.appendingPathComponent("local.sqlite").path)
         func trendyctl(_ arguments: String...) async throws -> ChildProcess.Result {
             try await ChildProcess.run("trendyctl", arguments, environment: environment)
         }

@@ -18,8 +18,7 @@ public enum LibFuzzerRun {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ProofError("\(binary) is not built: make proof builds it with -sanitize=fuzzer")
         }
-        let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-fuzz-corpus-\(UUID())")
-        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        let corpus = try makeScratchDirectory("trendy-fuzz-corpus")
         try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: corpus) }
         for (name, bytes) in fixtures {

@@ -26,12 +26,9 @@ public enum RequestFuzz {
     ) async throws
         -> Report
     {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "trendy-request-fuzz-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeScratchDirectory("trendy-request-fuzz")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ProofServer.start(
-            database: directory.appendingPathComponent("server.sqlite").path, faults: .none, seed: seed)
+        let server = try ProofServer.start(in: directory, faults: .none, seed: seed)
         defer { server.stop() }
         var run = Run(server: server, random: SeededRandom(seed: seed), mutator: Mutator(seed: seed))
         let templates = try await run.setUp(

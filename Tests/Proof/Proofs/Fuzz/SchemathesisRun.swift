@@ -17,12 +17,9 @@ public enum SchemathesisRun {
     static let excludedChecks = ["unsupported_method", "positive_data_acceptance", "negative_data_rejection"]
 
     public static func run(document: String, seed: UInt64, maxExamples: Int) async throws -> Outcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "trendy-schemathesis-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeScratchDirectory("trendy-schemathesis")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ProofServer.start(
-            database: directory.appendingPathComponent("server.sqlite").path, faults: .none, seed: seed)
+        let server = try ProofServer.start(in: directory, faults: .none, seed: seed)
         defer { server.stop() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

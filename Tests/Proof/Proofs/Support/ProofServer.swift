@@ -62,11 +62,11 @@ final class ProofServer: Sendable {
         self.port = port
     }
 
-    /// Starts a server on a new database for a new user.
-    static func start(database: String, faults: FaultPlan, seed: UInt64) throws -> ProofServer {
+    /// Starts a server on a new database, `server.sqlite` in `directory`, for a new user.
+    static func start(in directory: URL, faults: FaultPlan, seed: UInt64) throws -> ProofServer {
         try launch(
-            database: database, port: 0, token: "proof-\(seed)", user: UUIDv7.generate(at: Date()), faults: faults,
-            seed: seed)
+            database: directory.appendingPathComponent("server.sqlite").path, port: 0, token: "proof-\(seed)",
+            user: UUIDv7.generate(at: Date()), faults: faults, seed: seed)
     }
 
     /// Stops this process and starts another on the same file, port and user with `faults`.

@@ -72,3 +72,21 @@ public func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () throws -
         Thread.detachNewThread { continuation.resume(with: Result(catching: body)) }
     }
 }
+
+/// How one seeded run ended: enough for a command to count runs, report failures and stop at a hang.
+public protocol SeededOutcome: Sendable {
+    var seed: UInt64 { get }
+    var passed: Bool { get }
+    /// The run did not finish in its time limit; its task is still there, so no further run should start.
+    var hung: Bool { get }
+    /// The seed, the log and what broke.
+    var report: String { get }
+}
+
+/// A new, empty directory under the system's temporary one, named `name` and a UUID; the caller removes it.
+func makeScratchDirectory(_ name: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "\(name)-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
