@@ -38,7 +38,8 @@ extension DataStoreContract {
                 cursor: 4_000_000_000_123, bootstrapRequested: true, pendingDeleteIds: [Build.id(1), Build.id(2)],
                 breakerConsecutive429: 2, breakerBackoffUntil: Build.instant.addingTimeInterval(30),
                 breakerMultiplier: 4, breakerRetryAfterHint: 12.5, quietUntil: Build.instant.addingTimeInterval(60),
-                lastSuccessAt: Build.instant, serverRoot: "http://127.0.0.1:8080", accountUserId: Build.id(42))
+                lastSuccessAt: Build.instant, serverRoot: "http://127.0.0.1:8080", accountUserId: Build.id(42),
+                unfetchedDefinitionTypes: [Build.id(3)])
             try subject.saved { try $0.saveEngineState(state) }
             #expect(try subject.read { try $0.loadEngineState() } == state)
             var cleared = state
@@ -46,6 +47,7 @@ extension DataStoreContract {
             cleared.quietUntil = nil
             cleared.breakerRetryAfterHint = nil
             cleared.pendingDeleteIds = []
+            cleared.unfetchedDefinitionTypes = []
             try subject.saved { try $0.saveEngineState(cleared) }
             // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
             #expect(try subject.read { try $0.loadEngineState() } == cleared)

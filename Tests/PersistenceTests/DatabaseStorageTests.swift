@@ -86,6 +86,30 @@ struct DatabaseStorageTests {
         #expect(count.contains { $0.contains("INDEX pending_mutations_by_state") }, "\(count)")
     }
 
+    @Test("a file made by v2 keeps its engine state on open and gains an empty set of unfetched definition types")
+    func upgradeAddsUnfetchedDefinitionTypes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("old.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v2-query-indexes")
+        try old.write { db in
+            try db.execute(
+                sql: "INSERT INTO sync_engine_state (id, cursor, pending_delete_ids) VALUES (1, 77, ?)",
+                arguments: ["[\"\(Build.id(5))\"]"])
+        }
+        try old.close()
+
+        let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+        let state = try store.loadEngineState()
+        #expect(state.cursor == 77 && state.pendingDeleteIds == [Build.id(5)])
+        #expect(state.unfetchedDefinitionTypes.isEmpty)
+        var changed = state
+        changed.unfetchedDefinitionTypes = [Build.id(6)]
+        try store.saveEngineState(changed)
+        try store.save()
+        #expect(try DefaultDataStoreFactory(.file(path: path)).makeDataStore().loadEngineState() == changed)
+    }
+
     @Test("S17 data and engine state survive closing and reopening the file")
     func survivesRestart() throws {
         let directory = try TemporaryDirectory()

@@ -171,6 +171,42 @@ struct BootstrapTests {
         #expect(try a.events.propertyDefinition(id: definition.id) == nil, "fetched this time: replaced")
     }
 
+    @Test("A type whose definitions a bootstrap could not fetch is fetched again after the next pull")
+    func unfetchedDefinitionsFetchedAgain() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let kept = try await a.events.createPropertyDefinition(
+            eventTypeId: type.id, key: "size", label: "Size", type: .number)
+        _ = await a.engine.performSync()
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        let added = try await b.events.createPropertyDefinition(
+            eventTypeId: type.id, key: "mood", label: "Mood", type: .text)
+        try await b.events.deletePropertyDefinition(id: kept.id)
+        _ = await b.engine.performSync()
+
+        try a.updateEngineState { $0.bootstrapRequested = true }
+        a.network.enqueue(http(500), for: .getPropertyDefinitions)
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try a.engineState().unfetchedDefinitionTypes == [type.id])
+        #expect(try a.events.propertyDefinition(id: added.id) == nil, "the bootstrap's cursor is past its create")
+
+        a.network.enqueue(http(503), for: .getPropertyDefinitions)
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false), "a failed fetch again: logged")
+        #expect(try a.engineState().unfetchedDefinitionTypes == [type.id], "and left for the next round")
+
+        a.network.resetCalls()
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(a.network.calls(of: .getPropertyDefinitions).count == 1)
+        #expect(try a.events.propertyDefinition(id: added.id)?.label == "Mood", "the missed create arrives")
+        #expect(try a.events.propertyDefinition(id: kept.id) == nil, "the kept one the server deleted goes")
+        #expect(try a.engineState().unfetchedDefinitionTypes.isEmpty)
+
+        a.network.resetCalls()
+        _ = await a.engine.performSync()
+        #expect(a.network.calls(of: .getPropertyDefinitions).isEmpty, "nothing left to fetch again")
+    }
+
     @Test("S85 forceFullResync stores the flag: a new engine after a failed attempt still bootstraps")
     func forcedResyncSurvives() async throws {
         let h = try SyncHarness()

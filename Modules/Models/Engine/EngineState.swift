@@ -16,6 +16,9 @@ public struct EngineState: Sendable, Hashable {
     public var lastSuccessAt: Date?
     public var serverRoot: String?
     public var accountUserId: String?
+    /// Event types whose property definitions the last bootstrap could not fetch (S84). Later rounds fetch them
+    /// again after their pull, so a fault during one bootstrap does not hide a type's definitions for good.
+    public var unfetchedDefinitionTypes: Set<String>
 
     public init(
         cursor: Int64 = 0,
@@ -28,7 +31,8 @@ public struct EngineState: Sendable, Hashable {
         quietUntil: Date? = nil,
         lastSuccessAt: Date? = nil,
         serverRoot: String? = nil,
-        accountUserId: String? = nil
+        accountUserId: String? = nil,
+        unfetchedDefinitionTypes: Set<String> = []
     ) {
         self.cursor = cursor
         self.bootstrapRequested = bootstrapRequested
@@ -41,5 +45,6 @@ public struct EngineState: Sendable, Hashable {
         self.lastSuccessAt = lastSuccessAt
         self.serverRoot = serverRoot
         self.accountUserId = accountUserId
+        self.unfetchedDefinitionTypes = unfetchedDefinitionTypes
     }
 }

@@ -9,7 +9,15 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-initial", migrate: createInitialTables)
         migrator.registerMigration("v2-query-indexes", migrate: addQueryIndexes)
+        migrator.registerMigration("v3-unfetched-definition-types", migrate: addUnfetchedDefinitionTypes)
         return migrator
+    }
+
+    /// The event types whose property definitions a bootstrap could not fetch, fetched again by later rounds
+    /// (docs/error-recovery.md, "A bootstrap that missed a type's definitions").
+    private static func addUnfetchedDefinitionTypes(_ db: Database) throws {
+        try db.execute(
+            sql: "ALTER TABLE sync_engine_state ADD COLUMN unfetched_definition_types TEXT NOT NULL DEFAULT '[]'")
     }
 
     /// Local writes check for an event of the same type at the same instant, and every write recounts the queue by

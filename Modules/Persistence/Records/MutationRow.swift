@@ -71,11 +71,10 @@ enum MutationRow {
 /// `sync_engine_state` and `sync_history` rows (sync-engine §1.9, §1.10).
 enum EngineRows {
     static func decodeState(_ row: Row) throws -> EngineState {
-        let deleteIdsText = try row.decode(String.self, atIndex: 2)
-        return EngineState(
+        EngineState(
             cursor: try row.decode(Int64.self, atIndex: 0),
             bootstrapRequested: try Column.bool(row, 1),
-            pendingDeleteIds: Set((try? JSONCoding.decode([String].self, from: Data(deleteIdsText.utf8))) ?? []),
+            pendingDeleteIds: try Column.stringSet(row, 2),
             breakerConsecutive429: try row.decode(Int.self, atIndex: 3),
             breakerBackoffUntil: try Column.optionalDate(row, 4),
             breakerMultiplier: try row.decode(Double.self, atIndex: 5),
@@ -83,14 +82,15 @@ enum EngineRows {
             quietUntil: try Column.optionalDate(row, 7),
             lastSuccessAt: try Column.optionalDate(row, 8),
             serverRoot: try row.decode(String?.self, atIndex: 9),
-            accountUserId: try row.decode(String?.self, atIndex: 10)
+            accountUserId: try row.decode(String?.self, atIndex: 10),
+            unfetchedDefinitionTypes: try Column.stringSet(row, 11)
         )
     }
 
     static let stateColumnNames = [
         "cursor", "bootstrap_requested", "pending_delete_ids", "breaker_consecutive_429", "breaker_backoff_until",
         "breaker_multiplier", "breaker_retry_after_hint", "quiet_until", "last_success_at", "server_root",
-        "account_user_id",
+        "account_user_id", "unfetched_definition_types",
     ]
     static let loadStateSQL = "SELECT \(stateColumnNames.joined(separator: ", ")) FROM sync_engine_state WHERE id = 1"
     static let saveStateSQL =
@@ -105,7 +105,7 @@ enum EngineRows {
             state.breakerConsecutive429, Column.milliseconds(state.breakerBackoffUntil), state.breakerMultiplier,
             state.breakerRetryAfterHint, Column.milliseconds(state.quietUntil),
             Column.milliseconds(state.lastSuccessAt),
-            state.serverRoot, state.accountUserId,
+            state.serverRoot, state.accountUserId, Column.json(state.unfetchedDefinitionTypes.sorted()),
         ]
     }
 

@@ -56,6 +56,9 @@ enum Column {
     static func bool(_ row: Row, _ index: Int) throws -> Bool { try row.decode(Int64.self, atIndex: index) != 0 }
 
     static func json(_ strings: [String]) -> String { JSONColumn.text(strings) }
+    static func stringSet(_ row: Row, _ index: Int) throws -> Set<String> {
+        Set(JSONColumn.strings(try row.decode(String.self, atIndex: index)))
+    }
 }
 
 extension Event: StoredEntity {

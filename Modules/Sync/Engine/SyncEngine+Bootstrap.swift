@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Models
 import Protocols
 
@@ -98,9 +99,76 @@ extension SyncEngine {
             }
             engineState.cursor = cursor
             engineState.bootstrapRequested = false
+            engineState.unfetchedDefinitionTypes = snapshot.unfetchedTypes
             try store.saveEngineState(engineState)
             observedEngineState = engineState
         }
         refreshCounts()
+    }
+}
+
+// MARK: Definitions a bootstrap could not fetch
+
+extension SyncEngine {
+    /// S84 keeps a type's local definitions when its fetch fails, yet the bootstrap's cursor moves past every
+    /// change before it: without another fetch, a device that bootstrapped during a fault would lack that type's
+    /// definitions until each is edited again. After an incremental pull, each such type's definitions are fetched
+    /// again and replace the local ones (fenced rows excepted), as the bootstrap would have. Errors are logged and
+    /// leave the type for the next round; they do not change the round's outcome, like the geofence refresh.
+    func refetchUnfetchedDefinitions(_ counters: inout RoundCounters) async {
+        let types: Set<String>
+        do {
+            types = try readEngineState().unfetchedDefinitionTypes
+        } catch {
+            return
+        }
+        for type in types.sorted() {
+            if Task.isCancelled { return }
+            do {
+                let definitions: [APIPropertyDefinition]
+                do {
+                    definitions = try await network.getPropertyDefinitions(eventTypeId: type)
+                } catch let NetworkError.http(failure) where failure.status == 404 {
+                    definitions = []  // the type is gone; the feed deletes it and its definitions
+                }
+                try replaceDefinitions(of: type, with: definitions, &counters)
+            } catch {
+                if case .rateLimited(let retryAfter) = PushErrorClass.classify(error, operation: .create) {
+                    startQuietPeriod(retryAfter)
+                    return
+                }
+                logger.warning(
+                    "property definitions of a type could not be fetched again",
+                    metadata: ["event_type_id": "\(type)", "error": "\(error)"])
+            }
+        }
+    }
+
+    private func replaceDefinitions(
+        of type: String, with definitions: [APIPropertyDefinition], _ counters: inout RoundCounters
+    ) throws {
+        try unitOfWork { store in
+            var engineState = try store.loadEngineState()
+            let fences = try Fences(store: store, engineState: engineState)
+            let fetched = Set(definitions.map { $0.id.lowercased() })
+            for local in try store.fetchAllPropertyDefinitions()
+            where local.eventTypeId == type && !fetched.contains(local.id) && !fences.written.contains(local.id) {
+                try store.deletePropertyDefinition(id: local.id)
+            }
+            for definition in definitions {
+                let id = definition.id.lowercased()
+                if fences.contains(id) {
+                    counters.fenced += 1
+                    continue
+                }
+                try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) {
+                    $0.replaceFields(with: definition)
+                }
+                counters.pulled += 1
+            }
+            engineState.unfetchedDefinitionTypes.remove(type)
+            try store.saveEngineState(engineState)
+            observedEngineState = engineState
+        }
     }
 }

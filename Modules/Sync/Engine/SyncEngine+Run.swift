@@ -131,6 +131,7 @@ extension SyncEngine {
                 try await bootstrap(&counters)
             } else {
                 await refreshGeofencesIgnoringErrors(&counters)
+                await refetchUnfetchedDefinitions(&counters)
             }
             completedPull = true
         } catch let roundStop as RoundStop {
