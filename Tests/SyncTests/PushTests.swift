@@ -78,6 +78,28 @@ struct PushTests {
         #expect(members.isEmpty)
     }
 
+    @Test("An unanswered batch is re-sent with exactly its members; events created since go in a batch of their own")
+    func unansweredBatchKeepsItsMembers() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let first = try await h.event(type, 1)
+        let second = try await h.event(type, 2)
+        h.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
+        #expect(await h.engine.performSync().outcome == .offline("lost"))
+        h.clock.advance(by: 5)
+        let later = try await h.event(type, 3)
+
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        let batches = h.network.calls(of: .createEventsBatchWithIdempotency)
+        func ids(_ call: MockNetworkClient.Call) -> [String] {
+            call.body?["events"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        }
+        #expect(batches.count == 3)
+        #expect(batches.map(ids) == [[first.id, second.id], [first.id, second.id], [later.id]])
+        #expect(batches[0].idempotencyKey == batches[1].idempotencyKey, "the server replays instead of creating")
+        #expect(try h.queue().isEmpty)
+    }
+
     @Test("S32 first_sent_at is committed before the request leaves")
     func firstSentAt() async throws {
         let h = try SyncHarness()

@@ -3,7 +3,8 @@ import Models
 import Protocols
 
 extension SyncEngine {
-    /// Phase 4 (§4.7): event creates in batches of `batchSize`, each under a key derived from its members.
+    /// Phase 4 (§4.7): event creates in batches of `batchSize` (`PushPlan.batches`), each under a key derived from
+    /// its members.
     func pushEventCreates(
         _ mutations: [PendingMutation], _ run: inout PushRun, _ counters: inout RoundCounters
     )
@@ -17,8 +18,7 @@ extension SyncEngine {
                 ready.append(mutation)
             }
         }
-        for start in stride(from: 0, to: ready.count, by: configuration.batchSize) {
-            let unit = Array(ready[start..<min(start + configuration.batchSize, ready.count)])
+        for unit in PushPlan.batches(ready, size: configuration.batchSize) {
             try crossUnitBoundary(&run)
             let claimed = try claim(unit, &run)
             var rows: [PendingMutation] = []

@@ -46,6 +46,24 @@ enum PushPlan {
         return keys.compactMap { body[$0]?.stringValue?.lowercased() }
     }
 
+    /// Ready event creates cut into batches of at most `size`, in queue order. Items claimed together stay together:
+    /// a new batch starts where `first_sent_at` changes, so a batch that went unanswered is re-sent with exactly
+    /// its members and therefore under its old key (§4.7 step 2). Mixing in items sent later or never would change
+    /// the key, and the server would take an item that another device deleted meanwhile as a new create.
+    static func batches(_ ready: [PendingMutation], size: Int) -> [[PendingMutation]] {
+        var batches: [[PendingMutation]] = []
+        var current: [PendingMutation] = []
+        for mutation in ready {
+            if let first = current.first, current.count == size || first.firstSentAt != mutation.firstSentAt {
+                batches.append(current)
+                current = []
+            }
+            current.append(mutation)
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+
     /// The key of an event-create batch: lowercase hex SHA-256 of `client_request_id:attempts` lines in request
     /// order, so an unanswered batch re-sent with the same members reuses it and any recorded outcome changes it.
     static func batchKey(_ members: [PendingMutation]) -> String {

@@ -104,6 +104,7 @@ enum Events {
             throw APIError.conflict(
                 code: "duplicate_id", field: "id", detail: "id: another event has this id", existingId: stored.id)
         }
+        if !request.original, let earlier = try earlierCreate(id, fields, request, db) { return .existing(earlier) }
         if let match = try healthKitMatch(fields, request, db) {
             guard request.original else { return .existing(match) }
             let partial = APIEvent(
@@ -148,6 +149,28 @@ enum Events {
             throw APIError(.futureTimestamp, "the id's time is more than 60 s ahead of the server's clock")
         }
         return text.lowercased()
+    }
+
+    /// The event this user created with `id` and the same fields within the idempotency window, since deleted.
+    ///
+    /// Such a create is a late re-send, not a new event: a client whose batch was committed but not answered sends
+    /// the item again, and if its batch has changed members meanwhile, it does so under a new key, so the key does
+    /// not replay it. Answering it with what was created then, and creating nothing, keeps a delete made meanwhile
+    /// (by another device) in force. docs/server.md, "Late re-sends of a deleted event".
+    static func earlierCreate(_ id: String, _ fields: EventFields, _ request: APIRequest, _ db: Database) throws
+        -> APIEvent?
+    {
+        guard
+            let data = try db.cachedValue(
+                String.self,
+                sql: """
+                    SELECT data FROM changes WHERE user_id = ? AND entity_id = ? AND operation = 'create'
+                    AND created_at > ? ORDER BY id DESC LIMIT 1
+                    """, arguments: [request.userId, id, request.now - IdempotencyGuard.lifetime]),
+            let earlier = try? JSONCoding.decode(APIEvent.self, from: Data(data.utf8)),
+            EventFields(earlier) == fields
+        else { return nil }
+        return earlier
     }
 
     /// HealthKit de-duplication (api-v1 §5.3.4 step 3): by sample id, else by type, category and whole second.

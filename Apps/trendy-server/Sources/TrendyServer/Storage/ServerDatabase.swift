@@ -143,6 +143,11 @@ final class ServerDatabase: Sendable {
                     CREATE INDEX idempotency_by_age ON idempotency_records(created_at);
                     """)
         }
+        // A create of an id that was created and deleted within the idempotency window is looked up by entity
+        // (Events.earlierCreate).
+        migrator.registerMigration("v2-changes-by-entity") { db in
+            try db.execute(sql: "CREATE INDEX changes_by_entity ON changes(user_id, entity_id, id)")
+        }
         return migrator
     }
 }
