@@ -157,7 +157,9 @@ enum Events {
     /// the item again, and if its batch has changed members meanwhile, it does so under a new key, so the key does
     /// not replay it. Answering it with what was created then, and creating nothing, keeps a delete made meanwhile
     /// (by another device) in force. docs/server.md, "Late re-sends of a deleted event".
-    static func earlierCreate(_ id: String, _ fields: EventFields, _ request: APIRequest, _ db: Database) throws
+    static func earlierCreate(
+        _ id: String, _ fields: EventFields, _ request: APIRequest, _ db: Database
+    ) throws
         -> APIEvent?
     {
         guard
