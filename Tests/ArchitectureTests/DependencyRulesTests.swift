@@ -59,6 +59,24 @@ struct DependencyRulesTests {
         }
     }
 
+    @Test("trendy-server: only a storage backend imports a database engine; routes see ServerStorage alone")
+    func serverStorageBoundary() throws {
+        let server = Self.packageRoot.appendingPathComponent("Apps/trendy-server/Sources/TrendyServer")
+        let engines: Set<String> = ["GRDB", "GRDBSQLite", "PostgresNIO"]
+        let (files, imports) = try SourceImports.scan(server)
+        // Each backend lives in a folder of its own under Storage/ (SQLite/, …).
+        let storage = server.appendingPathComponent("Storage")
+        var backend: Set<String> = []
+        for folder in try FileManager.default.contentsOfDirectory(at: storage, includingPropertiesForKeys: nil)
+        where folder.hasDirectoryPath {
+            backend.formUnion(try SourceImports.scan(folder).imports.map(\.file))
+        }
+        #expect(files > backend.count && backend.contains("SQLiteStorage.swift"))
+        for (file, module) in imports where engines.contains(module) && !backend.contains(file) {
+            Issue.record("\(file) imports \(module): only Storage/<backend>/ may; handlers use StorageTransaction")
+        }
+    }
+
     @Test("the import scanner sees every import form a bypass could use")
     func scannerCatchesBypasses() {
         let source = """

@@ -58,7 +58,8 @@ struct TrendyProofCommand: AsyncParsableCommand {
             case .libfuzzer: result = try libFuzzer()
             case .schemathesis: result = try await schemathesis()
             }
-            print(result.line)
+            // At once, also when stdout is a file (`make proof > log`): a long run shows each part as it ends.
+            FileHandle.standardOutput.write(Data((result.line + "\n").utf8))
             lines.append(result.summary)
             failed = failed || result.failed
             if result.hung { break }

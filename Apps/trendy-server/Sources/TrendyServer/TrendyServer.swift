@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Hummingbird
 import Logging
 import Models
@@ -9,7 +8,7 @@ import Protocols
 /// The Trendy API v1 reference server (spec/api-v1.md with the fixes of §12.2, or the original's quirks).
 public final class TrendyServer: Sendable {
     public let configuration: ServerConfiguration
-    let database: ServerDatabase
+    let storage: any ServerStorage
     let pipeline: Pipeline
     let logger: Logger
 
@@ -18,8 +17,8 @@ public final class TrendyServer: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
-        database = try ServerDatabase(configuration.storage)
-        pipeline = Pipeline(configuration: configuration, database: database, logger: logger)
+        storage = try SQLiteStorage(configuration.storage)
+        pipeline = Pipeline(configuration: configuration, storage: storage, logger: logger)
     }
 
     /// Serves until the task is cancelled or, with `handleSignals`, until SIGINT/SIGTERM; in-flight requests
@@ -51,7 +50,7 @@ public final class TrendyServer: Sendable {
         } else {
             try await app.run()
         }
-        try database.close()
+        try await storage.close()
     }
 
     /// Prunes the change log past its retention and expired idempotency records. Runs every 10 minutes while
@@ -59,7 +58,7 @@ public final class TrendyServer: Sendable {
     public func runMaintenance() async throws {
         let now = configuration.clock.now().millisecondsSince1970
         let retention = configuration.changelogRetentionDays
-        try await database.writer.write { db in
+        try await storage.write(user: nil) { db in
             if let retention { try ChangeFeed.prune(olderThan: retention, now: now, db) }
             try IdempotencyGuard.pruneExpired(now: now, db)
         }

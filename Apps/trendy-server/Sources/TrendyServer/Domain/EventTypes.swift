@@ -1,19 +1,17 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Models
 
 /// `/api/v1/event-types` (api-v1 §5.2).
 enum EventTypes {
-    static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         try .json(
-            db.cachedRows(
+            db.rows(
                 sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ? ORDER BY created_at, id",
-                arguments: [request.userId]
-            ).map(Rows.eventType))
+                arguments: [request.userId], Rows.eventType))
     }
 
-    static func get(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         try .json(try find(try request.pathId("id", "event type"), request, db))
     }
 
@@ -21,17 +19,17 @@ enum EventTypes {
         "event_types", noun: "event type", columns: Rows.eventTypeColumns, decode: Rows.eventType)
 
     static func find(
-        _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
+        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
     ) throws -> APIEventType {
         try rows.find(id, request, db, asServerError: asServerError)
     }
 
     /// True when `id` is one of the caller's types.
-    static func exists(_ id: String, user: String, _ db: Database) throws -> Bool {
+    static func exists(_ id: String, user: String, _ db: any StorageTransaction) throws -> Bool {
         try rows.exists(id, user: user, db)
     }
 
-    static func create(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         var body = try BodyReader.object(from: request.body)
         let id = body.uuid("id")
         let name = body.requiredString("name")
@@ -41,10 +39,9 @@ enum EventTypes {
         guard let name, let color, let icon else { throw APIError.validation(body.errors) }
         let requested = id.value ?? UUIDv7.generate(at: request.now.date)
 
-        if let existing = try db.cachedRow(
-            sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE id = ?", arguments: [requested])
-        {
-            let stored = try Rows.eventType(existing)
+        if let stored = try db.row(
+            sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE id = ?", arguments: [requested], Rows.eventType
+        ) {
             guard stored.userId == request.userId else {
                 throw Quirk.conflict(
                     .conflict(code: "id_taken", field: "id", detail: "id: the id is taken", existingId: nil), request)
@@ -58,7 +55,7 @@ enum EventTypes {
                     existingId: stored.id),
                 request)
         }
-        if let holder = try db.cachedValue(
+        if let holder = try db.value(
             String.self, sql: "SELECT id FROM event_types WHERE user_id = ? AND name = ?",
             arguments: [request.userId, name])
         {
@@ -67,7 +64,7 @@ enum EventTypes {
                     code: "duplicate_name", field: "name", detail: "name: an event type named \(name) already exists",
                     existingId: holder), request)
         }
-        try db.cachedExecute(
+        try db.execute(
             sql: """
                 INSERT INTO event_types (id, user_id, name, color, icon, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -79,7 +76,7 @@ enum EventTypes {
         return try .json(created, status: request.original ? .ok : .created)
     }
 
-    static func update(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event type")
         var body = try BodyReader.object(from: request.body)
         let name = request.original ? body.string("name") : body.nonEmptyString("name")
@@ -98,7 +95,7 @@ enum EventTypes {
         updated.icon = merged(icon, stored.icon)
         guard updated != stored else { return try .json(stored) }
         if updated.name != stored.name,
-            let holder = try db.cachedValue(
+            let holder = try db.value(
                 String.self, sql: "SELECT id FROM event_types WHERE user_id = ? AND name = ? AND id != ?",
                 arguments: [request.userId, updated.name, id])
         {
@@ -107,7 +104,7 @@ enum EventTypes {
                     code: "duplicate_name", field: "name",
                     detail: "name: an event type named \(updated.name) already exists", existingId: holder), request)
         }
-        try db.cachedExecute(
+        try db.execute(
             sql: "UPDATE event_types SET name = ?, color = ?, icon = ?, updated_at = ? WHERE id = ?",
             arguments: [updated.name, updated.color, updated.icon, request.now, id])
         let saved = try find(id, request, db)
@@ -119,18 +116,18 @@ enum EventTypes {
 
     /// Deletes the type with its children in one transaction. Ours logs every cascaded row first: cleared geofence
     /// references, deleted events, deleted definitions, then the type; the original logs only the type.
-    static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event type")
         _ = try find(id, request, db, asServerError: true)
         let user = request.userId
         let logCascade = !request.original
-        let fences = try db.cachedRows(
+        let fences = try db.rows(
             sql: """
                 SELECT \(Rows.geofenceColumns) FROM geofences
                 WHERE user_id = ? AND (event_type_entry_id = ? OR event_type_exit_id = ?) ORDER BY id
-                """, arguments: [user, id, id])
-        for fence in try fences.map(Rows.geofence) {
-            try db.cachedExecute(
+                """, arguments: [user, id, id], Rows.geofence)
+        for fence in fences {
+            try db.execute(
                 sql: """
                     UPDATE geofences SET
                         event_type_entry_id = CASE WHEN event_type_entry_id = ?1 THEN NULL ELSE event_type_entry_id END,
@@ -146,9 +143,9 @@ enum EventTypes {
             }
         }
         for (table, type) in [("events", MutationEntityType.event), ("property_definitions", .propertyDefinition)] {
-            let children = try db.cachedValues(
+            let children = try db.values(
                 String.self, sql: "SELECT id FROM \(table) WHERE event_type_id = ? ORDER BY id", arguments: [id])
-            try db.cachedExecute(sql: "DELETE FROM \(table) WHERE event_type_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM \(table) WHERE event_type_id = ?", arguments: [id])
             if logCascade {
                 for child in children {
                     try ChangeLog.append(
@@ -156,7 +153,7 @@ enum EventTypes {
                 }
             }
         }
-        try db.cachedExecute(sql: "DELETE FROM event_types WHERE id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM event_types WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: user, type: .eventType, operation: .delete, entityId: id, data: nil, now: request.now)
         return .noContent

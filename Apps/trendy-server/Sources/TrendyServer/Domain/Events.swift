@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Models
 
@@ -10,18 +9,17 @@ enum Events {
 
     // MARK: Reads
 
-    static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let limit = try Query.integer(request, "limit", default: 50, valid: 1...1000, fallback: 100)
         let offset = try Query.integer(request, "offset", default: 0, valid: 0...Int.max, fallback: 0)
-        let rows = try db.cachedRows(
+        let page = try db.rows(
             sql: """
                 SELECT \(Rows.eventColumns) FROM events WHERE user_id = ?
                 ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?
-                """, arguments: [request.userId, limit, offset])
+                """, arguments: [request.userId, limit, offset], Rows.event)
         var types: [String: APIEventType] = [:]
         var events: [APIEvent] = []
-        for row in rows {
-            var event = try Rows.event(row)
+        for var event in page {
             if types[event.eventTypeId] == nil {
                 types[event.eventTypeId] = try? EventTypes.find(event.eventTypeId, request, db)
             }
@@ -31,7 +29,7 @@ enum Events {
         return try .json(events)
     }
 
-    static func get(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         var event = try find(try request.pathId("id", "event"), request, db)
         event.eventType = try? EventTypes.find(event.eventTypeId, request, db)
         return try .json(event)
@@ -41,7 +39,7 @@ enum Events {
         "events", noun: "event", columns: Rows.eventColumns, decode: Rows.event)
 
     static func find(
-        _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
+        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
     ) throws -> APIEvent {
         try rows.find(id, request, db, asServerError: asServerError)
     }
@@ -59,7 +57,7 @@ enum Events {
         case existing(APIEvent)
     }
 
-    static func create(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let body = try BodyReader.object(from: request.body)
         switch try createOne(body.members, route: .single, request, db) {
         case .inserted(let event): return try .json(event, status: request.original ? .ok : .created)
@@ -69,7 +67,7 @@ enum Events {
 
     /// The steps of api-v1 §5.3.4 for one item: validate, id collision, HealthKit match, manual dedupe, insert.
     static func createOne(
-        _ members: [String: JSONValue], route: Route, _ request: APIRequest, _ db: Database
+        _ members: [String: JSONValue], route: Route, _ request: APIRequest, _ db: any StorageTransaction
     ) throws
         -> Outcome
     {
@@ -90,9 +88,9 @@ enum Events {
         let id = try validatedId(members["id"], now: request.now, checkVersion: !(request.original && route == .batch))
         let candidate = fields.event(id: id, user: request.userId)
 
-        if let existing = try db.cachedRow(sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id])
+        if let stored = try db.row(
+            sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id], Rows.event)
         {
-            let stored = try Rows.event(existing)
             if request.original && route == .single {
                 // The original's single route overwrites an existing id, even another user's, and logs an update.
                 return .existing(try write(candidate, operation: .update, createdAt: nil, request, db))
@@ -116,7 +114,7 @@ enum Events {
             return .existing(partial)
         }
         if fields.sourceType != EventSourceType.healthkit.rawValue,
-            let holder = try db.cachedValue(
+            let holder = try db.value(
                 String.self,
                 sql: """
                     SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
@@ -158,12 +156,12 @@ enum Events {
     /// not replay it. Answering it with what was created then, and creating nothing, keeps a delete made meanwhile
     /// (by another device) in force. docs/server.md, "Late re-sends of a deleted event".
     static func earlierCreate(
-        _ id: String, _ fields: EventFields, _ request: APIRequest, _ db: Database
+        _ id: String, _ fields: EventFields, _ request: APIRequest, _ db: any StorageTransaction
     ) throws
         -> APIEvent?
     {
         guard
-            let data = try db.cachedValue(
+            let data = try db.value(
                 String.self,
                 sql: """
                     SELECT data FROM changes WHERE user_id = ? AND entity_id = ? AND operation = 'create'
@@ -176,32 +174,33 @@ enum Events {
     }
 
     /// HealthKit de-duplication (api-v1 §5.3.4 step 3): by sample id, else by type, category and whole second.
-    static func healthKitMatch(_ fields: EventFields, _ request: APIRequest, _ db: Database) throws -> APIEvent? {
+    static func healthKitMatch(
+        _ fields: EventFields, _ request: APIRequest, _ db: any StorageTransaction
+    ) throws -> APIEvent? {
         guard fields.sourceType == EventSourceType.healthkit.rawValue, let sample = fields.healthKitSampleId,
             !sample.isEmpty
         else { return nil }
-        if let row = try db.cachedRow(
+        if let match = try db.row(
             sql: """
                 SELECT \(Rows.eventColumns) FROM events
                 WHERE user_id = ? AND source_type = 'healthkit' AND healthkit_sample_id = ?
-                """, arguments: [request.userId, sample])
+                """, arguments: [request.userId, sample], Rows.event)
         {
-            return try Rows.event(row)
+            return match
         }
         guard let category = fields.healthKitCategory, let timestamp = fields.timestamp else { return nil }
         let second = timestamp - ((timestamp % 1000) + 1000) % 1000
-        return try db.cachedRow(
+        return try db.row(
             sql: """
                 SELECT \(Rows.eventColumns) FROM events
                 WHERE user_id = ? AND source_type = 'healthkit' AND event_type_id = ? AND healthkit_category = ?
                 AND timestamp >= ? AND timestamp < ?
-                """, arguments: [request.userId, fields.eventTypeId, category, second, second + 1000]
-        ).map(Rows.event)
+                """, arguments: [request.userId, fields.eventTypeId, category, second, second + 1000], Rows.event)
     }
 
     // MARK: Batch
 
-    static func batch(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func batch(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let body = try BodyReader.object(from: request.body)
         guard let items = body.members["events"]?.arrayValue else {
             let code = body.members["events"] == nil || body.members["events"] == .null ? "required" : "invalid_type"
@@ -244,7 +243,7 @@ enum Events {
 
     // MARK: Update and delete
 
-    static func update(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event")
         var body = try BodyReader.object(from: request.body)
         let changes = EventFields.read(&body, creating: false)
@@ -269,7 +268,7 @@ enum Events {
             return try .json(stored)
         }
         if merged.sourceType != EventSourceType.healthkit.rawValue,
-            let holder = try db.cachedValue(
+            let holder = try db.value(
                 String.self,
                 sql: """
                     SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
@@ -283,7 +282,7 @@ enum Events {
                 request)
         }
         if merged.sourceType == EventSourceType.healthkit.rawValue, let sample = merged.healthKitSampleId,
-            let holder = try db.cachedValue(
+            let holder = try db.value(
                 String.self,
                 sql: """
                     SELECT id FROM events WHERE user_id = ? AND source_type = 'healthkit' AND healthkit_sample_id = ?
@@ -299,10 +298,10 @@ enum Events {
             try write(merged.event(id: id, user: request.userId), operation: .update, createdAt: nil, request, db))
     }
 
-    static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event")
         _ = try find(id, request, db, asServerError: true)
-        try db.cachedExecute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .event, operation: .delete, entityId: id, data: nil, now: request.now)
         return .noContent
@@ -311,9 +310,10 @@ enum Events {
     /// Inserts or overwrites the row (keeping `created_at` when it exists) and logs the change.
     @discardableResult
     static func write(
-        _ event: APIEvent, operation: MutationOperation, createdAt: Int64?, _ request: APIRequest, _ db: Database
+        _ event: APIEvent, operation: MutationOperation, createdAt: Int64?, _ request: APIRequest,
+        _ db: any StorageTransaction
     ) throws -> APIEvent {
-        try db.cachedExecute(
+        try db.execute(
             sql: """
                 INSERT INTO events (\(Rows.eventColumns))
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

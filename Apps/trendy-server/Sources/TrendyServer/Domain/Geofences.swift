@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Models
 
@@ -9,18 +8,17 @@ enum Geofences {
     static let longitudeRange = -180.0...180.0
     static let radiusRange = 50.0...10_000.0
 
-    static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let activeOnly = request.query["active"] == "true"
         return try .json(
-            db.cachedRows(
+            db.rows(
                 sql: """
-                    SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ? AND (? = 0 OR is_active = 1)
+                    SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ? AND (? OR is_active)
                     ORDER BY created_at DESC, id DESC
-                    """, arguments: [request.userId, activeOnly]
-            ).map(Rows.geofence))
+                    """, arguments: [request.userId, !activeOnly], Rows.geofence))
     }
 
-    static func get(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         try .json(try find(try request.pathId("id", "geofence"), request, db))
     }
 
@@ -28,18 +26,18 @@ enum Geofences {
         "geofences", noun: "geofence", columns: Rows.geofenceColumns, decode: Rows.geofence)
 
     static func find(
-        _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
+        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
     ) throws -> APIGeofence {
         try rows.find(id, request, db, asServerError: asServerError)
     }
 
-    static func exists(_ id: String, user: String, _ db: Database) throws -> Bool {
+    static func exists(_ id: String, user: String, _ db: any StorageTransaction) throws -> Bool {
         try rows.exists(id, user: user, db)
     }
 
     /// Checks that entry/exit references name the caller's event types.
     private static func checkReferences(
-        _ fields: [(String, String?)], _ body: inout BodyReader, _ request: APIRequest, _ db: Database
+        _ fields: [(String, String?)], _ body: inout BodyReader, _ request: APIRequest, _ db: any StorageTransaction
     ) throws {
         for (key, id) in fields {
             if let id, !(try EventTypes.exists(id, user: request.userId, db)) {
@@ -48,7 +46,7 @@ enum Geofences {
         }
     }
 
-    static func create(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         var body = try BodyReader.object(from: request.body)
         let id = body.uuid("id")
         let name = body.requiredString("name")
@@ -82,10 +80,9 @@ enum Geofences {
             isActive: isActive.value ?? !request.original, notifyOnEntry: notifyOnEntry.value ?? false,
             notifyOnExit: notifyOnExit.value ?? false, iosRegionIdentifier: request.original ? nil : region.value)
 
-        if let existing = try db.cachedRow(
-            sql: "SELECT \(Rows.geofenceColumns) FROM geofences WHERE id = ?", arguments: [requested])
+        if let stored = try db.row(
+            sql: "SELECT \(Rows.geofenceColumns) FROM geofences WHERE id = ?", arguments: [requested], Rows.geofence)
         {
-            let stored = try Rows.geofence(existing)
             guard stored.userId == request.userId else {
                 throw Quirk.conflict(
                     .conflict(code: "id_taken", field: "id", detail: "id: the id is taken", existingId: nil), request)
@@ -99,7 +96,7 @@ enum Geofences {
                 ),
                 request)
         }
-        if let holder = try db.cachedValue(
+        if let holder = try db.value(
             String.self, sql: "SELECT id FROM geofences WHERE user_id = ? AND name = ?",
             arguments: [request.userId, name])
         {
@@ -116,7 +113,7 @@ enum Geofences {
         return try .json(created, status: request.original ? .ok : .created)
     }
 
-    static func update(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "geofence")
         var body = try BodyReader.object(from: request.body)
         let name = request.original ? body.string("name") : body.nonEmptyString("name")
@@ -152,7 +149,7 @@ enum Geofences {
         updated.iosRegionIdentifier = region.value ?? stored.iosRegionIdentifier
         guard updated != stored else { return try .json(stored) }
         if updated.name != stored.name,
-            let holder = try db.cachedValue(
+            let holder = try db.value(
                 String.self, sql: "SELECT id FROM geofences WHERE user_id = ? AND name = ? AND id != ?",
                 arguments: [request.userId, updated.name, id])
         {
@@ -171,12 +168,12 @@ enum Geofences {
     }
 
     /// Clears `geofence_id` on the fence's events (one `event` update row each on ours), then deletes it.
-    static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "geofence")
         _ = try find(id, request, db, asServerError: true)
-        let events = try db.cachedValues(
+        let events = try db.values(
             String.self, sql: "SELECT id FROM events WHERE geofence_id = ? ORDER BY id", arguments: [id])
-        try db.cachedExecute(
+        try db.execute(
             sql: "UPDATE events SET geofence_id = NULL, updated_at = ? WHERE geofence_id = ?",
             arguments: [request.now, id])
         if !request.original {
@@ -187,14 +184,16 @@ enum Geofences {
                     data: try ChangeLog.snapshot(event, type: .event, original: false), now: request.now)
             }
         }
-        try db.cachedExecute(sql: "DELETE FROM geofences WHERE id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM geofences WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .geofence, operation: .delete, entityId: id, data: nil, now: request.now)
         return .noContent
     }
 
-    private static func write(_ fence: APIGeofence, createdAt: Int64?, updatedAt: Int64, _ db: Database) throws {
-        try db.cachedExecute(
+    private static func write(
+        _ fence: APIGeofence, createdAt: Int64?, updatedAt: Int64, _ db: any StorageTransaction
+    ) throws {
+        try db.execute(
             sql: """
                 INSERT INTO geofences (\(Rows.geofenceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET name = excluded.name, latitude = excluded.latitude,

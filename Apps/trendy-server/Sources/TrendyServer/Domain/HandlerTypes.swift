@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Models
 
@@ -63,18 +62,18 @@ extension Int64 {
 /// Appends change-feed rows inside the writing transaction (api-v1 §6.2).
 enum ChangeLog {
     static func append(
-        _ db: Database, user: String, type: MutationEntityType, operation: MutationOperation, entityId: String,
-        data: JSONValue?, now: Int64
+        _ db: any StorageTransaction, user: String, type: MutationEntityType, operation: MutationOperation,
+        entityId: String, data: JSONValue?, now: Int64
     ) throws {
-        try db.cachedStatement(
+        try db.execute(
             sql: """
                 INSERT INTO changes (user_id, entity_type, operation, entity_id, data, deleted_at, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [
-            user, type.rawValue, operation.rawValue, entityId, data.map(JSONText.string),
-            operation == .delete ? now : nil, now,
-        ])
+                """,
+            arguments: [
+                user, type.rawValue, operation.rawValue, entityId, data.map(JSONText.string),
+                operation == .delete ? now : nil, now,
+            ])
     }
 
     /// The snapshot `data` of a create or update row (api-v1 §6.3); the original omits nulls and empty maps.
@@ -88,8 +87,8 @@ enum ChangeLog {
 
 enum Users {
     /// Creates the user on its first authenticated request (api-v1 §10).
-    static func ensure(_ db: Database, id: String, now: Int64) throws {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO users (id, created_at) VALUES (?, ?)")
-            .execute(arguments: [id, now])
+    static func ensure(_ db: any StorageTransaction, id: String, now: Int64) throws {
+        try db.execute(
+            sql: "INSERT INTO users (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", arguments: [id, now])
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Models
 
@@ -7,7 +6,8 @@ import Models
 /// validation, HealthKit matches returned partial, the other items inserted all or nothing — one duplicate id or
 /// (type, timestamp) fails the whole request with 500 — and a 400 carrying the batch body when every item failed.
 enum OriginalBatch {
-    static func handle(_ items: [JSONValue], _ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func handle(_ items: [JSONValue], _ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse
+    {
         var created: [APIEvent] = []
         var errors: [BatchEventError] = []
         for (index, item) in items.enumerated() {

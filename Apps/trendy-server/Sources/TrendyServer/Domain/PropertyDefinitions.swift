@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Models
 
@@ -7,19 +6,18 @@ import Models
 enum PropertyDefinitions {
     static let kinds = PropertyType.allCases.map(\.rawValue)
 
-    static func list(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let typeId = try request.pathId("id", "event type")
         _ = try EventTypes.find(typeId, request, db, asServerError: true)
         return try .json(
-            db.cachedRows(
+            db.rows(
                 sql: """
                     SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE event_type_id = ?
                     ORDER BY display_order, created_at, id
-                    """, arguments: [typeId]
-            ).map(Rows.propertyDefinition))
+                    """, arguments: [typeId], Rows.propertyDefinition))
     }
 
-    static func get(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         try .json(try find(try request.pathId("id", "property definition"), request, db))
     }
 
@@ -28,12 +26,12 @@ enum PropertyDefinitions {
         decode: Rows.propertyDefinition)
 
     static func find(
-        _ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool = false
+        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
     ) throws -> APIPropertyDefinition {
         try rows.find(id, request, db, asServerError: asServerError)
     }
 
-    static func create(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let typeId = try request.pathId("id", "event type")
         _ = try EventTypes.find(typeId, request, db, asServerError: true)
         var body = try BodyReader.object(from: request.body)
@@ -63,11 +61,10 @@ enum PropertyDefinitions {
             id: requested, userId: request.userId, eventTypeId: typeId, key: key, label: label, propertyType: kind,
             options: storedOptions ?? [], defaultValue: defaultValue.value, displayOrder: displayOrder.value ?? 0)
 
-        if let existing = try db.cachedRow(
+        if let stored = try db.row(
             sql: "SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE id = ?",
-            arguments: [requested])
+            arguments: [requested], Rows.propertyDefinition)
         {
-            let stored = try Rows.propertyDefinition(existing)
             guard stored.userId == request.userId else {
                 throw Quirk.conflict(
                     .conflict(code: "id_taken", field: "id", detail: "id: the id is taken", existingId: nil), request)
@@ -80,7 +77,7 @@ enum PropertyDefinitions {
                     code: "duplicate_id", field: "id", detail: "id: another property definition has this id",
                     existingId: stored.id), request)
         }
-        if let holder = try db.cachedValue(
+        if let holder = try db.value(
             String.self, sql: "SELECT id FROM property_definitions WHERE event_type_id = ? AND key = ?",
             arguments: [typeId, key])
         {
@@ -98,7 +95,7 @@ enum PropertyDefinitions {
         return try .json(created, status: request.original ? .ok : .created)
     }
 
-    static func update(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "property definition")
         var body = try BodyReader.object(from: request.body)
         let key = request.original ? body.string("key") : body.nonEmptyString("key")
@@ -129,7 +126,7 @@ enum PropertyDefinitions {
         }
         guard updated != stored else { return try .json(stored) }
         if updated.key != stored.key,
-            let holder = try db.cachedValue(
+            let holder = try db.value(
                 String.self, sql: "SELECT id FROM property_definitions WHERE event_type_id = ? AND key = ? AND id != ?",
                 arguments: [stored.eventTypeId, updated.key, id])
         {
@@ -147,10 +144,10 @@ enum PropertyDefinitions {
         return try .json(saved)
     }
 
-    static func delete(_ request: APIRequest, _ db: Database) throws -> APIResponse {
+    static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "property definition")
         _ = try find(id, request, db, asServerError: true)
-        try db.cachedExecute(sql: "DELETE FROM property_definitions WHERE id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM property_definitions WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .propertyDefinition, operation: .delete, entityId: id, data: nil,
             now: request.now)
@@ -158,11 +155,11 @@ enum PropertyDefinitions {
     }
 
     private static func write(
-        _ definition: APIPropertyDefinition, createdAt: Int64?, updatedAt: Int64, _ db: Database
+        _ definition: APIPropertyDefinition, createdAt: Int64?, updatedAt: Int64, _ db: any StorageTransaction
     )
         throws
     {
-        try db.cachedExecute(
+        try db.execute(
             sql: """
                 INSERT INTO property_definitions (\(Rows.propertyDefinitionColumns))
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Models
 import Synchronization
 
@@ -68,33 +67,41 @@ final class IdempotencyGuard: Sendable {
     static let mismatch = APIError(
         .idempotencyMismatch, "this Idempotency-Key was used with a different request body; use a new key")
 
-    func stored(_ scope: Scope, now: Int64, _ db: Database) throws -> Record? {
+    func stored(_ scope: Scope, now: Int64, _ db: any StorageTransaction) throws -> Record? {
         guard
-            let row = try db.cachedRow(
+            let record = try db.row(
                 sql: """
                     SELECT fingerprint, status, content_type, body FROM idempotency_records
                     WHERE user_id = ? AND method = ? AND path = ? AND key = ? AND created_at > ?
-                    """, arguments: [scope.user, scope.method, scope.path, scope.key, now - Self.lifetime])
+                    """, arguments: [scope.user, scope.method, scope.path, scope.key, now - Self.lifetime],
+                { row in
+                    Record(
+                        fingerprint: try row.decode(String.self, atIndex: 0),
+                        status: try row.decode(Int.self, atIndex: 1),
+                        contentType: try row.decode(String.self, atIndex: 2),
+                        body: try row.decode([UInt8].self, atIndex: 3))
+                })
         else { return nil }
-        return Record(
-            fingerprint: try row.decode(String.self, atIndex: 0), status: try row.decode(Int.self, atIndex: 1),
-            contentType: try row.decode(String.self, atIndex: 2), body: Array(try row.decode(Data.self, atIndex: 3)))
+        return record
     }
 
-    func store(_ scope: Scope, _ record: Record, now: Int64, _ db: Database) throws {
-        try db.cachedExecute(
+    func store(_ scope: Scope, _ record: Record, now: Int64, _ db: any StorageTransaction) throws {
+        try db.execute(
             sql: """
-                INSERT OR REPLACE INTO idempotency_records
+                INSERT INTO idempotency_records
                 (user_id, method, path, key, fingerprint, status, content_type, body, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, method, path, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+                    status = excluded.status, content_type = excluded.content_type, body = excluded.body,
+                    created_at = excluded.created_at
                 """,
             arguments: [
                 scope.user, scope.method, scope.path, scope.key, record.fingerprint, record.status, record.contentType,
-                Data(record.body), now,
+                record.body, now,
             ])
     }
 
-    static func pruneExpired(now: Int64, _ db: Database) throws {
-        try db.cachedExecute(sql: "DELETE FROM idempotency_records WHERE created_at <= ?", arguments: [now - lifetime])
+    static func pruneExpired(now: Int64, _ db: any StorageTransaction) throws {
+        try db.execute(sql: "DELETE FROM idempotency_records WHERE created_at <= ?", arguments: [now - lifetime])
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -12,7 +11,7 @@ import Synchronization
 struct Route: Sendable {
     let method: HTTPRequest.Method
     let path: String
-    let handler: @Sendable (APIRequest, Database) throws -> APIResponse
+    let handler: @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse
 
     var isWrite: Bool { method != .get }
 
@@ -25,7 +24,7 @@ struct Route: Sendable {
 /// idempotency → the handler in one database transaction (parsing and validation happen inside the handler).
 final class Pipeline: Sendable {
     let configuration: ServerConfiguration
-    let database: ServerDatabase
+    let storage: any ServerStorage
     let authenticator: Authenticator
     let limiter: RateLimiter?
     let faults: FaultInjector?
@@ -34,9 +33,9 @@ final class Pipeline: Sendable {
     /// Users already created, to skip the insert on later requests.
     private let knownUsers = Mutex<Set<String>>([])
 
-    init(configuration: ServerConfiguration, database: ServerDatabase, logger: Logger) {
+    init(configuration: ServerConfiguration, storage: any ServerStorage, logger: Logger) {
         self.configuration = configuration
-        self.database = database
+        self.storage = storage
         self.logger = logger
         authenticator = Authenticator(configuration: configuration)
         limiter = configuration.rateLimitPerMinute.map(RateLimiter.init(requestsPerMinute:))
@@ -87,7 +86,7 @@ final class Pipeline: Sendable {
         }
         defer { if let scope { idempotency.end(scope) } }
         if let scope,
-            let record = try await database.writer.read({ [idempotency, now] db in
+            let record = try await storage.read({ [idempotency, now] db in
                 try idempotency.stored(scope, now: now, db)
             })
         {
@@ -144,8 +143,8 @@ final class Pipeline: Sendable {
     )
         async throws -> APIResponse
     {
-        guard route.isWrite else { return try await database.writer.read { db in try route.handler(request, db) } }
-        return try await database.writer.write { [idempotency] db in
+        guard route.isWrite else { return try await storage.read { db in try route.handler(request, db) } }
+        return try await storage.write(user: request.userId) { [idempotency] db in
             let answer = try route.handler(request, db)
             if let scope, (200..<300).contains(answer.status.code) {
                 let record = IdempotencyGuard.Record(
@@ -222,7 +221,7 @@ final class Pipeline: Sendable {
 
     private func ensureUser(_ user: String) async throws {
         guard knownUsers.withLock({ !$0.contains(user) }) else { return }
-        try await database.writer.write { [now] db in try Users.ensure(db, id: user, now: now) }
+        try await storage.write(user: nil) { [now] db in try Users.ensure(db, id: user, now: now) }
         knownUsers.withLock { _ = $0.insert(user) }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Hummingbird
 import Models
@@ -47,7 +46,7 @@ enum Routes {
     /// `GET /health`: no auth, rate limit, faults or idempotency; 503 when the database cannot be read.
     static func health(_ pipeline: Pipeline) async throws -> Response {
         do {
-            _ = try await pipeline.database.writer.read { db in try db.cachedValue(Int.self, sql: "SELECT 1") }
+            _ = try await pipeline.storage.read { db in try db.value(Int.self, sql: "SELECT 1") }
         } catch {
             throw APIError(.unavailable, "the database is not available", retryAfter: 5)
         }

@@ -1,15 +1,15 @@
-import GRDB
-
 /// A table of rows each owned by one user, read as API objects: one place for "the caller's row with this id, or
 /// 404" and "is this id one of the caller's", whatever the entity.
 struct OwnedTable<Entity>: Sendable {
     /// For errors: "event type not found".
     let noun: String
-    let decode: @Sendable (Row) throws -> Entity
+    let decode: @Sendable (any StorageRow) throws -> Entity
     private let findSQL: String
     private let existsSQL: String
 
-    init(_ table: String, noun: String, columns: String, decode: @escaping @Sendable (Row) throws -> Entity) {
+    init(
+        _ table: String, noun: String, columns: String, decode: @escaping @Sendable (any StorageRow) throws -> Entity
+    ) {
         self.noun = noun
         self.decode = decode
         findSQL = "SELECT \(columns) FROM \(table) WHERE id = ? AND user_id = ?"
@@ -17,15 +17,15 @@ struct OwnedTable<Entity>: Sendable {
     }
 
     /// The caller's row `id`; a 404 when there is none (a 500 with `--quirks original` where `asServerError`).
-    func find(_ id: String, _ request: APIRequest, _ db: Database, asServerError: Bool) throws -> Entity {
-        guard let row = try db.cachedRow(sql: findSQL, arguments: [id, request.userId]) else {
+    func find(_ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool) throws -> Entity {
+        guard let entity = try db.row(sql: findSQL, arguments: [id, request.userId], decode) else {
             throw Quirk.notFound(noun, request, asServerError: asServerError)
         }
-        return try decode(row)
+        return entity
     }
 
     /// True when `id` is one of `user`'s rows.
-    func exists(_ id: String, user: String, _ db: Database) throws -> Bool {
-        try db.cachedValue(Bool.self, sql: existsSQL, arguments: [id, user]) ?? false
+    func exists(_ id: String, user: String, _ db: any StorageTransaction) throws -> Bool {
+        try db.value(Bool.self, sql: existsSQL, arguments: [id, user]) ?? false
     }
 }

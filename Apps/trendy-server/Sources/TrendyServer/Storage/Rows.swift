@@ -1,12 +1,11 @@
 import Foundation
-import GRDB
 import Models
 
 /// Server rows as API objects. Times are stored as Unix milliseconds; JSON columns hold canonical JSON text.
 enum Rows {
     static let eventTypeColumns = "id, user_id, name, color, icon, created_at, updated_at"
 
-    static func eventType(_ row: Row) throws -> APIEventType {
+    static func eventType(_ row: any StorageRow) throws -> APIEventType {
         APIEventType(
             id: try row.decode(String.self, atIndex: 0), userId: try row.decode(String.self, atIndex: 1),
             name: try row.decode(String.self, atIndex: 2), color: try row.decode(String.self, atIndex: 3),
@@ -20,7 +19,7 @@ enum Rows {
         properties, created_at, updated_at
         """
 
-    static func event(_ row: Row) throws -> APIEvent {
+    static func event(_ row: any StorageRow) throws -> APIEvent {
         APIEvent(
             id: try row.decode(String.self, atIndex: 0),
             userId: try row.decode(String.self, atIndex: 1),
@@ -54,7 +53,7 @@ enum Rows {
         notify_on_entry, notify_on_exit, ios_region_identifier, created_at, updated_at
         """
 
-    static func geofence(_ row: Row) throws -> APIGeofence {
+    static func geofence(_ row: any StorageRow) throws -> APIGeofence {
         APIGeofence(
             id: try row.decode(String.self, atIndex: 0),
             userId: try row.decode(String.self, atIndex: 1),
@@ -77,7 +76,7 @@ enum Rows {
         updated_at
         """
 
-    static func propertyDefinition(_ row: Row) throws -> APIPropertyDefinition {
+    static func propertyDefinition(_ row: any StorageRow) throws -> APIPropertyDefinition {
         let options = try row.decode(String?.self, atIndex: 6).flatMap { try? JSONText.parse($0) }
         return APIPropertyDefinition(
             id: try row.decode(String.self, atIndex: 0),

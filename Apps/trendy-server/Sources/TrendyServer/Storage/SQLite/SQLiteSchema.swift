@@ -1,34 +1,7 @@
-import Foundation
 import GRDB
 
-/// The server's SQLite database: a GRDB pool in WAL mode for a file, a queue for `--in-memory`.
-///
-/// Every write handler runs in one `write` transaction: the entity rows, their change-feed rows and the
-/// idempotency record commit together (api-v1 §6.2), and GRDB's single writer serialises those transactions, so
-/// commit order equals change-id order (§6.4).
-final class ServerDatabase: Sendable {
-    let writer: any DatabaseWriter
-
-    init(_ storage: ServerConfiguration.Storage) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.label = "trendy-server"
-        switch storage {
-        case .inMemory:
-            writer = try DatabaseQueue(configuration: configuration)
-        case .file(let path):
-            try FileManager.default.createDirectory(
-                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-            writer = try DatabasePool(path: path, configuration: configuration)
-        }
-        try Self.migrator.migrate(writer)
-    }
-
-    func close() throws {
-        try (writer as? DatabasePool)?.close()
-        try (writer as? DatabaseQueue)?.close()
-    }
-
+/// The SQLite schema of trendy-server, as an ordered list of migrations. Never edit a shipped migration: add one.
+enum SQLiteSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-initial") { db in

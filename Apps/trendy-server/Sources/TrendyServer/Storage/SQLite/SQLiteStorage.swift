@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The embedded backend: a GRDB pool in WAL mode for a file, a queue for `--in-memory`.
+///
+/// GRDB's single writer serialises every write transaction, so commit order equals change-id order (api-v1 §6.4)
+/// for all users at once; `user` needs no lock of its own here.
+final class SQLiteStorage: ServerStorage {
+    let writer: any DatabaseWriter
+
+    init(_ storage: ServerConfiguration.Storage) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.label = "trendy-server"
+        switch storage {
+        case .inMemory:
+            writer = try DatabaseQueue(configuration: configuration)
+        case .file(let path):
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            writer = try DatabasePool(path: path, configuration: configuration)
+        }
+        try SQLiteSchema.migrator.migrate(writer)
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T {
+        try await writer.read { db in try body(SQLiteTransaction(db)) }
+    }
+
+    func write<T: Sendable>(
+        user: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
+    ) async throws -> T {
+        try await writer.write { db in try body(SQLiteTransaction(db)) }
+    }
+
+    func close() async throws {
+        try (writer as? DatabasePool)?.close()
+        try (writer as? DatabaseQueue)?.close()
+    }
+}
+
+/// A transaction on GRDB's connection. Statements come from the connection's cache: each distinct SQL text is
+/// parsed and authorised once (preparing a statement runs GRDB's authorizer, which dominated the batch route).
+final class SQLiteTransaction: StorageTransaction {
+    private let db: Database
+
+    init(_ db: Database) { self.db = db }
+
+    func execute(_ sql: String, _ arguments: [any SQLValueConvertible]) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(arguments))
+    }
+
+    func forEachRow(
+        _ sql: String, _ arguments: [any SQLValueConvertible], _ body: (any StorageRow) throws -> Bool
+    ) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        let cursor = try Row.fetchCursor(statement, arguments: Self.arguments(arguments))
+        // GRDB steps the statement; the columns are read from SQLite's own buffers, without a `Row` copy.
+        let row = StatementRow(handle: statement.sqliteStatement)
+        while try cursor.next() != nil {
+            if try !body(row) { break }
+        }
+    }
+
+    private static func arguments(_ values: [any SQLValueConvertible]) -> StatementArguments {
+        StatementArguments(
+            values.map { value -> DatabaseValue in
+                switch value.sqlValue {
+                case .null: .null
+                case .integer(let integer): integer.databaseValue
+                case .real(let real): real.databaseValue
+                case .text(let text): text.databaseValue
+                case .blob(let bytes): Data(bytes).databaseValue
+                case .bool(let bool): bool.databaseValue
+                }
+            })
+    }
+}
+
+/// The current row of a stepped statement, through the SQLite C API.
+private struct StatementRow: StorageRow {
+    let handle: OpaquePointer
+
+    func isNull(_ index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+    func int64(_ index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+    func double(_ index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+    func bool(_ index: Int) -> Bool { sqlite3_column_int64(handle, Int32(index)) != 0 }
+
+    func withText<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        let start = sqlite3_column_text(handle, Int32(index))
+        return try body(UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, Int32(index)))))
+    }
+
+    func withBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        let start = sqlite3_column_blob(handle, Int32(index))?.assumingMemoryBound(to: UInt8.self)
+        return try body(UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, Int32(index)))))
+    }
+}
