@@ -23,7 +23,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = directory.appendingPathComponent("jwt-secret")
         try Data("trendy-bench-secret".utf8).write(to: secret)
-        let server = try ServerProcess.start([
+        let server = try await ServerProcess.start([
             "--port", "0", "--db", directory.appendingPathComponent("server.sqlite").path,
             "--jwt-secret-file", secret.path, "--log-level", "error",
         ])

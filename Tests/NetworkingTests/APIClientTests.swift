@@ -94,7 +94,7 @@ struct APIClientTests {
         configuration.faults.probabilityDrop = 1
         try await LiveTrendyServer.with(configuration) { server in
             let api = APIClient(
-                configuration: try APIClient.Configuration(serverRoot: server.root, requestTimeout: 5),
+                configuration: try APIClient.Configuration(serverRoot: server.root, requestTimeout: 15),
                 tokenProvider: StaticTokenProvider(server.newUser().token))
             _ = try await api.getEventTypes()  // a kept-alive connection now exists
             let request = CreateEventTypeRequest(id: UUIDv7.generate(at: Date()), name: "Nap", color: "#00f", icon: "b")

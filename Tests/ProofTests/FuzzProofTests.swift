@@ -1,6 +1,7 @@
 import Foundation
 import Proofs
 import Testing
+import TrendyServerTesting
 
 /// The short version of `make proof`'s fuzz part (docs/reliability.md): seeded mutations of Fixtures/api through
 /// the client's parsers, and mutated requests to a trendy-server process.

@@ -71,7 +71,7 @@ struct SecretTests {
         try Data("\(secret):\(Users.alice)\n".utf8).write(to: tokensFile)
         defer { try? FileManager.default.removeItem(at: tokensFile) }
         // The most talkative level the server has; the token comes from a file, so it is not in the server's argv.
-        let server = try ServerProcess.start([
+        let server = try await ServerProcess.start([
             "--port", "0", "--in-memory", "--tokens-file", tokensFile.path, "--log-level", "trace",
         ])
         let cli = try CLI()

@@ -33,6 +33,7 @@ public final class TrendyServer: Sendable {
         let host = configuration.host
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 onListening("http://\(host):\(channel.localAddress?.port ?? 0)")

@@ -47,8 +47,17 @@ public final class ServerProcess: @unchecked Sendable {
         return url
     }
 
-    /// Starts `trendy-server` with `arguments` and waits for its one-line `listening on` announcement.
-    public static func start(_ arguments: [String]) throws -> ServerProcess {
+    /// Starts `trendy-server` with `arguments` and waits for its one-line `listening on` announcement. Tests start
+    /// many servers at once, so the wait happens on a thread of its own (a blocked cooperative pool, two threads
+    /// on two cores, starves every in-process server of the run), and only as many start together as there are
+    /// cores.
+    public static func start(_ arguments: [String]) async throws -> ServerProcess {
+        try await startGate.holding { try await onOwnThread { try launch(arguments) } }
+    }
+
+    private static let startGate = StartGate(permits: ProcessInfo.processInfo.activeProcessorCount)
+
+    private static func launch(_ arguments: [String]) throws -> ServerProcess {
         let process = Process()
         process.executableURL = try executable("trendy-server")
         process.arguments = arguments

@@ -37,6 +37,7 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "Seed of the fault generator, for repeatable runs.") var faultSeed: UInt64?
     @Option(help: "Imitate a backend's defects: 'original'.") var quirks: String?
     @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
+    @Option(help: "Seconds before a connection without a request in progress is closed.") var idleTimeout = 60
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
     func validate() throws {
@@ -103,6 +104,7 @@ struct TrendyServerCommand: AsyncParsableCommand {
         configuration.faults.seed = faultSeed
         configuration.quirks = quirks == "original" ? .original : .none
         configuration.changelogRetentionDays = changelogRetentionDays
+        configuration.idleTimeoutSeconds = idleTimeout
         do {
             try configuration.validate()
         } catch {

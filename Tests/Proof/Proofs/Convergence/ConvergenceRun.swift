@@ -58,7 +58,7 @@ final class ConvergenceRun {
     func run() async throws -> ProofOutcome {
         let directory = try makeScratchDirectory("trendy-proof-\(settings.seed)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try ProofServer.start(in: directory, faults: settings.faults, seed: settings.seed)
+        var server = try await ProofServer.start(in: directory, faults: settings.faults, seed: settings.seed)
         defer { server.stop() }
         clients = try (0..<settings.clients).map {
             try ProofClient(name: "client\($0)", directory: directory, server: server, clock: clock)
@@ -72,7 +72,7 @@ final class ConvergenceRun {
             if clients[index].offlineFor > 0 && operation != .goOffline { clients[index].offlineFor -= 1 }
             clock.advance(by: Double(Int.random(in: 0..<200, using: &random)) / 1000)
         }
-        server = try server.restart(faults: .none, seed: settings.seed)
+        server = try await server.restart(faults: .none, seed: settings.seed)
         log.note("faults off: trendy-server restarted on the same file and port")
         if let stuck = try await settle() {
             return ProofOutcome(

@@ -63,7 +63,7 @@ final class CrashTrial {
     func run() async throws -> CrashOutcome {
         let directory = try makeScratchDirectory("trendy-crash-\(settings.seed)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try ProofServer.start(in: directory, faults: .none, seed: settings.seed)
+        var server = try await ProofServer.start(in: directory, faults: .none, seed: settings.seed)
         defer { server.stop() }
 
         let written = try await seed(directory: directory, server: server)
@@ -173,7 +173,7 @@ final class CrashTrial {
             log.note(
                 "\(name) \(attempt): \(hitsServer ? "trendy-server" : "trendyctl sync") killed at \(before)/\(total) "
                     + "rows; the sync: \(outcome)")
-            if hitsServer { server = try server.restart(faults: .none, seed: settings.seed) }
+            if hitsServer { server = try await server.restart(faults: .none, seed: settings.seed) }
             if let damaged = try integrity(device, server) { return "after \(name) \(attempt): \(damaged)" }
         }
         // A sync exits 75 while a breaker opened by the server's death waits out its backoff; a few more tries.

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TrendyServerTesting
 
 /// Mutated requests to a `trendy-server` process over raw sockets: bodies from Fixtures/api mutated, ids, query
 /// strings and headers mangled, request lines broken, bodies huge or nested 100 000 deep. Every well-formed HTTP
@@ -28,7 +29,7 @@ public enum RequestFuzz {
     {
         let directory = try makeScratchDirectory("trendy-request-fuzz")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ProofServer.start(in: directory, faults: .none, seed: seed)
+        let server = try await ProofServer.start(in: directory, faults: .none, seed: seed)
         defer { server.stop() }
         var run = Run(server: server, random: SeededRandom(seed: seed), mutator: Mutator(seed: seed))
         let templates = try await run.setUp(

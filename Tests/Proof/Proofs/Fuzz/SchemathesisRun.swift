@@ -19,7 +19,7 @@ public enum SchemathesisRun {
     public static func run(document: String, seed: UInt64, maxExamples: Int) async throws -> Outcome {
         let directory = try makeScratchDirectory("trendy-schemathesis")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ProofServer.start(in: directory, faults: .none, seed: seed)
+        let server = try await ProofServer.start(in: directory, faults: .none, seed: seed)
         defer { server.stop() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

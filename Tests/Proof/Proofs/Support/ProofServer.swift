@@ -63,24 +63,27 @@ final class ProofServer: Sendable {
     }
 
     /// Starts a server on a new database, `server.sqlite` in `directory`, for a new user.
-    static func start(in directory: URL, faults: FaultPlan, seed: UInt64) throws -> ProofServer {
-        try launch(
+    static func start(in directory: URL, faults: FaultPlan, seed: UInt64) async throws -> ProofServer {
+        try await launch(
             database: directory.appendingPathComponent("server.sqlite").path, port: 0, token: "proof-\(seed)",
             user: UUIDv7.generate(at: Date()), faults: faults, seed: seed)
     }
 
     /// Stops this process and starts another on the same file, port and user with `faults`.
-    func restart(faults: FaultPlan, seed: UInt64) throws -> ProofServer {
+    func restart(faults: FaultPlan, seed: UInt64) async throws -> ProofServer {
         stop()
-        return try Self.launch(database: database, port: port, token: token, user: user, faults: faults, seed: seed)
+        return try await Self.launch(
+            database: database, port: port, token: token, user: user, faults: faults, seed: seed)
     }
 
     private static func launch(
         database: String, port: Int, token: String, user: String, faults: FaultPlan, seed: UInt64
-    ) throws -> ProofServer {
-        let process = try ServerProcess.start(
+    ) async throws -> ProofServer {
+        let process = try await ServerProcess.start(
             [
                 "--port", "\(port)", "--db", database, "--token", "\(token):\(user)", "--log-level", "critical",
+                // Short, so that a request head mutated into blank lines is closed well within the fuzzer's limit.
+                "--idle-timeout", "2",
             ] + faults.arguments(seed: seed))
         return try ProofServer(database: database, token: token, user: user, process: process)
     }

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     /// The `env` reported by `/health`.
     public var environment = "development"
     public var maxBodyBytes = 8 * 1024 * 1024
+    /// Seconds a connection may stay open without a request in progress (`--idle-timeout`): a keep-alive
+    /// connection between requests, or one that sent blank lines or half a request head. The server closes it.
+    public var idleTimeoutSeconds = 60
     /// Time for timestamps, token expiry, rate limits, retention and idempotency TTL. Tests inject a manual one.
     public var clock: any SyncClock = SystemClock()
     /// Hooks for in-process tests; empty in production.
@@ -92,6 +95,7 @@ public struct ServerConfiguration: Sendable {
         guard (0...65535).contains(port) else { throw .outOfRange("--port", "0–65535") }
         if let limit = rateLimitPerMinute, limit < 1 { throw .outOfRange("--rate-limit", "at least 1") }
         if let days = changelogRetentionDays, days < 1 { throw .outOfRange("--changelog-retention-days", "at least 1") }
+        if idleTimeoutSeconds < 1 { throw .outOfRange("--idle-timeout", "at least 1") }
         try faults.validate()
     }
 }

@@ -6,12 +6,12 @@ import Foundation
 
 /// One HTTP/1.1 exchange over a plain TCP socket to 127.0.0.1: the request goes out byte for byte (no client
 /// library to tidy a broken request line or header), the answer is read until the server closes.
-enum RawSocket {
-    enum Failure: Error, CustomStringConvertible {
+public enum RawSocket {
+    public enum Failure: Error, CustomStringConvertible {
         case connect(String)
         case timedOut(received: Int)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .connect(let reason): "cannot connect: \(reason)"
             case .timedOut(let received): "no end of the answer after the time limit (\(received) bytes read)"
@@ -20,7 +20,7 @@ enum RawSocket {
     }
 
     /// Sends `request` and returns every byte the server sent before closing (empty: it closed without a word).
-    static func exchange(port: Int, _ request: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
+    public static func exchange(port: Int, _ request: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.connect(String(cString: strerror(errno))) }
         defer { close(descriptor) }
@@ -70,7 +70,7 @@ enum RawSocket {
     }
 
     /// The status code and body of an HTTP/1.1 answer, or nil when the bytes are not one.
-    static func parse(_ answer: [UInt8]) -> (status: Int, headers: [String: String], body: [UInt8])? {
+    public static func parse(_ answer: [UInt8]) -> (status: Int, headers: [String: String], body: [UInt8])? {
         guard let end = answer.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
         let head = String(decoding: answer[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
         guard let statusLine = head.first, statusLine.hasPrefix("HTTP/1."),
