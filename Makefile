@@ -9,7 +9,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: demo test build lint format deps bench bench-server proof fuzz-build schemathesis clean
+.PHONY: demo test test-postgres build lint format deps bench bench-server proof fuzz-build schemathesis clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
 demo: deps
@@ -17,10 +17,20 @@ demo: deps
 	$(SWIFT) build --product trendyctl
 	Apps/trendyctl/Demo/demo.sh
 
-## Build everything, run every test, then check formatting.
+## Build everything, run every test (the server's suites a second time on PostgreSQL), then check formatting.
 test: deps build
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory lint
+
+## The server's HTTP suites, the NetworkClient contract and the end-to-end tests again, with trendy-server on a
+## throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say
+## why, unless TRENDY_REQUIRE_POSTGRES is set (CI sets it).
+POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests
+test-postgres:
+	@scripts/with-postgres bash -c 'if [ -n "$${TRENDY_TEST_POSTGRES_SKIPPED:-}" ]; then \
+		echo "PostgreSQL tests skipped: $$TRENDY_TEST_POSTGRES_SKIPPED"; [ -z "$${TRENDY_REQUIRE_POSTGRES:-}" ]; \
+	else TRENDY_TEST_SERVER_STORAGE=postgres $(SWIFT) test --skip-build --filter "$(POSTGRES_SUITES)"; fi'
 
 ## Build all targets and test targets (debug), failing on any compiler warning in this repository.
 build: deps

@@ -18,6 +18,7 @@ let grdbSQLite: Target.Dependency = .product(name: "GRDBSQLite", package: "GRDB.
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 
 let package = Package(
     name: "trendy-sync",
@@ -40,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: Layers (Modules/)
@@ -82,9 +84,10 @@ let package = Package(
         .target(
             name: "TrendyServer",
             dependencies: [
-                "Models", "Protocols", grdb, grdbSQLite, logging, hummingbird,
+                "Models", "Protocols", grdb, grdbSQLite, logging, hummingbird, postgres,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Apps/trendy-server/Sources/TrendyServer",
             swiftSettings: swiftSettings

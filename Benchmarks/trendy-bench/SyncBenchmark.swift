@@ -27,7 +27,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             "--port", "0", "--db", directory.appendingPathComponent("server.sqlite").path,
             "--jwt-secret-file", secret.path, "--log-level", "error",
         ])
-        defer { server.terminate() }
+        defer { server.stop() }
         guard let root = ServerRoot(server.url) else { throw ValidationError("bad server url \(server.url)") }
         print("sync benchmark: trendy-server (release, SQLite file) on \(server.url); best of \(runs) runs")
 

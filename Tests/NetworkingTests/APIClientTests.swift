@@ -373,7 +373,9 @@ struct APIClientTests {
         try await StubHTTPServer.with(answer) { stub in
             let events = try await client(stub.root).getAllEvents(batchSize: 2)
             #expect(events.map(\.id) == ["a", "b", "c", "d"])
-            #expect(offsets.withLock { $0 } == [0, 2, 4])
+            // The page after the short one is prefetched and cancelled; whether it reached the server is a race.
+            let requested = offsets.withLock { $0 }
+            #expect(requested == [0, 2, 4] || requested == [0, 2, 4, 6], "\(requested)")
         }
     }
 

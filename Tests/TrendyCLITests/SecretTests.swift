@@ -97,7 +97,7 @@ struct SecretTests {
 
         _ = try await RawHTTP.send("GET", server.url + "/api/v1/event-types", token: wrong)
         _ = try await RawHTTP.send("GET", server.url + "/api/v1/event-types", token: secret)
-        server.terminate()
+        await server.terminate()
         let logs = server.errors
         #expect(logs.contains("/api/v1/event-types"), "the trace log was captured: \(logs.prefix(500))")
         #expect(!logs.contains(secret) && !logs.contains(wrong), "a token is in the server's log")

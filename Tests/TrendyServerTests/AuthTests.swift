@@ -84,10 +84,10 @@ struct AuthTests {
     }
 
     @Test("without a token source the server refuses to start and says why")
-    func noTokenSource() throws {
+    func noTokenSource() async throws {
         var configuration = ServerConfiguration()
         configuration.jwtSecret = nil
-        #expect(throws: ConfigurationError.noTokenSource) { try TrendyServer(configuration: configuration) }
+        await #expect(throws: ConfigurationError.noTokenSource) { try await TrendyServer(configuration: configuration) }
         #expect(ConfigurationError.noTokenSource.description.contains("--token"))
     }
 

@@ -21,7 +21,7 @@ struct BinaryTests {
             "POST", process.url + "/api/v1/event-types", token: "t1",
             body: Data(#"{"name":"Tea","color":"green","icon":"leaf"}"#.utf8))
         #expect(created.status == 201 && created.json?["user_id"] as? String == user)
-        #expect(process.terminate() == 0)
+        #expect(await process.terminate() == 0)
         #expect(process.remainingOutput.isEmpty, "stdout carries only the listening line")
     }
 
@@ -31,7 +31,7 @@ struct BinaryTests {
         let process = try await ServerProcess.start([
             "--port", "0", "--in-memory", "--token", "t1:\(alice)", "--token", "t2:\(bob)",
         ])
-        defer { process.terminate() }
+        defer { process.stop() }
         let root = try #require(ServerRoot(process.url))
         try await check.run {
             NetworkClientContract.Subject(
@@ -39,7 +39,7 @@ struct BinaryTests {
                 otherUser: APIClient(
                     configuration: try .init(serverRoot: root), tokenProvider: StaticTokenProvider("t2")))
         }
-        #expect(process.terminate() == 0)
+        #expect(await process.terminate() == 0)
     }
 
     @Test("without a token source it refuses to start, says why on stderr, and exits non-zero")
@@ -54,7 +54,7 @@ struct BinaryTests {
         let process = try await ServerProcess.start(["--port", "0", "--in-memory", "--dev"])
         let list = try await RawHTTP.send("GET", process.url + "/api/v1/event-types", token: "dev-token")
         #expect(list.status == 200)
-        #expect(process.terminate() == 0)
+        #expect(await process.terminate() == 0)
         #expect(process.errors.contains("dev-token"))
     }
 
@@ -71,11 +71,11 @@ struct BinaryTests {
             "POST", first.url + "/api/v1/event-types", token: "t",
             body: Data(#"{"name":"Kept","color":"green","icon":"x"}"#.utf8))
         #expect(created.status == 201)
-        #expect(first.terminate() == 0)
+        #expect(await first.terminate() == 0)
         let second = try await ServerProcess.start(arguments)
         let list = try await RawHTTP.send("GET", second.url + "/api/v1/event-types", token: "t")
         #expect(list.jsonArray?.first?["name"] as? String == "Kept")
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
     }
 
     @Test("bad flags are usage errors")
@@ -92,7 +92,7 @@ struct BinaryTests {
     @Test("--idle-timeout: blank lines or half a request head are closed without an answer; requests are answered")
     func idleConnectionsAreClosed() async throws {
         let process = try await ServerProcess.start(["--port", "0", "--in-memory", "--dev", "--idle-timeout", "1"])
-        defer { _ = process.terminate() }
+        defer { process.stop() }
         let port = try #require(process.url.split(separator: ":").last.flatMap { Int($0) })
         // Found by the request fuzzer: a head mutated into blank lines held its connection open for ever. The
         // socket's own limit (20 s) is far above the server's, so only the server closing ends these reads.

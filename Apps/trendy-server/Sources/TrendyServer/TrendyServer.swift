@@ -13,11 +13,15 @@ public final class TrendyServer: Sendable {
     let logger: Logger
 
     /// Validates the configuration and opens (and migrates) the database.
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trendy-server")) throws {
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trendy-server")) async throws {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
-        storage = try SQLiteStorage(configuration.storage)
+        switch configuration.storage {
+        case .file(let path): storage = try SQLiteStorage(path: path)
+        case .inMemory: storage = try SQLiteStorage(path: nil)
+        case .postgres(let location): storage = try await PostgresStorage(location, logger: logger)
+        }
         pipeline = Pipeline(configuration: configuration, storage: storage, logger: logger)
     }
 

@@ -23,13 +23,41 @@ public final class LiveTrendyServer: Sendable {
 
     /// The defaults of a test server: 127.0.0.1, a free port, in memory, JWTs signed with `testSecret`. Change any
     /// setting (faults, quirks, rate limit, clock, hooks) before starting.
+    ///
+    /// With `TRENDY_TEST_SERVER_STORAGE=postgres` the storage is instead a new schema of the PostgreSQL database
+    /// `TRENDY_TEST_POSTGRES_URL` names (`scripts/with-postgres` starts one): the same tests, the other backend.
     public static func testConfiguration() -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.storage = .inMemory
+        configuration.storage = testStorage
         configuration.jwtSecret = testSecret
         return configuration
+    }
+
+    /// In memory, or a fresh PostgreSQL schema (see `testConfiguration`).
+    public static var testStorage: ServerConfiguration.Storage {
+        guard ProcessInfo.processInfo.environment["TRENDY_TEST_SERVER_STORAGE"] == "postgres" else { return .inMemory }
+        guard let storage = postgresTestStorage() else {
+            // A misconfigured run must fail loudly, not pass on SQLite.
+            fatalError("TRENDY_TEST_SERVER_STORAGE=postgres needs TRENDY_TEST_POSTGRES_URL=postgres://…")
+        }
+        return storage
+    }
+
+    /// A new, empty schema of the database `TRENDY_TEST_POSTGRES_URL` names; nil without one.
+    public static func postgresTestStorage() -> ServerConfiguration.Storage? {
+        guard let url = ProcessInfo.processInfo.environment["TRENDY_TEST_POSTGRES_URL"],
+            var location = try? PostgresLocation(url: url)
+        else { return nil }
+        location.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return .postgres(location)
+    }
+
+    /// Why PostgreSQL tests cannot run here, for their skip message.
+    public static var postgresUnavailableReason: String {
+        ProcessInfo.processInfo.environment["TRENDY_TEST_POSTGRES_SKIPPED"]
+            ?? "TRENDY_TEST_POSTGRES_URL is not set: run through scripts/with-postgres (make test-postgres)"
     }
 
     /// Only critical messages unless `TRENDY_TEST_SERVER_LOG` names a level (`info`, `debug`, …): test output
@@ -47,7 +75,7 @@ public final class LiveTrendyServer: Sendable {
     ) async throws
         -> LiveTrendyServer
     {
-        let server = try TrendyServer(configuration: configuration, logger: testLogger(label: "trendy-server"))
+        let server = try await TrendyServer(configuration: configuration, logger: testLogger(label: "trendy-server"))
         let (urls, continuation) = AsyncStream<String>.makeStream()
         let task = Task {
             defer { continuation.finish() }

@@ -94,12 +94,22 @@ public final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Sends SIGTERM and waits for the process to exit; returns its exit status.
+    /// Sends SIGTERM and waits for the process to exit, on a thread of its own (a graceful shutdown can take a
+    /// while under load, and a blocked cooperative pool stalls every in-process server); returns its exit status.
     @discardableResult
-    public func terminate() -> Int32 {
+    public func terminate() async -> Int32 {
+        stop()
+        let process = process
+        return
+            (try? await onOwnThread {
+                process.waitUntilExit()
+                return process.terminationStatus
+            }) ?? -1
+    }
+
+    /// Sends SIGTERM and returns at once: for `defer`, where nothing can be awaited.
+    public func stop() {
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 
     /// Anything printed on stdout after the `listening on` line (read after exit).

@@ -23,6 +23,11 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "Port to bind; 0 picks a free one.") var port = 8080
     @Option(help: "SQLite database file (default: $XDG_DATA_HOME/trendy/server.sqlite).") var db: String?
     @Flag(help: "Keep everything in memory; nothing remains after exit.") var inMemory = false
+    @Option(
+        help: ArgumentHelp(
+            "PostgreSQL database shared by several instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE.",
+            discussion: "Also read from TRENDY_DATABASE_URL."))
+    var postgres: String?
     @Option(help: "A static token and its user, TOKEN:USER_ID (repeatable).") var token: [String] = []
     @Option(help: "File with one TOKEN:USER_ID per line.") var tokensFile: String?
     @Option(help: "File holding the HS256 secret for JWT bearer tokens.") var jwtSecretFile: String?
@@ -41,7 +46,9 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
 
     func validate() throws {
-        if db != nil && inMemory { throw ValidationError("--db and --in-memory cannot be used together") }
+        if [db != nil, inMemory, postgresURL != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one storage: --db FILE, --in-memory or --postgres URL")
+        }
         if let quirks, quirks != "original" { throw ValidationError("--quirks accepts only 'original'") }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError(
@@ -65,9 +72,13 @@ struct TrendyServerCommand: AsyncParsableCommand {
         }
         let server: TrendyServer
         do {
-            server = try TrendyServer(configuration: configuration)
+            server = try await TrendyServer(configuration: configuration)
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
+        } catch let error as StorageUnavailable {
+            // Not a usage error: the flags are fine, the database is not there (EX_UNAVAILABLE).
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(69)
         }
         try await server.run(handleSignals: true) { url in
             // One line, written and flushed at once: scripts wait for it.
@@ -81,6 +92,7 @@ struct TrendyServerCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.storage = inMemory ? .inMemory : .file(path: db ?? Self.defaultDatabasePath)
         do {
+            if let postgresURL { configuration.storage = .postgres(try PostgresLocation(url: postgresURL)) }
             for pair in token { try configuration.addToken(pair) }
             if let tokensFile {
                 try configuration.addTokens(fromFileContents: try Self.read(tokensFile, "--tokens-file"))
@@ -111,6 +123,13 @@ struct TrendyServerCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         return configuration
+    }
+
+    /// `--postgres`, else `TRENDY_DATABASE_URL` unless another storage flag is given.
+    var postgresURL: String? {
+        if let postgres { return postgres }
+        guard db == nil, !inMemory else { return nil }
+        return ProcessInfo.processInfo.environment["TRENDY_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     static var defaultDatabasePath: String {

@@ -71,7 +71,7 @@ final class ProofServer: Sendable {
 
     /// Stops this process and starts another on the same file, port and user with `faults`.
     func restart(faults: FaultPlan, seed: UInt64) async throws -> ProofServer {
-        stop()
+        await process.terminate()
         return try await Self.launch(
             database: database, port: port, token: token, user: user, faults: faults, seed: seed)
     }
@@ -88,7 +88,8 @@ final class ProofServer: Sendable {
         return try ProofServer(database: database, token: token, user: user, process: process)
     }
 
-    func stop() { process.terminate() }
+    /// SIGTERM; the process exits on its own (callers are `defer`s at the end of a run).
+    func stop() { process.stop() }
 
     /// `kill -9`: no shutdown, no flush; what SQLite committed is all that survives.
     func crash() {

@@ -7,6 +7,8 @@ public struct ServerConfiguration: Sendable {
     public enum Storage: Sendable, Hashable {
         case file(path: String)
         case inMemory
+        /// `--postgres URL`: a database several instances share (docs/server.md).
+        case postgres(PostgresLocation)
     }
 
     /// `--quirks original` imitates the original Go backend where the client must tolerate it (api-v1 §12.1).
@@ -105,6 +107,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case invalidToken(String)
     case emptySecret
     case outOfRange(String, String)
+    case invalidPostgresURL(String, String)
 
     public var description: String {
         switch self {
@@ -115,6 +118,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
             "invalid token mapping \"\(pair.prefix(3))…\": expected TOKEN:USER_ID with USER_ID a UUID"
         case .emptySecret: "the JWT secret file is empty"
         case .outOfRange(let flag, let range): "\(flag) must be \(range)"
+        case .invalidPostgresURL(let url, let reason): "--postgres \(url) is not a PostgreSQL URL: \(reason)"
         }
     }
 }

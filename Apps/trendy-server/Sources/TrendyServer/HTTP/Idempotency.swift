@@ -50,11 +50,7 @@ final class IdempotencyGuard: Sendable {
         try inFlight.withLock { (running: inout [Scope: String]) throws(APIError) in
             if let other = running[scope] {
                 guard other == fingerprint else { throw Self.mismatch }
-                var error = APIError(
-                    .idempotencyInFlight, "a request with this Idempotency-Key is still being processed; retry shortly",
-                    retryAfter: 1)
-                error.retryAfter = 1
-                throw error
+                throw Self.inFlight
             }
             running[scope] = fingerprint
         }
@@ -63,6 +59,10 @@ final class IdempotencyGuard: Sendable {
     func end(_ scope: Scope) {
         _ = inFlight.withLock { $0.removeValue(forKey: scope) }
     }
+
+    static let inFlight = APIError(
+        .idempotencyInFlight, "a request with this Idempotency-Key is still being processed; retry shortly",
+        retryAfter: 1)
 
     static let mismatch = APIError(
         .idempotencyMismatch, "this Idempotency-Key was used with a different request body; use a new key")

@@ -90,13 +90,7 @@ final class Pipeline: Sendable {
                 try idempotency.stored(scope, now: now, db)
             })
         {
-            guard original || record.fingerprint == fingerprint else { throw IdempotencyGuard.mismatch }
-            headers[.contentType] = record.contentType
-            if !original { headers[.idempotencyReplayed] = "true" }
-            headers[.legacyIdempotencyReplayed] = "true"
-            return Response(
-                status: .init(code: record.status), headers: headers,
-                body: .init(byteBuffer: ByteBuffer(bytes: record.body)))
+            return try replay(record, fingerprint: fingerprint, headers: headers)
         }
         try await ensureUser(user)
         let apiRequest = APIRequest(
@@ -105,9 +99,14 @@ final class Pipeline: Sendable {
         if let gate = configuration.testHooks.beforeHandler { await gate(route.method.rawValue, request.uri.path) }
         var answer: APIResponse
         do {
-            answer = try await run(route, apiRequest, scope: scope, fingerprint: fingerprint)
+            switch try await run(route, apiRequest, scope: scope, fingerprint: fingerprint) {
+            case .answer(let response): answer = response
+            case .replay(let record): return try replay(record, fingerprint: fingerprint, headers: headers)
+            }
         } catch let special as BatchAnswer {
             answer = special.response
+        } catch is ClaimTaken {
+            throw IdempotencyGuard.inFlight
         }
         if drop {
             logger.warning(
@@ -136,15 +135,39 @@ final class Pipeline: Sendable {
         return apiError
     }
 
+    /// The stored answer of an earlier request with the same key, byte for byte.
+    private func replay(
+        _ record: IdempotencyGuard.Record, fingerprint: String, headers: HTTPFields
+    ) throws -> Response {
+        guard original || record.fingerprint == fingerprint else { throw IdempotencyGuard.mismatch }
+        var headers = headers
+        headers[.contentType] = record.contentType
+        if !original { headers[.idempotencyReplayed] = "true" }
+        headers[.legacyIdempotencyReplayed] = "true"
+        return Response(
+            status: .init(code: record.status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: record.body)))
+    }
+
+    private enum Outcome: Sendable {
+        case answer(APIResponse)
+        /// Another instance answered the same key between our lookup and our transaction.
+        case replay(IdempotencyGuard.Record)
+    }
+
     /// Reads run in a read transaction; writes, their feed rows and the idempotency record in one write
-    /// transaction, rolled back as a whole when the handler throws.
+    /// transaction, rolled back as a whole when the handler throws. The transaction claims the idempotency scope
+    /// (another instance running it: 409 in flight) and looks the key up again under the user's lock, so a key
+    /// answered by another instance a moment ago is replayed, never run twice.
     private func run(
         _ route: Route, _ request: APIRequest, scope: IdempotencyGuard.Scope?, fingerprint: String
     )
-        async throws -> APIResponse
+        async throws -> Outcome
     {
-        guard route.isWrite else { return try await storage.read { db in try route.handler(request, db) } }
-        return try await storage.write(user: request.userId) { [idempotency] db in
+        guard route.isWrite else { return .answer(try await storage.read { db in try route.handler(request, db) }) }
+        let claim = scope.map { "\($0.user) \($0.method) \($0.path) \($0.key)" }
+        return try await storage.write(user: request.userId, claim: claim) { [idempotency] db in
+            if let scope, let record = try idempotency.stored(scope, now: request.now, db) { return .replay(record) }
             let answer = try route.handler(request, db)
             if let scope, (200..<300).contains(answer.status.code) {
                 let record = IdempotencyGuard.Record(
@@ -153,7 +176,7 @@ final class Pipeline: Sendable {
                     body: answer.body)
                 try idempotency.store(scope, record, now: request.now, db)
             }
-            return answer
+            return .answer(answer)
         }
     }
 

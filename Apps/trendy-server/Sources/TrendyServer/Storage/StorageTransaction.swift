@@ -10,12 +10,25 @@ protocol ServerStorage: Sendable {
     /// Runs `body` in a read-only transaction.
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T
     /// Runs `body` in a write transaction of `user`, committed when it returns and rolled back when it throws.
-    /// Writes of one user are serialised, so the change ids they take commit in order (api-v1 §6.4).
+    /// Writes of one user are serialised, so the change ids they take commit in order (api-v1 §6.4). `claim` (an
+    /// idempotency scope) is held for the transaction; when another instance holds it, this throws `ClaimTaken`
+    /// before `body` runs. A backend that serves one process only may ignore it (the pipeline's own lock covers).
     func write<T: Sendable>(
-        user: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
+        user: String?, claim: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
     ) async throws -> T
     func close() async throws
 }
+
+extension ServerStorage {
+    func write<T: Sendable>(
+        user: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
+    ) async throws -> T {
+        try await write(user: user, claim: nil, body)
+    }
+}
+
+/// Another instance is running a request with the same Idempotency-Key.
+struct ClaimTaken: Error {}
 
 /// One row of a result, valid only inside the `forEachRow` call that produced it.
 protocol StorageRow {

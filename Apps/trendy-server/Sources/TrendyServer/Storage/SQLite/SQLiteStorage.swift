@@ -9,17 +9,17 @@ import GRDBSQLite
 final class SQLiteStorage: ServerStorage {
     let writer: any DatabaseWriter
 
-    init(_ storage: ServerConfiguration.Storage) throws {
+    /// A file database at `path` (created with its folder), or an in-memory one when `path` is nil.
+    init(path: String?) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.label = "trendy-server"
-        switch storage {
-        case .inMemory:
-            writer = try DatabaseQueue(configuration: configuration)
-        case .file(let path):
+        if let path {
             try FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
             writer = try DatabasePool(path: path, configuration: configuration)
+        } else {
+            writer = try DatabaseQueue(configuration: configuration)
         }
         try SQLiteSchema.migrator.migrate(writer)
     }
@@ -29,7 +29,7 @@ final class SQLiteStorage: ServerStorage {
     }
 
     func write<T: Sendable>(
-        user: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
+        user: String?, claim: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
     ) async throws -> T {
         try await writer.write { db in try body(SQLiteTransaction(db)) }
     }

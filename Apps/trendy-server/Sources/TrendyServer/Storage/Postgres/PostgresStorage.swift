@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// The shared backend: PostgreSQL through postgres-nio, for several trendy-server instances on one database.
+///
+/// Handlers are synchronous functions of a transaction, so each transaction runs on a thread of a small pool
+/// (`threads`) and waits on its connection's futures there; the cooperative pool and
+/// the event loops never block. docs/server.md, "Several instances on PostgreSQL".
+final class PostgresStorage: ServerStorage {
+    private let client: PostgresClient
+    private let clientTask: Task<Void, Never>
+    private let logger: Logger
+
+    /// Connects, and migrates the schema under an advisory lock (instances that start together wait their turn).
+    init(_ location: PostgresLocation, maximumConnections: Int = 16, logger: Logger) async throws {
+        var configuration = location.clientConfiguration
+        configuration.options.maximumConnections = maximumConnections
+        self.logger = logger
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        clientTask = Task { [client] in await client.run() }
+        do {
+            try await client.withConnection { [logger] connection in
+                try await PostgresTransaction.run(
+                    on: connection, readOnly: false, user: nil, claim: nil, migrating: true, logger: logger,
+                    threads: Self.threads
+                ) { db in try PostgresSchema.migrate(db, schema: location.schema) }
+            }
+        } catch {
+            try? await close()
+            throw StorageUnavailable(location: location.redacted, underlying: error)
+        }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T {
+        try await run(readOnly: true, user: nil, claim: nil, attempts: 1, body)
+    }
+
+    func write<T: Sendable>(
+        user: String?, claim: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
+    ) async throws -> T {
+        try await run(readOnly: false, user: user, claim: claim, attempts: 3, body)
+    }
+
+    func close() async throws {
+        clientTask.cancel()
+        await clientTask.value
+    }
+
+    /// One transaction on a leased connection. A write that lost a race another transaction committed first (a
+    /// unique key, a serialisation failure, a deadlock) runs again from the start: handlers are pure functions of
+    /// what they read, so the second run sees the winner's row and answers as if it had come second.
+    private func run<T: Sendable>(
+        readOnly: Bool, user: String?, claim: String?, attempts: Int,
+        _ body: @escaping @Sendable (any StorageTransaction) throws -> T
+    ) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await client.withConnection { [logger] connection in
+                    try await PostgresTransaction.run(
+                        on: connection, readOnly: readOnly, user: user, claim: claim, logger: logger,
+                        threads: Self.threads, body)
+                }
+            } catch let error as PSQLError where attempt < attempts && PostgresTransaction.isRetryable(error) {
+                attempt += 1
+            }
+        }
+    }
+}
+
+extension PostgresStorage {
+    /// The threads transactions run on, shared by every storage of the process and never shut down (like NIO's
+    /// singletons). A transaction takes one only once it holds its locks, so these threads are never idle-blocked
+    /// on another transaction.
+    static let threads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 16)
+        pool.start()
+        return pool
+    }()
+}
+
+/// The database named by `--postgres` could not be reached or migrated.
+public struct StorageUnavailable: Error, CustomStringConvertible {
+    public let location: String
+    let underlying: any Error
+
+    public var description: String {
+        let reason = (underlying as? PSQLError).map(PostgresTransaction.describe) ?? "\(underlying)"
+        return "cannot open the PostgreSQL database \(location): \(reason)"
+    }
+}
