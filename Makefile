@@ -19,18 +19,20 @@ demo: deps
 
 ## Build everything, run every test (the server's suites a second time on PostgreSQL), then check formatting.
 test: deps build
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip ConcurrentFeedTests
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory lint
 
 ## The server's HTTP suites, the NetworkClient contract and the end-to-end tests again, with trendy-server on a
 ## throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say
-## why, unless TRENDY_REQUIRE_POSTGRES is set (CI sets it).
+## why, unless TRENDY_REQUIRE_POSTGRES is set (CI sets it). The concurrent-writer feed tests (SQLite and PostgreSQL)
+## run last and alone: their load beside other suites slows those past their timeouts.
 POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests
 test-postgres:
 	@scripts/with-postgres bash -c 'if [ -n "$${TRENDY_TEST_POSTGRES_SKIPPED:-}" ]; then \
 		echo "PostgreSQL tests skipped: $$TRENDY_TEST_POSTGRES_SKIPPED"; [ -z "$${TRENDY_REQUIRE_POSTGRES:-}" ]; \
-	else TRENDY_TEST_SERVER_STORAGE=postgres $(SWIFT) test --skip-build --filter "$(POSTGRES_SUITES)"; fi'
+	else TRENDY_TEST_SERVER_STORAGE=postgres $(SWIFT) test --skip-build --filter "$(POSTGRES_SUITES)" \
+		--skip ConcurrentFeedTests && $(SWIFT) test --skip-build --filter ConcurrentFeedTests; fi'
 
 ## Build all targets and test targets (debug), failing on any compiler warning in this repository.
 build: deps
@@ -49,21 +51,23 @@ format:
 
 ## The long proofs (docs/reliability.md), one summary line at the end: 200 seeds of randomized convergence with
 ## faults, 50 kill -9 crash trials (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer
-## on the parsers, and schemathesis against a live trendy-server. `make test` runs short versions of the first three.
+## on the parsers, schemathesis against a live trendy-server, and 100 rounds of the concurrent-writer feed check on
+## two instances sharing a throwaway PostgreSQL. `make test` runs short versions of the first three.
 PROOF_SEEDS ?= 200
 PROOF_OPERATIONS ?= 150
 PROOF_CRASH_TRIALS ?= 50
 PROOF_FUZZ_ITERATIONS ?= 1000
 PROOF_FUZZ_REQUESTS ?= 20000
 PROOF_LIBFUZZER_SECONDS ?= 300
+PROOF_FEED_ROUNDS ?= 100
 proof: deps fuzz-build schemathesis
 	$(SWIFT) build --product trendy-server
 	$(SWIFT) build --product trendyctl
 	$(SWIFT) build --product trendy-proof
-	.build/debug/trendy-proof --seeds $(PROOF_SEEDS) --operations $(PROOF_OPERATIONS) \
+	scripts/with-postgres .build/debug/trendy-proof --seeds $(PROOF_SEEDS) --operations $(PROOF_OPERATIONS) \
 		--crash-trials $(PROOF_CRASH_TRIALS) --fuzz-iterations $(PROOF_FUZZ_ITERATIONS) \
 		--fuzz-requests $(PROOF_FUZZ_REQUESTS) --libfuzzer-seconds $(PROOF_LIBFUZZER_SECONDS) \
-		--libfuzzer-binary .build-fuzz/debug/trendy-fuzz
+		--libfuzzer-binary .build-fuzz/debug/trendy-fuzz --feed-rounds $(PROOF_FEED_ROUNDS)
 
 ## The parsers' libFuzzer binary, in its own build folder (every module in it is instrumented).
 fuzz-build:

@@ -152,7 +152,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "trendy-proof",
-            dependencies: ["Proofs", argumentParser],
+            dependencies: ["Proofs", "TrendyServerTesting", argumentParser],
             path: "Tests/Proof/trendy-proof",
             swiftSettings: swiftSettings
         ),

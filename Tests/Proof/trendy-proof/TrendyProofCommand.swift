@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Proofs
+import TrendyServerTesting
 
 /// `trendy-proof`: the long proofs of docs/reliability.md against the built `trendy-server` and `trendyctl`. Each
 /// part prints one line; the last line sums them up. On a failure: the seed, its log and what broke.
@@ -11,7 +12,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
         abstract: "Randomized convergence with faults, kill -9 crash trials and fuzzing of the Trendy stack.")
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case convergence, crash, fuzz, libfuzzer, schemathesis
+        case convergence, crash, fuzz, libfuzzer, schemathesis, feed
     }
 
     @Option(help: "The parts to run, comma-separated: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -34,6 +35,8 @@ struct TrendyProofCommand: AsyncParsableCommand {
     var libfuzzerBinary = ".build-fuzz/debug/trendy-fuzz"
     @Option(help: "libfuzzer: seconds to run.") var libfuzzerSeconds = 300
     @Option(help: "schemathesis: examples per operation and phase.") var schemathesisExamples = 100
+    @Option(help: "feed: rounds of the concurrent-writer check on two instances (needs TRENDY_TEST_POSTGRES_URL).")
+    var feedRounds = 100
     @Option(help: "The repository root (for Fixtures/ and docs/openapi.yaml).") var root = "."
 
     @Flag(help: "Print every run's log, passed or not.") var verbose = false
@@ -57,6 +60,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
             case .fuzz: result = try await fuzz()
             case .libfuzzer: result = try libFuzzer()
             case .schemathesis: result = try await schemathesis()
+            case .feed: result = try await feed()
             }
             // At once, also when stdout is a file (`make proof > log`): a long run shows each part as it ends.
             FileHandle.standardOutput.write(Data((result.line + "\n").utf8))
@@ -183,6 +187,36 @@ struct TrendyProofCommand: AsyncParsableCommand {
             line: line,
             summary: "fuzz \(decoders.executions + requests.requests + imports.runs) executions, \(findings) findings",
             failed: findings > 0)
+    }
+
+    /// The gap-free change feed on PostgreSQL: `feedRounds` rounds of `ConcurrentFeedCheck` on two instances, each
+    /// on a new schema of the database `scripts/with-postgres` started (docs/server.md).
+    func feed() async throws -> PartResult {
+        let started = ContinuousClock.now
+        var passed = 0
+        var changes = 0
+        var firstFailure: String?
+        for round in 1...max(1, feedRounds) {
+            guard let storage = LiveTrendyServer.postgresTestStorage() else {
+                let reason = LiveTrendyServer.postgresUnavailableReason
+                return PartResult(
+                    line: "feed: FAILED, no PostgreSQL (\(reason))", summary: "feed not run", failed: true)
+            }
+            let report = try await ConcurrentFeedCheck.run(storage: storage, instances: 2)
+            changes += report.changes
+            if report.findings.isEmpty {
+                passed += 1
+            } else if firstFailure == nil {
+                firstFailure = "round \(round): " + report.findings.joined(separator: "; ")
+            }
+        }
+        let rounds = max(1, feedRounds)
+        let seconds = (ContinuousClock.now - started).components.seconds
+        var line =
+            "feed: \(passed) of \(rounds) rounds passed (2 instances on PostgreSQL, 8 writers, 3 readers; "
+            + "\(changes) changes read back), \(seconds) s"
+        if let firstFailure { line += "\n  first failure: \(firstFailure)" }
+        return PartResult(line: line, summary: "feed \(passed)/\(rounds) rounds", failed: passed != rounds)
     }
 
     func schemathesis() async throws -> PartResult {
