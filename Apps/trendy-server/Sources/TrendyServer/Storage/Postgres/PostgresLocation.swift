@@ -56,8 +56,9 @@ public struct PostgresLocation: Sendable, Hashable {
 
     /// The URL without its password, for messages and logs.
     public var redacted: String {
-        "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
-            + (socketDirectory.map { "?host=\($0)" } ?? "") + (schema.map { "&schema=\($0)" } ?? "")
+        let query = [socketDirectory.map { "host=\($0)" }, schema.map { "schema=\($0)" }].compactMap { $0 }
+        return "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
+            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     static func redact(_ text: String) -> String {
