@@ -23,11 +23,11 @@ test: deps build
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory lint
 
-## The server's HTTP suites, the NetworkClient contract and the end-to-end tests again, with trendy-server on a
-## throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say
+## The server's HTTP suites, the NetworkClient contract and the end-to-end tests again, and the short convergence
+## proof on two instances, with trendy-server on a throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say
 ## why, unless TRENDY_REQUIRE_POSTGRES is set (CI sets it). The concurrent-writer feed tests (SQLite and PostgreSQL)
 ## run last and alone: their load beside other suites slows those past their timeouts.
-POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests
+POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests|MultiInstanceProofTests
 test-postgres:
 	@scripts/with-postgres bash -c 'if [ -n "$${TRENDY_TEST_POSTGRES_SKIPPED:-}" ]; then \
 		echo "PostgreSQL tests skipped: $$TRENDY_TEST_POSTGRES_SKIPPED"; [ -z "$${TRENDY_REQUIRE_POSTGRES:-}" ]; \
@@ -50,7 +50,7 @@ format:
 	$(SWIFT) format format --in-place --recursive $(SOURCES)
 
 ## The long proofs (docs/reliability.md), one summary line at the end: 200 seeds of randomized convergence with
-## faults, 50 kill -9 crash trials (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer
+## faults, the same 200 seeds on two instances sharing a throwaway PostgreSQL, 50 kill -9 crash trials (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer
 ## on the parsers, schemathesis against a live trendy-server, and 100 rounds of the concurrent-writer feed check on
 ## two instances sharing a throwaway PostgreSQL. `make test` runs short versions of the first three.
 PROOF_SEEDS ?= 200
@@ -60,6 +60,7 @@ PROOF_FUZZ_ITERATIONS ?= 1000
 PROOF_FUZZ_REQUESTS ?= 20000
 PROOF_LIBFUZZER_SECONDS ?= 300
 PROOF_FEED_ROUNDS ?= 100
+PROOF_INSTANCE_SEEDS ?= 200
 proof: deps fuzz-build schemathesis
 	$(SWIFT) build --product trendy-server
 	$(SWIFT) build --product trendyctl
@@ -67,7 +68,8 @@ proof: deps fuzz-build schemathesis
 	scripts/with-postgres .build/debug/trendy-proof --seeds $(PROOF_SEEDS) --operations $(PROOF_OPERATIONS) \
 		--crash-trials $(PROOF_CRASH_TRIALS) --fuzz-iterations $(PROOF_FUZZ_ITERATIONS) \
 		--fuzz-requests $(PROOF_FUZZ_REQUESTS) --libfuzzer-seconds $(PROOF_LIBFUZZER_SECONDS) \
-		--libfuzzer-binary .build-fuzz/debug/trendy-fuzz --feed-rounds $(PROOF_FEED_ROUNDS)
+		--libfuzzer-binary .build-fuzz/debug/trendy-fuzz --feed-rounds $(PROOF_FEED_ROUNDS) \
+		--instance-seeds $(PROOF_INSTANCE_SEEDS)
 
 ## The parsers' libFuzzer binary, in its own build folder (every module in it is instrumented).
 fuzz-build:
@@ -88,11 +90,12 @@ bench: deps
 	.build/release/trendy-bench sync
 	.build/release/trendy-bench cli
 
-## Loopback load test of trendy-server with wrk (installed with apt when missing and possible).
+## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and
+## two instances on a throwaway PostgreSQL (scripts/with-postgres).
 bench-server: deps
 	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = "0" ] && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk >/dev/null; } || \
 		{ echo "error: wrk is missing: sudo apt-get install wrk"; exit 1; }
-	Benchmarks/server/run.sh $(BENCH_SECONDS)
+	scripts/with-postgres Benchmarks/server/run.sh $(BENCH_SECONDS)
 
 ## Install missing system packages with apt when possible; otherwise say what is missing.
 deps:

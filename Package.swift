@@ -103,6 +103,8 @@ let package = Package(
             dependencies: [
                 "TrendyServer", "Models", logging, hummingbird,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Apps/trendy-server/Sources/TrendyServerTesting",
             swiftSettings: swiftSettings

@@ -17,6 +17,18 @@ struct PostgresLocationTests {
         #expect(socket.redacted == "postgres://trendy@127.0.0.1:5432/events?host=/run/postgresql&schema=team_a")
     }
 
+    @Test("`url` reads back as the same location, password and socket included (a second instance is given it)")
+    func roundTrips() throws {
+        for text in [
+            "postgres://trendy:p%40ss%3Aw0rd@db.internal:5433/events?sslmode=require&schema=team_a",
+            "postgresql://trendy@/events?host=/run/postgresql",
+        ] {
+            let location = try PostgresLocation(url: text)
+            #expect(try PostgresLocation(url: location.url) == location, "\(location.url)")
+        }
+        #expect(try PostgresLocation(url: "postgres://u:p%40ss@h/d").password == "p@ss")
+    }
+
     @Test(
         "a URL that is not one says which part is wrong, without its password",
         arguments: [

@@ -12,7 +12,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
         abstract: "Randomized convergence with faults, kill -9 crash trials and fuzzing of the Trendy stack.")
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case convergence, crash, fuzz, libfuzzer, schemathesis, feed
+        case convergence, instances, crash, fuzz, libfuzzer, schemathesis, feed
     }
 
     @Option(help: "The parts to run, comma-separated: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -21,6 +21,9 @@ struct TrendyProofCommand: AsyncParsableCommand {
     @Option(help: "Convergence: number of seeds.") var seeds = 200
     @Option(help: "Convergence: the first seed; the others follow it.") var firstSeed: UInt64 = 1
     @Option(help: "Convergence: random operations per seed before the faults stop.") var operations = 150
+
+    @Option(help: "instances: seeds of the convergence run on two instances sharing PostgreSQL.")
+    var instanceSeeds = 100
 
     @Option(help: "Crash: number of trials.") var crashTrials = 50
     @Option(help: "Crash: the first trial's seed.") var firstCrashSeed: UInt64 = 1
@@ -56,6 +59,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
             let result: PartResult
             switch part {
             case .convergence: result = try await convergence()
+            case .instances: result = try await instances()
             case .crash: result = try await crash()
             case .fuzz: result = try await fuzz()
             case .libfuzzer: result = try libFuzzer()
@@ -133,6 +137,43 @@ struct TrendyProofCommand: AsyncParsableCommand {
         }
         return PartResult(
             line: line, summary: "convergence \(tally.passed)/\(seeds) seeds", failed: !tally.failures.isEmpty,
+            hung: tally.hung)
+    }
+
+    /// The convergence run again with two instances on one PostgreSQL schema behind a balancer (docs/server.md).
+    func instances() async throws -> PartResult {
+        guard LiveTrendyServer.postgresTestURL() != nil else {
+            let reason = LiveTrendyServer.postgresUnavailableReason
+            return PartResult(
+                line: "instances: FAILED, no PostgreSQL (\(reason))", summary: "instances not run", failed: true)
+        }
+        var entities = 0
+        var switches = 0
+        var connections = [0, 0]
+        let seedRange = firstSeed..<(firstSeed + UInt64(instanceSeeds))
+        let tally = try await runSeeds(seedRange) { seed in
+            var settings = ProofSettings(seed: seed)
+            settings.operations = operations
+            settings.instances = 2
+            return try await ConvergenceProof.run(settings)
+        } each: { outcome in
+            entities += outcome.serverEntities
+            switches += outcome.switches
+            for (index, count) in outcome.connectionsPerInstance.enumerated() where index < 2 {
+                connections[index] += count
+            }
+        }
+        let through = "2 instances on PostgreSQL, \(connections[0]) + \(connections[1]) connections, \(switches) moves"
+        var line = "instances: \(tally.passed) passed, \(tally.failures.count) failed (seeds \(firstSeed)…"
+        line += "\(seedRange.upperBound - 1), \(operations) operations each, \(through), "
+        line += "\(entities) server entities, \(tally.seconds) s)"
+        if let first = tally.failures.first {
+            line +=
+                "\nreproduce: trendy-proof --parts instances --instance-seeds 1 --operations \(operations) "
+                + "--first-seed \(first.seed)"
+        }
+        return PartResult(
+            line: line, summary: "instances \(tally.passed)/\(instanceSeeds) seeds", failed: !tally.failures.isEmpty,
             hung: tally.hung)
     }
 

@@ -54,6 +54,13 @@ public final class LiveTrendyServer: Sendable {
         return .postgres(location)
     }
 
+    /// `postgresTestStorage()` as a URL, for `trendy-server --postgres` child processes; the password stays out of
+    /// `redacted`, which is for messages.
+    public static func postgresTestURL() -> (url: String, redacted: String)? {
+        guard case .postgres(let location)? = postgresTestStorage() else { return nil }
+        return (location.url, location.redacted)
+    }
+
     /// Why PostgreSQL tests cannot run here, for their skip message.
     public static var postgresUnavailableReason: String {
         ProcessInfo.processInfo.environment["TRENDY_TEST_POSTGRES_SKIPPED"]

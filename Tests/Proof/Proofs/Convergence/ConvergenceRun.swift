@@ -4,6 +4,7 @@ import Networking
 import Protocols
 import Sync
 import TestSupport
+import TrendyServerTesting
 
 /// What one seed is run with.
 public struct ProofSettings: Sendable {
@@ -12,6 +13,11 @@ public struct ProofSettings: Sendable {
     public var operations = 150
     public var clients = 3
     public var faults = FaultPlan()
+    /// More than one: that many `trendy-server` instances on one PostgreSQL schema (a new schema of the database
+    /// `TRENDY_TEST_POSTGRES_URL` names) behind a `LoopbackBalancer`, each device on a lane of its own.
+    public var instances = 1
+    /// With several instances: the chance, after each operation, that one device's lane moves to another instance.
+    public var switchProbability = 0.15
 
     public init(seed: UInt64) { self.seed = seed }
 }
@@ -25,6 +31,9 @@ public struct ProofOutcome: SeededOutcome {
     public let log: [String]
     public let deadLetters: Int
     public let serverEntities: Int
+    /// With several instances: the connections the balancer gave each one, and how often a device was moved.
+    public var connectionsPerInstance: [Int] = []
+    public var switches = 0
     /// The run did not finish in its time limit.
     public var hung = false
 
@@ -43,6 +52,7 @@ final class ConvergenceRun {
     var random: SeededRandom
     var ledger = Ledger()
     var clients: [ProofClient] = []
+    var switches = 0
     /// Shared by the devices; starts ten minutes back so that waits on it never push ids past the server's
     /// tolerance for ids from the future.
     let clock = ManualClock(now: Date().addingTimeInterval(-600), mode: .advancing)
@@ -58,10 +68,24 @@ final class ConvergenceRun {
     func run() async throws -> ProofOutcome {
         let directory = try makeScratchDirectory("trendy-proof-\(settings.seed)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var server = try await ProofServer.start(in: directory, faults: settings.faults, seed: settings.seed)
-        defer { server.stop() }
-        clients = try (0..<settings.clients).map {
-            try ProofClient(name: "client\($0)", directory: directory, server: server, clock: clock)
+        var servers = try await startServers(in: directory)
+        defer { for server in servers { server.stop() } }
+        let balancer = servers.count > 1 ? LoopbackBalancer(backendPorts: servers.map(\.port)) : nil
+        defer { balancer?.stop() }
+        var lanes: [LoopbackBalancer.Lane] = []
+        for index in 0..<settings.clients {
+            var root = servers[0].root
+            if let balancer {
+                let lane = try await balancer.addLane(routedTo: index % servers.count)
+                lanes.append(lane)
+                guard let laneRoot = ServerRoot("http://127.0.0.1:\(lane.port)") else {
+                    throw ProofError("no server root for the balancer's port \(lane.port)")
+                }
+                root = laneRoot
+            }
+            clients.append(
+                try ProofClient(
+                    name: "client\(index)", directory: directory, root: root, token: servers[0].token, clock: clock))
         }
         log.note("faults: \(settings.faults)")
         for step in 0..<settings.operations {
@@ -71,13 +95,23 @@ final class ConvergenceRun {
             log.note("\(step): \(line)")
             if clients[index].offlineFor > 0 && operation != .goOffline { clients[index].offlineFor -= 1 }
             clock.advance(by: Double(Int.random(in: 0..<200, using: &random)) / 1000)
+            if let balancer, Double.random(in: 0..<1, using: &random) < settings.switchProbability {
+                let moved = Int.random(in: 0..<lanes.count, using: &random)
+                let instance = (balancer.backend(of: lanes[moved]) + 1) % servers.count
+                await balancer.route(lanes[moved], to: instance)
+                switches += 1
+                log.note("\(step): \(clients[moved].name) now reaches instance \(instance)")
+            }
         }
-        server = try await server.restart(faults: .none, seed: settings.seed)
-        log.note("faults off: trendy-server restarted on the same file and port")
+        var restarted: [ProofServer] = []
+        for server in servers { restarted.append(try await server.restart(faults: .none, seed: settings.seed)) }
+        servers = restarted
+        log.note("faults off: every trendy-server restarted on the same storage and port")
         if let stuck = try await settle() {
             return ProofOutcome(
                 seed: settings.seed, divergence: stuck, log: log.lines, deadLetters: 0, serverEntities: 0)
         }
+        let server = servers[0]
         let api = APIClient(
             configuration: try APIClient.Configuration(serverRoot: server.root),
             tokenProvider: StaticTokenProvider(server.token))
@@ -85,9 +119,26 @@ final class ConvergenceRun {
         let divergence = try await verdict(server: remote)
         var deadLetters = 0
         for client in clients { deadLetters += try await client.engine.mutations(state: .failed).count }
-        return ProofOutcome(
+        var outcome = ProofOutcome(
             seed: settings.seed, divergence: divergence, log: log.lines, deadLetters: deadLetters,
             serverEntities: remote.allIds.count)
+        outcome.connectionsPerInstance = balancer?.connectionsForwarded ?? []
+        outcome.switches = switches
+        return outcome
+    }
+
+    /// One server on SQLite, or `settings.instances` on a new schema of the test PostgreSQL database.
+    func startServers(in directory: URL) async throws -> [ProofServer] {
+        guard settings.instances > 1 else {
+            return [try await ProofServer.start(in: directory, faults: settings.faults, seed: settings.seed)]
+        }
+        guard let location = LiveTrendyServer.postgresTestURL() else {
+            throw ProofError(
+                "\(settings.instances) instances need PostgreSQL: \(LiveTrendyServer.postgresUnavailableReason)")
+        }
+        log.note("instances: \(settings.instances) on \(location.redacted), each device through a balancer lane")
+        return try await ProofServer.startInstances(
+            settings.instances, postgres: location.url, faults: settings.faults, seed: settings.seed)
     }
 
     /// With the faults off: devices that discarded a change resync in full (the spec's way back to the server's

@@ -139,6 +139,7 @@ extension ConvergenceRun {
                 return try await deleteOne(local.definitions, store.deletePropertyDefinition(id:))
             case .sync:
                 guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
+                if settings.instances > 1 { return "\(name) → \(await syncTogether(index))" }
                 return "\(name) → \(try await sync(index))"
             case .goOffline:
                 let stretch = Int.random(in: 3..<15, using: &random)
@@ -159,6 +160,32 @@ extension ConvergenceRun {
         } catch let error as DataStoreError {
             return "\(name) refused locally: \(error)"
         }
+    }
+
+    /// With several instances: client `index` and every other online device sync at once, so writes of one user
+    /// reach the instances concurrently (the feed and idempotency under concurrent writers, docs/server.md).
+    func syncTogether(_ index: Int) async -> String {
+        let online = clients.indices.filter { $0 == index || clients[$0].offlineFor == 0 }
+        let engines = online.map { clients[$0].engine }
+        let reports = await withTaskGroup(of: (Int, SyncReport).self) { group in
+            for (slot, engine) in engines.enumerated() { group.addTask { (slot, await engine.performSync()) } }
+            var reports: [Int: SyncReport] = [:]
+            for await (slot, report) in group { reports[slot] = report }
+            return reports
+        }
+        var lines: [String] = []
+        var wait = 0.0
+        for (slot, client) in online.enumerated() {
+            guard let report = reports[slot] else { continue }
+            if case .rateLimited(let seconds) = report.outcome {
+                if seconds > 5 { await clients[client].engine.resetCircuitBreaker() } else { wait = max(wait, seconds) }
+            }
+            lines.append(
+                "\(clients[client].name): \(report.outcome) pushed \(report.pushed) pulled \(report.pulled) "
+                    + "failed \(report.failed)")
+        }
+        clock.advance(by: wait)
+        return "together: " + lines.joined(separator: "; ")
     }
 
     /// One `performSync()`; a quiet period is waited out on the clients' clock, and a tripped breaker is reset as

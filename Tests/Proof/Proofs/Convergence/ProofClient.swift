@@ -14,18 +14,23 @@ struct ProofClient {
     /// Operations left before this device comes back online; it does not sync meanwhile.
     var offlineFor = 0
 
-    init(name: String, directory: URL, server: ProofServer, clock: ManualClock) throws {
+    init(name: String, directory: URL, root: ServerRoot, token: String, clock: ManualClock) throws {
         self.name = name
         let client = APIClient(
             configuration: try APIClient.Configuration(
-                serverRoot: server.root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
-            tokenProvider: StaticTokenProvider(server.token), clock: clock)
+                serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
+            tokenProvider: StaticTokenProvider(token), clock: clock)
         let stores = try DefaultDataStoreFactory(
             .file(path: directory.appendingPathComponent("\(name).sqlite").path), clock: clock)
         engine = SyncEngine(
             networkClient: client, dataStoreFactory: stores, clock: clock,
-            configuration: .standard(serverRoot: server.root))
+            configuration: .standard(serverRoot: root))
         events = EventStore(engine: engine, dataStoreFactory: stores, clock: clock)
+    }
+
+    /// A device that talks to `server` directly.
+    init(name: String, directory: URL, server: ProofServer, clock: ManualClock) throws {
+        try self.init(name: name, directory: directory, root: server.root, token: server.token, clock: clock)
     }
 
     /// Every entity this device holds, by id.

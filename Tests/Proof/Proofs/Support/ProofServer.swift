@@ -41,17 +41,32 @@ public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// `trendy-server` as a child process on one SQLite file, restartable on the same port with other faults.
+/// Where a proof server keeps its data.
+enum ProofStorage: Sendable, Hashable {
+    case sqlite(path: String)
+    /// A schema of a PostgreSQL database, shared by every instance started on it.
+    case postgres(url: String)
+
+    var arguments: [String] {
+        switch self {
+        case .sqlite(let path): ["--db", path]
+        case .postgres(let url): ["--postgres", url]
+        }
+    }
+}
+
+/// `trendy-server` as a child process on one SQLite file or PostgreSQL schema, restartable on the same port with
+/// other faults.
 final class ProofServer: Sendable {
-    let database: String
+    let storage: ProofStorage
     let token: String
     let user: String
     let port: Int
     let root: ServerRoot
     private let process: ServerProcess
 
-    private init(database: String, token: String, user: String, process: ServerProcess) throws {
-        self.database = database
+    private init(storage: ProofStorage, token: String, user: String, process: ServerProcess) throws {
+        self.storage = storage
         self.token = token
         self.user = user
         self.process = process
@@ -62,30 +77,54 @@ final class ProofServer: Sendable {
         self.port = port
     }
 
+    /// The SQLite file, for the harnesses that start their server on one and read it afterwards.
+    var database: String {
+        guard case .sqlite(let path) = storage else { preconditionFailure("a PostgreSQL server has no SQLite file") }
+        return path
+    }
+
     /// Starts a server on a new database, `server.sqlite` in `directory`, for a new user.
     static func start(in directory: URL, faults: FaultPlan, seed: UInt64) async throws -> ProofServer {
         try await launch(
-            database: directory.appendingPathComponent("server.sqlite").path, port: 0, token: "proof-\(seed)",
-            user: UUIDv7.generate(at: Date()), faults: faults, seed: seed)
+            storage: .sqlite(path: directory.appendingPathComponent("server.sqlite").path), port: 0,
+            token: "proof-\(seed)", user: UUIDv7.generate(at: Date()), faults: faults, seed: seed)
     }
 
-    /// Stops this process and starts another on the same file, port and user with `faults`.
+    /// Starts `count` instances on one PostgreSQL schema, for one new user with the same token on each. Each
+    /// instance draws its faults from its own seed.
+    static func startInstances(
+        _ count: Int, postgres url: String, faults: FaultPlan, seed: UInt64
+    ) async throws -> [ProofServer] {
+        let user = UUIDv7.generate(at: Date())
+        var servers: [ProofServer] = []
+        for index in 0..<count {
+            servers.append(
+                try await launch(
+                    storage: .postgres(url: url), port: 0, token: "proof-\(seed)", user: user, faults: faults,
+                    seed: instanceSeed(seed, index)))
+        }
+        return servers
+    }
+
+    static func instanceSeed(_ seed: UInt64, _ index: Int) -> UInt64 { seed &+ (UInt64(index) << 32) }
+
+    /// Stops this process and starts another on the same storage, port and user with `faults`.
     func restart(faults: FaultPlan, seed: UInt64) async throws -> ProofServer {
         await process.terminate()
         return try await Self.launch(
-            database: database, port: port, token: token, user: user, faults: faults, seed: seed)
+            storage: storage, port: port, token: token, user: user, faults: faults, seed: seed)
     }
 
     private static func launch(
-        database: String, port: Int, token: String, user: String, faults: FaultPlan, seed: UInt64
+        storage: ProofStorage, port: Int, token: String, user: String, faults: FaultPlan, seed: UInt64
     ) async throws -> ProofServer {
         let process = try await ServerProcess.start(
-            [
-                "--port", "\(port)", "--db", database, "--token", "\(token):\(user)", "--log-level", "critical",
+            ["--port", "\(port)"] + storage.arguments + [
+                "--token", "\(token):\(user)", "--log-level", "critical",
                 // Short, so that a request head mutated into blank lines is closed well within the fuzzer's limit.
                 "--idle-timeout", "2",
             ] + faults.arguments(seed: seed))
-        return try ProofServer(database: database, token: token, user: user, process: process)
+        return try ProofServer(storage: storage, token: token, user: user, process: process)
     }
 
     /// SIGTERM; the process exits on its own (callers are `defer`s at the end of a run).

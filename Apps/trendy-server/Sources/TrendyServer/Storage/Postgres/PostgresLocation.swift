@@ -54,6 +54,27 @@ public struct PostgresLocation: Sendable, Hashable {
         }
     }
 
+    /// The whole URL, password included, in the form `init(url:)` reads: for handing the location to another
+    /// process (a second instance in a test).
+    public var url: String {
+        var components = URLComponents()
+        components.scheme = "postgres"
+        components.user = username
+        components.password = password
+        components.host = host
+        components.port = port
+        components.path = "/" + database
+        components.queryItems =
+            [URLQueryItem(name: "sslmode", value: tls.rawValue)]
+            + [
+                socketDirectory.map { URLQueryItem(name: "host", value: $0) },
+                schema.map {
+                    URLQueryItem(name: "schema", value: $0)
+                },
+            ].compactMap { $0 }
+        return components.string ?? redacted
+    }
+
     /// The URL without its password, for messages and logs.
     public var redacted: String {
         let query = [socketDirectory.map { "host=\($0)" }, schema.map { "schema=\($0)" }].compactMap { $0 }
