@@ -67,13 +67,14 @@ enum Events {
 
     /// The steps of api-v1 §5.3.4 for one item: validate, id collision, HealthKit match, manual dedupe, insert.
     static func createOne(
-        _ members: [String: JSONValue], route: Route, _ request: APIRequest, _ db: any StorageTransaction
+        _ members: [String: JSONValue], route: Route, _ request: APIRequest, _ db: any StorageTransaction,
+        references: ReferenceCheck = ReferenceCheck(), lookups: BatchLookups? = nil
     ) throws
         -> Outcome
     {
         var body = BodyReader(members: members)
         var fields = EventFields.read(&body, creating: true)
-        if let typeId = fields.eventTypeId, !(try EventTypes.exists(typeId, user: request.userId, db)) {
+        if let typeId = fields.eventTypeId, !(try references.eventType(typeId, request, db)) {
             if request.original { throw APIError(.internal, "invalid event type: \(typeId)") }
             body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")
         }
@@ -81,16 +82,21 @@ enum Events {
             // The original's single route drops these (api-v1 §12.1 item 9).
             (fields.geofenceId, fields.locationLatitude, fields.locationLongitude) = (nil, nil, nil)
         }
-        if let geofenceId = fields.geofenceId, !(try Geofences.exists(geofenceId, user: request.userId, db)) {
+        if let geofenceId = fields.geofenceId, !(try references.geofence(geofenceId, request, db)) {
             body.fail("geofence_id", "unknown_reference", "geofence_id names no geofence of yours")
         }
         try body.finish()
         let id = try validatedId(members["id"], now: request.now, checkVersion: !(request.original && route == .batch))
         let candidate = fields.event(id: id, user: request.userId)
 
-        if let stored = try db.row(
-            sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id], Rows.event)
-        {
+        let known: APIEvent?
+        if case .known(let answer) = lookups?.storedEvent(id) ?? .unknown {
+            known = answer
+        } else {
+            known = try db.row(
+                sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id], Rows.event)
+        }
+        if let stored = known {
             if request.original && route == .single {
                 // The original's single route overwrites an existing id, even another user's, and logs an update.
                 return .existing(try write(candidate, operation: .update, createdAt: nil, request, db))
@@ -102,7 +108,9 @@ enum Events {
             throw APIError.conflict(
                 code: "duplicate_id", field: "id", detail: "id: another event has this id", existingId: stored.id)
         }
-        if !request.original, let earlier = try earlierCreate(id, fields, request, db) { return .existing(earlier) }
+        if !request.original, let earlier = try earlierCreate(id, fields, request, db, lookups: lookups) {
+            return .existing(earlier)
+        }
         if let match = try healthKitMatch(fields, request, db) {
             guard request.original else { return .existing(match) }
             let partial = APIEvent(
@@ -113,13 +121,11 @@ enum Events {
                 data: try ChangeLog.snapshot(partial, type: .event, original: true), now: request.now)
             return .existing(partial)
         }
+        let slot = fields.eventTypeId.flatMap { type in
+            fields.timestamp.map { BatchLookups.Slot(eventTypeId: type, timestamp: $0) }
+        }
         if fields.sourceType != EventSourceType.healthkit.rawValue,
-            let holder = try db.value(
-                String.self,
-                sql: """
-                    SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
-                    AND source_type != 'healthkit'
-                    """, arguments: [request.userId, fields.eventTypeId, fields.timestamp])
+            let holder = try manualHolder(fields, slot: slot, request, db, lookups: lookups)
         {
             if request.original {
                 var error = APIError(.conflict, "an event of this type already exists at this timestamp")
@@ -130,7 +136,23 @@ enum Events {
                 code: "duplicate_timestamp", field: "timestamp",
                 detail: "event: an event of this type already exists at this timestamp", existingId: holder)
         }
-        return .inserted(try write(candidate, operation: .create, createdAt: request.now, request, db))
+        let saved = try write(candidate, operation: .create, createdAt: request.now, request, db)
+        lookups?.record(saved, at: slot)
+        return .inserted(saved)
+    }
+
+    /// The id of the user's non-HealthKit event of the same type at the same timestamp.
+    static func manualHolder(
+        _ fields: EventFields, slot: BatchLookups.Slot?, _ request: APIRequest, _ db: any StorageTransaction,
+        lookups: BatchLookups?
+    ) throws -> String? {
+        if let slot, case .known(let holder) = lookups?.holder(slot) ?? .unknown { return holder }
+        return try db.value(
+            String.self,
+            sql: """
+                SELECT id FROM events WHERE user_id = ? AND event_type_id = ? AND timestamp = ?
+                AND source_type != 'healthkit'
+                """, arguments: [request.userId, fields.eventTypeId, fields.timestamp])
     }
 
     /// The item's id: generated when absent or `""`; otherwise a canonical version-7 UUID at most 60 s ahead.
@@ -156,17 +178,23 @@ enum Events {
     /// not replay it. Answering it with what was created then, and creating nothing, keeps a delete made meanwhile
     /// (by another device) in force. docs/server.md, "Late re-sends of a deleted event".
     static func earlierCreate(
-        _ id: String, _ fields: EventFields, _ request: APIRequest, _ db: any StorageTransaction
+        _ id: String, _ fields: EventFields, _ request: APIRequest, _ db: any StorageTransaction,
+        lookups: BatchLookups? = nil
     ) throws
         -> APIEvent?
     {
-        guard
-            let data = try db.value(
+        let snapshot: String?
+        if case .known(let answer) = lookups?.earlierCreate(id) ?? .unknown {
+            snapshot = answer
+        } else {
+            snapshot = try db.value(
                 String.self,
                 sql: """
                     SELECT data FROM changes WHERE user_id = ? AND entity_id = ? AND operation = 'create'
                     AND created_at > ? ORDER BY id DESC LIMIT 1
-                    """, arguments: [request.userId, id, request.now - IdempotencyGuard.lifetime]),
+                    """, arguments: [request.userId, id, request.now - IdempotencyGuard.lifetime])
+        }
+        guard let data = snapshot,
             let earlier = try? JSONCoding.decode(APIEvent.self, from: Data(data.utf8)),
             EventFields(earlier) == fields
         else { return nil }
@@ -216,6 +244,8 @@ enum Events {
         if request.original { return try OriginalBatch.handle(items, request, db) }
         var created: [APIEvent] = []
         var errors: [BatchEventError] = []
+        let references = ReferenceCheck()
+        let lookups = try BatchLookups(items.compactMap(\.objectValue), request, db)
         for (index, item) in items.enumerated() {
             guard let members = item.objectValue else {
                 errors.append(
@@ -225,7 +255,7 @@ enum Events {
                 continue
             }
             do {
-                switch try createOne(members, route: .batch, request, db) {
+                switch try createOne(members, route: .batch, request, db, references: references, lookups: lookups) {
                 case .inserted(let event), .existing(let event): created.append(event)
                 }
             } catch let error as APIError {
@@ -307,13 +337,14 @@ enum Events {
         return .noContent
     }
 
-    /// Inserts or overwrites the row (keeping `created_at` when it exists) and logs the change.
+    /// Inserts or overwrites the row (keeping `created_at` when it exists) and logs the change. The row comes back
+    /// from the INSERT itself (`RETURNING`): one statement, where a batch of 500 used to wait for 1 000.
     @discardableResult
     static func write(
         _ event: APIEvent, operation: MutationOperation, createdAt: Int64?, _ request: APIRequest,
         _ db: any StorageTransaction
     ) throws -> APIEvent {
-        try db.execute(
+        let written = try db.row(
             sql: """
                 INSERT INTO events (\(Rows.eventColumns))
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -326,6 +357,7 @@ enum Events {
                     healthkit_sample_id = excluded.healthkit_sample_id,
                     healthkit_category = excluded.healthkit_category, properties = excluded.properties,
                     updated_at = excluded.updated_at
+                RETURNING \(Rows.eventColumns)
                 """,
             arguments: [
                 event.id, event.userId, event.eventTypeId, event.timestamp.millisecondsSince1970, event.notes,
@@ -333,8 +365,8 @@ enum Events {
                 event.originalTitle, event.geofenceId, event.locationLatitude, event.locationLongitude,
                 event.locationName, event.healthKitSampleId, event.healthKitCategory,
                 JSONText.string(.object(event.properties.mapValues(\.json))), createdAt ?? request.now, request.now,
-            ])
-        let saved = try find(event.id, request, db)
+            ], Rows.event)
+        guard let saved = written else { throw APIError(.internal, "the event \(event.id) was not written") }
         try ChangeLog.append(
             db, user: request.userId, type: .event, operation: operation, entityId: event.id,
             data: try ChangeLog.snapshot(saved, type: .event, original: request.original), now: request.now)
@@ -367,5 +399,26 @@ enum Query {
             throw APIError(.badRequest, "offset must not be negative")
         }
         return fallback
+    }
+}
+
+/// The types and geofences a request's events name, each looked up once: a batch of 500 events usually names one
+/// type 500 times, and a batch writes events only, so an answer holds for the whole request.
+final class ReferenceCheck {
+    private var eventTypes: [String: Bool] = [:]
+    private var geofences: [String: Bool] = [:]
+
+    func eventType(_ id: String, _ request: APIRequest, _ db: any StorageTransaction) throws -> Bool {
+        if let known = eventTypes[id] { return known }
+        let exists = try EventTypes.exists(id, user: request.userId, db)
+        eventTypes[id] = exists
+        return exists
+    }
+
+    func geofence(_ id: String, _ request: APIRequest, _ db: any StorageTransaction) throws -> Bool {
+        if let known = geofences[id] { return known }
+        let exists = try Geofences.exists(id, user: request.userId, db)
+        geofences[id] = exists
+        return exists
     }
 }

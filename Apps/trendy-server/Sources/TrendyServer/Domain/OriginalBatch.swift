@@ -10,15 +10,16 @@ enum OriginalBatch {
     {
         var created: [APIEvent] = []
         var errors: [BatchEventError] = []
+        let references = ReferenceCheck()
         for (index, item) in items.enumerated() {
             let members = item.objectValue ?? [:]
             let typeId = members["event_type_id"]?.stringValue?.lowercased() ?? ""
-            guard try EventTypes.exists(typeId, user: request.userId, db) else {
+            guard try references.eventType(typeId, request, db) else {
                 errors.append(BatchEventError(index: index, message: "invalid event type: \(typeId)"))
                 continue
             }
             do {
-                switch try Events.createOne(members, route: .batch, request, db) {
+                switch try Events.createOne(members, route: .batch, request, db, references: references) {
                 case .inserted(let event), .existing(let event): created.append(event)
                 }
             } catch let error as APIError where error.kind == .conflict {

@@ -4,11 +4,17 @@ import NIOCore
 import PostgresNIO
 import Synchronization
 
-/// A transaction on one PostgreSQL connection, driven from a thread that may block: every statement is sent and
-/// its whole result awaited before the handler continues.
+/// A transaction on one PostgreSQL connection, driven from a thread that may block.
+///
+/// Statements whose results the handler does not read (`execute`: inserts, updates, deletes) are sent without
+/// waiting for their answers; PostgreSQL runs a connection's statements in order, so the next statement that is
+/// read (or COMMIT) waits for them too, and the first of them that failed is the error thrown. A failed statement
+/// aborts a PostgreSQL transaction anyway, so no handler could have gone on after one.
 final class PostgresTransaction: StorageTransaction {
     private let connection: PostgresConnection
     private let logger: Logger
+    /// Sent and not yet checked, in the order they were sent.
+    private var unchecked: [EventLoopFuture<PostgresQueryResult>] = []
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -21,36 +27,49 @@ final class PostgresTransaction: StorageTransaction {
     /// time, so the change ids they draw from the sequence commit in increasing order and a feed reader can never
     /// see a later id before an earlier one (the gap-free feed, docs/server.md). `claim` is tried, never waited
     /// for, before that lock: a request whose Idempotency-Key another instance is running gets `ClaimTaken`.
-    /// `migrating` takes the migration lock instead, which instances starting together queue on. BEGIN and the
-    /// locks are awaited without a thread — a writer queued behind others of its user holds only its
-    /// connection — and only `body` and COMMIT run on one of `threads`.
+    /// `migrating` takes the migration lock instead, which instances starting together queue on. The locks are
+    /// awaited without a thread — a writer queued behind others of its user holds only its connection — and only
+    /// `body` and COMMIT run on one of `threads`. A read takes no lock and goes to its thread at once; its COMMIT
+    /// is sent and not awaited (a read-only transaction has nothing to lose), and the connection's next user
+    /// queues behind it.
     static func run<T: Sendable>(
         on connection: PostgresConnection, readOnly: Bool, user: String?, claim: String?, migrating: Bool = false,
         logger: Logger, threads: NIOThreadPool, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
     ) async throws -> T {
         // A read sees one snapshot across its statements (a feed page and its watermark agree).
         let begin = readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"
-        try await connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
+        let locked = claim != nil || user != nil || migrating
         do {
-            if let claim {
-                var claimed = false
-                let rows = try await connection.query(
-                    "SELECT pg_try_advisory_xact_lock(hashtextextended(\(claim), 1))", logger: logger)
-                for try await row in rows { claimed = try row.decode(Bool.self) }
-                if !claimed { throw ClaimTaken() }
-            }
-            if let user {
-                try await connection.query(
-                    "SELECT pg_advisory_xact_lock(hashtextextended(\(user), 0))", logger: logger)
-            }
-            if migrating {
-                try await connection.query(
-                    "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+            if locked {
+                // BEGIN is not awaited on its own: the lock's answer comes after it.
+                let began: EventLoopFuture<PostgresQueryResult> = connection.query(
+                    PostgresQuery(unsafeSQL: begin), logger: logger)
+                if let claim {
+                    var claimed = false
+                    let rows = try await connection.query(
+                        "SELECT pg_try_advisory_xact_lock(hashtextextended(\(claim), 1))", logger: logger)
+                    for try await row in rows { claimed = try row.decode(Bool.self) }
+                    _ = try await began.get()
+                    if !claimed { throw ClaimTaken() }
+                }
+                if let user {
+                    try await connection.query(
+                        "SELECT pg_advisory_xact_lock(hashtextextended(\(user), 0))", logger: logger)
+                }
+                if migrating {
+                    try await connection.query(
+                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+                }
+                _ = try await began.get()
             }
             return try await threads.runIfActive {
                 let transaction = PostgresTransaction(connection: connection, logger: logger)
+                if !locked { transaction.unchecked.append(transaction.send(begin, [])) }
                 let result = try body(transaction)
-                try transaction.execute("COMMIT", [])
+                let commit = transaction.send("COMMIT", [])
+                if readOnly { return result }
+                try transaction.settle()
+                _ = try commit.wait()
                 return result
             }
         } catch {
@@ -60,13 +79,17 @@ final class PostgresTransaction: StorageTransaction {
     }
 
     func execute(_ sql: String, _ arguments: [any SQLValueConvertible]) throws {
-        _ = try query(sql, arguments)
+        unchecked.append(send(sql, arguments))
+        // Bounded: a long batch of writes does not hold every answer.
+        if unchecked.count >= 256 { try settle() }
     }
 
     func forEachRow(
         _ sql: String, _ arguments: [any SQLValueConvertible], _ body: (any StorageRow) throws -> Bool
     ) throws {
-        let result = try query(sql, arguments)
+        let answer = send(sql, arguments)
+        try settle()
+        let result = try answer.wait()
         for row in result.rows {
             let cells = CellRow(row.makeRandomAccess())
             let more = try body(cells)
@@ -75,7 +98,13 @@ final class PostgresTransaction: StorageTransaction {
         }
     }
 
-    private func query(_ sql: String, _ arguments: [any SQLValueConvertible]) throws -> PostgresQueryResult {
+    /// Waits for every statement sent before; throws the first failure.
+    private func settle() throws {
+        defer { unchecked.removeAll(keepingCapacity: true) }
+        for answer in unchecked { _ = try answer.wait() }
+    }
+
+    private func send(_ sql: String, _ arguments: [any SQLValueConvertible]) -> EventLoopFuture<PostgresQueryResult> {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument.sqlValue {
@@ -88,7 +117,7 @@ final class PostgresTransaction: StorageTransaction {
             }
         }
         let statement = PostgresQuery(unsafeSQL: PostgresPlaceholders.translate(sql), binds: bindings)
-        return try connection.query(statement, logger: logger).wait()
+        return connection.query(statement, logger: logger)
     }
 
     /// A unique key taken by a concurrent transaction, a serialisation failure or a deadlock: worth a new attempt.
