@@ -105,4 +105,24 @@ struct BatchCreateTests {
         #expect(batchAnswers[8] == "refused unknown_reference -" && batchAnswers[9] == "ok \(e) second try")
         #expect(batchFeed == singleFeed, "the same rows were written")
     }
+
+    @Test("what a batch answers for a created event is what is stored: GET returns the same fields")
+    func answersAreStored() async throws {
+        try await ServerHarness.with { harness in
+            let type = try await harness.eventType()
+            let id = ServerHarness.newId()
+            let item =
+                #"{"id":"\#(id)","event_type_id":"\#(type)","timestamp":"2026-03-01T08:00:00.250Z","notes":"x \u00e9","#
+                + #""is_all_day":true,"end_date":"2026-03-01T09:00:00Z","location_latitude":52.52,"#
+                + #""location_longitude":13.405,"location_name":"Berlin","properties":{"mood":{"type":"text","#
+                + #""value":"ok"},"count":{"type":"number","value":2.5}}}"#
+            let batch = try await harness.send("POST", "/api/v1/events/batch", json: #"{"events":[\#(item)]}"#)
+            #expect(batch.status == 201)
+            let created = try #require((batch.json?["created"] as? [[String: Any]])?.first)
+            var stored = try #require(try await harness.send("GET", "/api/v1/events/\(id)").json)
+            stored["event_type"] = nil
+            #expect(NSDictionary(dictionary: created) == NSDictionary(dictionary: stored), "\(created)\n\(stored)")
+            #expect((created["properties"] as? [String: Any])?.count == 2 && created["created_at"] != nil)
+        }
+    }
 }

@@ -337,36 +337,52 @@ enum Events {
         return .noContent
     }
 
-    /// Inserts or overwrites the row (keeping `created_at` when it exists) and logs the change. The row comes back
-    /// from the INSERT itself (`RETURNING`): one statement, where a batch of 500 used to wait for 1 000.
+    /// Inserts or overwrites the row (keeping `created_at` when it exists) and logs the change.
+    ///
+    /// A create inserts a row `createOne` found no one holding, so what is stored is known without reading it
+    /// back, and the INSERT is not waited for (on PostgreSQL a batch's inserts stream; docs/server.md). If another
+    /// user's transaction took the id meanwhile, the unique key fails the transaction, which runs again and finds
+    /// the row. An overwrite (the original backend's single create) returns the row it left (`RETURNING`).
     @discardableResult
     static func write(
         _ event: APIEvent, operation: MutationOperation, createdAt: Int64?, _ request: APIRequest,
         _ db: any StorageTransaction
     ) throws -> APIEvent {
-        let written = try db.row(
-            sql: """
-                INSERT INTO events (\(Rows.eventColumns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, event_type_id = excluded.event_type_id,
-                    timestamp = excluded.timestamp, notes = excluded.notes, is_all_day = excluded.is_all_day,
-                    end_date = excluded.end_date, source_type = excluded.source_type,
-                    external_id = excluded.external_id, original_title = excluded.original_title,
-                    geofence_id = excluded.geofence_id, location_latitude = excluded.location_latitude,
-                    location_longitude = excluded.location_longitude, location_name = excluded.location_name,
-                    healthkit_sample_id = excluded.healthkit_sample_id,
-                    healthkit_category = excluded.healthkit_category, properties = excluded.properties,
-                    updated_at = excluded.updated_at
-                RETURNING \(Rows.eventColumns)
-                """,
-            arguments: [
-                event.id, event.userId, event.eventTypeId, event.timestamp.millisecondsSince1970, event.notes,
-                event.isAllDay, event.endDate?.millisecondsSince1970, event.sourceType.rawValue, event.externalId,
-                event.originalTitle, event.geofenceId, event.locationLatitude, event.locationLongitude,
-                event.locationName, event.healthKitSampleId, event.healthKitCategory,
-                JSONText.string(.object(event.properties.mapValues(\.json))), createdAt ?? request.now, request.now,
-            ], Rows.event)
-        guard let saved = written else { throw APIError(.internal, "the event \(event.id) was not written") }
+        let properties = Rows.propertiesText(event.properties.mapValues(\.json))
+        let arguments: [any SQLValueConvertible] = [
+            event.id, event.userId, event.eventTypeId, event.timestamp.millisecondsSince1970, event.notes,
+            event.isAllDay, event.endDate?.millisecondsSince1970, event.sourceType.rawValue, event.externalId,
+            event.originalTitle, event.geofenceId, event.locationLatitude, event.locationLongitude,
+            event.locationName, event.healthKitSampleId, event.healthKitCategory, properties,
+            createdAt ?? request.now, request.now,
+        ]
+        let values = "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let saved: APIEvent
+        if operation == .create {
+            try db.execute(sql: "INSERT INTO events (\(Rows.eventColumns)) \(values)", arguments: arguments)
+            var row = event
+            row.properties = Rows.properties(properties)
+            row.createdAt = (createdAt ?? request.now).date
+            row.updatedAt = request.now.date
+            saved = row
+        } else {
+            let written = try db.row(
+                sql: """
+                    INSERT INTO events (\(Rows.eventColumns)) \(values)
+                    ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, event_type_id = excluded.event_type_id,
+                        timestamp = excluded.timestamp, notes = excluded.notes, is_all_day = excluded.is_all_day,
+                        end_date = excluded.end_date, source_type = excluded.source_type,
+                        external_id = excluded.external_id, original_title = excluded.original_title,
+                        geofence_id = excluded.geofence_id, location_latitude = excluded.location_latitude,
+                        location_longitude = excluded.location_longitude, location_name = excluded.location_name,
+                        healthkit_sample_id = excluded.healthkit_sample_id,
+                        healthkit_category = excluded.healthkit_category, properties = excluded.properties,
+                        updated_at = excluded.updated_at
+                    RETURNING \(Rows.eventColumns)
+                    """, arguments: arguments, Rows.event)
+            guard let written else { throw APIError(.internal, "the event \(event.id) was not written") }
+            saved = written
+        }
         try ChangeLog.append(
             db, user: request.userId, type: .event, operation: operation, entityId: event.id,
             data: try ChangeLog.snapshot(saved, type: .event, original: request.original), now: request.now)
