@@ -5,7 +5,11 @@ local type_id = os.getenv("TRENDY_BENCH_TYPE") or "0190f5c0-3f00-7a11-8b22-00000
 local counter = 0
 local thread_tag = 0
 
-math.randomseed(os.time())
+-- Two wrk processes start in the same second, one per user: the token keeps their ids apart.
+local token = os.getenv("TRENDY_BENCH_TOKEN") or "bench"
+local salt = 0
+for i = 1, #token do salt = salt * 31 + string.byte(token, i) end
+math.randomseed(os.time() + salt % 1000003)
 local run = math.random(0, 0xfffff)
 
 function setup(thread)
@@ -40,7 +44,7 @@ function request()
       uuid7(now_ms, run * 0x10000000 + counter), type_id, iso(stamp))
   end
   local body = '{"events":[' .. table.concat(items, ",") .. ']}'
-  local headers = { ["Authorization"] = "Bearer bench", ["Content-Type"] = "application/json",
+  local headers = { ["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json",
     ["Idempotency-Key"] = string.format("bench-%d-%d-%d", run, thread_tag, counter) }
   return wrk.format("POST", "/api/v1/events/batch", headers, body)
 end

@@ -15,6 +15,8 @@ final class PostgresTransaction: StorageTransaction {
     private let logger: Logger
     /// Sent and not yet checked, in the order they were sent.
     private var unchecked: [EventLoopFuture<PostgresQueryResult>] = []
+    /// Single-row INSERTs not sent yet; they go out as multi-row INSERTs before anything else is sent.
+    private var held = PostgresInsertRows()
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -66,6 +68,7 @@ final class PostgresTransaction: StorageTransaction {
                 let transaction = PostgresTransaction(connection: connection, logger: logger)
                 if !locked { transaction.unchecked.append(transaction.send(begin, [])) }
                 let result = try body(transaction)
+                transaction.sendHeld()
                 let commit = transaction.send("COMMIT", [])
                 if readOnly { return result }
                 try transaction.settle()
@@ -79,14 +82,20 @@ final class PostgresTransaction: StorageTransaction {
     }
 
     func execute(_ sql: String, _ arguments: [any SQLValueConvertible]) throws {
-        unchecked.append(send(sql, arguments))
-        // Bounded: a long batch of writes does not hold every answer.
+        if held.hold(sql, arguments) {
+            if held.isFull { sendHeld() }
+        } else {
+            sendHeld()
+            unchecked.append(send(sql, arguments))
+        }
+        // Bounded: a long run of writes does not hold every answer.
         if unchecked.count >= 256 { try settle() }
     }
 
     func forEachRow(
         _ sql: String, _ arguments: [any SQLValueConvertible], _ body: (any StorageRow) throws -> Bool
     ) throws {
+        sendHeld()
         let answer = send(sql, arguments)
         try settle()
         let result = try answer.wait()
@@ -104,7 +113,18 @@ final class PostgresTransaction: StorageTransaction {
         for answer in unchecked { _ = try answer.wait() }
     }
 
-    private func send(_ sql: String, _ arguments: [any SQLValueConvertible]) -> EventLoopFuture<PostgresQueryResult> {
+    /// Sends the held INSERTs, unchecked like any other write.
+    private func sendHeld() {
+        guard !held.isEmpty else { return }
+        for statement in held.take() {
+            unchecked.append(send(statement.sql, statement.arguments, numbered: true))
+        }
+    }
+
+    /// `numbered`: the placeholders are PostgreSQL's already (`$1`…), so the text is not translated.
+    private func send(
+        _ sql: String, _ arguments: [any SQLValueConvertible], numbered: Bool = false
+    ) -> EventLoopFuture<PostgresQueryResult> {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument.sqlValue {
@@ -116,7 +136,8 @@ final class PostgresTransaction: StorageTransaction {
             case .bool(let bool): bindings.append(bool)
             }
         }
-        let statement = PostgresQuery(unsafeSQL: PostgresPlaceholders.translate(sql), binds: bindings)
+        let text = numbered ? sql : PostgresPlaceholders.translate(sql)
+        let statement = PostgresQuery(unsafeSQL: text, binds: bindings)
         return connection.query(statement, logger: logger)
     }
 
