@@ -95,7 +95,8 @@ extension APIClient {
 
     private func transfer(_ request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         countSentRequest()
-        let session = request.httpBody == nil ? session : bodySession
+        let session = request.httpBody == nil ? session : URLSession(configuration: bodySessionConfiguration)
+        defer { if session !== self.session { session.finishTasksAndInvalidate() } }
         let handle = TransferHandle()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferResult, Never>) in

@@ -61,12 +61,13 @@ public final class APIClient: NetworkClientProtocol {
     let clock: any SyncClock
     /// Requests without a body, over kept-alive connections.
     let session: URLSession
-    /// Requests with a body, each on a fresh connection closed after the answer (`Connection: close`). On Linux,
-    /// libcurl re-sends a request whose reused connection died before an answer, but cannot rewind the body it
-    /// already sent: the retry hangs until the timeout. A fresh connection is never retried that way, so a lost
-    /// answer is a prompt transport error and the engine re-sends under the same idempotency key
-    /// (docs/error-recovery.md).
-    let bodySession: URLSession
+    /// Requests with a body each get a session of their own (`Connection: close`), so their connection is new and
+    /// never reused. On Linux, libcurl re-sends a request whose reused connection died before an answer, but cannot
+    /// rewind the body it already sent: the retry sends the head and hangs until the timeout. A server need not say
+    /// `Connection: close` back, and libcurl then keeps the connection for the next request, so a shared session
+    /// is not enough. A fresh connection is never retried that way: a lost answer is a prompt transport error and
+    /// the engine re-sends under the same idempotency key (docs/error-recovery.md).
+    let bodySessionConfiguration: URLSessionConfiguration
     private let sentRequests = Atomic<Int>(0)
     let logger: Logger
 
@@ -88,7 +89,7 @@ public final class APIClient: NetworkClientProtocol {
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
         self.session = URLSession(configuration: sessionConfiguration)
-        self.bodySession = URLSession(configuration: sessionConfiguration)
+        self.bodySessionConfiguration = sessionConfiguration
     }
 
     /// HTTP requests this client has sent, retries included: what a sync costs on the wire.
@@ -98,6 +99,5 @@ public final class APIClient: NetworkClientProtocol {
 
     deinit {
         session.finishTasksAndInvalidate()
-        bodySession.finishTasksAndInvalidate()
     }
 }
