@@ -116,28 +116,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
     }
 
     func convergence() async throws -> PartResult {
-        var deadLetters = 0
-        var entities = 0
-        let tally = try await runSeeds(firstSeed..<(firstSeed + UInt64(seeds))) { seed in
-            var settings = ProofSettings(seed: seed)
-            settings.operations = operations
-            return try await ConvergenceProof.run(settings)
-        } each: { outcome in
-            deadLetters += outcome.deadLetters
-            entities += outcome.serverEntities
-        }
-        var line =
-            "convergence: \(tally.passed) passed, \(tally.failures.count) failed "
-            + "(seeds \(firstSeed)…\(firstSeed + UInt64(seeds) - 1), \(operations) operations each, "
-            + "\(entities) server entities, \(deadLetters) dead letters, \(tally.seconds) s)"
-        if let first = tally.failures.first {
-            line +=
-                "\nreproduce: trendy-proof --parts convergence --seeds 1 --operations \(operations) "
-                + "--first-seed \(first.seed)"
-        }
-        return PartResult(
-            line: line, summary: "convergence \(tally.passed)/\(seeds) seeds", failed: !tally.failures.isEmpty,
-            hung: tally.hung)
+        try await convergence(part: .convergence, count: seeds, instances: 1)
     }
 
     /// The convergence run again with two instances on one PostgreSQL schema behind a balancer (docs/server.md).
@@ -147,33 +126,45 @@ struct TrendyProofCommand: AsyncParsableCommand {
             return PartResult(
                 line: "instances: FAILED, no PostgreSQL (\(reason))", summary: "instances not run", failed: true)
         }
+        return try await convergence(part: .instances, count: instanceSeeds, instances: 2)
+    }
+
+    /// `count` seeds from `firstSeed` of the convergence run on `instances` servers.
+    func convergence(part: Part, count: Int, instances: Int) async throws -> PartResult {
+        var deadLetters = 0
         var entities = 0
         var switches = 0
-        var connections = [0, 0]
-        let seedRange = firstSeed..<(firstSeed + UInt64(instanceSeeds))
+        var connections: [Int] = []
+        let seedRange = firstSeed..<(firstSeed + UInt64(count))
         let tally = try await runSeeds(seedRange) { seed in
             var settings = ProofSettings(seed: seed)
             settings.operations = operations
-            settings.instances = 2
+            settings.instances = instances
             return try await ConvergenceProof.run(settings)
         } each: { outcome in
+            deadLetters += outcome.deadLetters
             entities += outcome.serverEntities
             switches += outcome.switches
-            for (index, count) in outcome.connectionsPerInstance.enumerated() where index < 2 {
+            for (index, count) in outcome.connectionsPerInstance.enumerated() {
+                if connections.count <= index { connections.append(0) }
                 connections[index] += count
             }
         }
-        let through = "2 instances on PostgreSQL, \(connections[0]) + \(connections[1]) connections, \(switches) moves"
-        var line = "instances: \(tally.passed) passed, \(tally.failures.count) failed (seeds \(firstSeed)…"
-        line += "\(seedRange.upperBound - 1), \(operations) operations each, \(through), "
-        line += "\(entities) server entities, \(tally.seconds) s)"
+        var line = "\(part.rawValue): \(tally.passed) passed, \(tally.failures.count) failed "
+        line += "(seeds \(firstSeed)…\(seedRange.upperBound - 1), \(operations) operations each, "
+        if instances > 1 {
+            let perInstance = connections.map(String.init).joined(separator: " + ")
+            line += "\(instances) instances on PostgreSQL, \(perInstance) connections, \(switches) moves, "
+        }
+        line += "\(entities) server entities, \(deadLetters) dead letters, \(tally.seconds) s)"
         if let first = tally.failures.first {
+            let seedOption = part == .instances ? "--instance-seeds" : "--seeds"
             line +=
-                "\nreproduce: trendy-proof --parts instances --instance-seeds 1 --operations \(operations) "
+                "\nreproduce: trendy-proof --parts \(part.rawValue) \(seedOption) 1 --operations \(operations) "
                 + "--first-seed \(first.seed)"
         }
         return PartResult(
-            line: line, summary: "instances \(tally.passed)/\(instanceSeeds) seeds", failed: !tally.failures.isEmpty,
+            line: line, summary: "\(part.rawValue) \(tally.passed)/\(count) seeds", failed: !tally.failures.isEmpty,
             hung: tally.hung)
     }
 

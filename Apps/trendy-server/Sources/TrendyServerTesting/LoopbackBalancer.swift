@@ -18,7 +18,6 @@ public final class LoopbackBalancer: Sendable {
         var routes: [Int] = []
         var listeners: [any Channel] = []
         var connections: [Int: [ObjectIdentifier: any Channel]] = [:]
-        var tasks: [Task<Void, Never>] = []
         var forwarded: [Int]
         var closed = false
     }
@@ -56,8 +55,8 @@ public final class LoopbackBalancer: Sendable {
             state.listeners.append(listener.channel)
             return state.routes.count - 1
         }
-        let task = Task { await self.serve(listener, lane: index) }
-        state.withLock { $0.tasks.append(task) }
+        // Ends when `stop()` closes the listener and its connections.
+        Task { await self.serve(listener, lane: index) }
         return Lane(index: index, port: port)
     }
 
@@ -74,16 +73,6 @@ public final class LoopbackBalancer: Sendable {
             return Array(state.connections[lane.index, default: [:]].values)
         }
         for channel in open { try? await channel.close() }
-    }
-
-    /// Closes every lane and connection and waits for the forwarding tasks to end.
-    public func close() async {
-        let (listeners, connections, tasks) = state.withLock { state in
-            state.closed = true
-            return (state.listeners, state.connections.values.flatMap(\.values), state.tasks)
-        }
-        for channel in listeners + connections { try? await channel.close() }
-        for task in tasks { await task.value }
     }
 
     /// Closes every lane and connection without waiting (for `defer`s); the forwarding tasks end on their own.
