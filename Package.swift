@@ -19,6 +19,7 @@ let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
     name: "trendy-sync",
@@ -29,6 +30,7 @@ let package = Package(
         .library(name: "Persistence", targets: ["Persistence"]),
         .library(name: "Networking", targets: ["Networking"]),
         .library(name: "Sync", targets: ["Sync"]),
+        .library(name: "Hashing", targets: ["Hashing"]),
         .library(name: "TestSupport", targets: ["TestSupport"]),
         .library(name: "TestSupportContracts", targets: ["TestSupportContracts"]),
         .executable(name: "trendyctl", targets: ["trendyctl"]),
@@ -42,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // MARK: Layers (Modules/)
@@ -65,9 +69,12 @@ let package = Package(
             path: "Modules/Sync",
             swiftSettings: swiftSettings
         ),
+        // The live SHA-256 behind `Protocols.SHA256Hashing`, apart so that Sync and Models link no crypto library.
+        .target(
+            name: "Hashing", dependencies: ["Protocols", crypto], path: "Modules/Hashing", swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
-            dependencies: ["Models", "Protocols", "Sync", "Persistence"],
+            dependencies: ["Models", "Protocols", "Sync", "Persistence", "Hashing"],
             path: "Modules/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -84,7 +91,7 @@ let package = Package(
         .target(
             name: "TrendyServer",
             dependencies: [
-                "Models", "Protocols", grdb, grdbSQLite, logging, hummingbird, postgres,
+                "Models", "Protocols", "Hashing", grdb, grdbSQLite, logging, hummingbird, postgres, crypto,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -112,7 +119,8 @@ let package = Package(
         .target(
             name: "TrendyCLI",
             dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", argumentParser, logging,
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TestSupport", argumentParser,
+                logging, .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             path: "Apps/trendyctl/Sources/TrendyCLI",
             swiftSettings: swiftSettings
@@ -126,8 +134,8 @@ let package = Package(
         .executableTarget(
             name: "trendy-bench",
             dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "TrendyServer", "TrendyServerTesting",
-                argumentParser, grdbSQLite,
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TrendyServer",
+                "TrendyServerTesting", argumentParser, grdbSQLite,
             ],
             path: "Benchmarks/trendy-bench",
             swiftSettings: swiftSettings
@@ -137,8 +145,8 @@ let package = Package(
         .target(
             name: "Proofs",
             dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServerTesting",
-                "ParserChecks", grdb,
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TestSupport",
+                "TrendyServerTesting", "ParserChecks", grdb,
             ],
             path: "Tests/Proof/Proofs",
             swiftSettings: swiftSettings
@@ -161,6 +169,7 @@ let package = Package(
 
         // MARK: Tests mirror the modules one to one
         .testTarget(name: "ModelsTests", dependencies: ["Models"], swiftSettings: swiftSettings),
+        .testTarget(name: "HashingTests", dependencies: ["Hashing", "Protocols"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PersistenceTests",
             dependencies: ["Models", "Protocols", "Persistence", "TestSupport", "TestSupportContracts", grdb],
@@ -183,13 +192,13 @@ let package = Package(
             name: "TrendyServerTests",
             dependencies: [
                 "Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport",
-                "TestSupportContracts",
+                "TestSupportContracts", crypto,
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SyncTests",
-            dependencies: ["Models", "Protocols", "Sync", "TestSupport"],
+            dependencies: ["Models", "Protocols", "Sync", "Hashing", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         // The trendyctl binary, run as users run it, against trendy-server on 127.0.0.1.
@@ -204,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "TestSupport", "TrendyServer",
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TestSupport", "TrendyServer",
                 "TrendyServerTesting",
             ],
             swiftSettings: swiftSettings

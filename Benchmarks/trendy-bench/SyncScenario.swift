@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Hashing
 import Models
 import Networking
 import Persistence
@@ -60,7 +61,8 @@ struct SyncScenario: AsyncParsableCommand {
             tokenProvider: StaticTokenProvider(token))
         let stores = try DefaultDataStoreFactory(.file(path: database))
         let engine = SyncEngine(
-            networkClient: client, dataStoreFactory: stores, configuration: profile.configuration(root))
+            networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(),
+            configuration: profile.configuration(root))
         let local = EventStore(engine: engine, dataStoreFactory: stores)
 
         switch kind {

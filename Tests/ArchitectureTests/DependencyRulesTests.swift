@@ -13,7 +13,8 @@ struct DependencyRulesTests {
         "Persistence": ["Models", "Protocols", "GRDB", "GRDBSQLite", "Logging"],
         "Networking": ["Models", "Protocols", "Logging"],
         "Sync": ["Models", "Protocols", "Logging"],
-        "TestSupport": ["Models", "Protocols", "Sync", "Persistence", "Logging"],
+        "Hashing": ["Protocols", "Crypto", "Logging"],
+        "TestSupport": ["Models", "Protocols", "Sync", "Persistence", "Hashing", "Logging"],
         "TestSupportContracts": ["Models", "Protocols", "TestSupport", "Logging"],
     ]
 

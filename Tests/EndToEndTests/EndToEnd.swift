@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Networking
 import Persistence
@@ -108,7 +109,7 @@ final class EndToEnd: Sendable {
             .file(path: directory.appendingPathComponent("\(name).sqlite").path), clock: clock)
         let stores = DefaultDataStoreFactory(storage: storage)
         let engine = SyncEngine(
-            networkClient: client, dataStoreFactory: stores, clock: clock,
+            networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
             configuration: configuration ?? .standard(serverRoot: root))
         return Device(
             name: name, engine: engine, events: EventStore(engine: engine, dataStoreFactory: stores, clock: clock),

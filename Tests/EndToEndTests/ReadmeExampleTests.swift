@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Networking
 import Persistence
@@ -25,7 +26,8 @@ struct ReadmeExampleTests {
             let client = APIClient(
                 configuration: try .init(serverRoot: root), tokenProvider: StaticTokenProvider(token))
             let engine = SyncEngine(
-                networkClient: client, dataStoreFactory: stores, configuration: .standard(serverRoot: root))
+                networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(),
+                configuration: .standard(serverRoot: root))
             let events = EventStore(engine: engine, dataStoreFactory: stores)
 
             let coffee = try await events.createEventType(name: "Coffee")

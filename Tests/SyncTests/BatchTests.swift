@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Sync
@@ -137,7 +138,7 @@ struct BatchTests {
         #expect(try h.queue().isEmpty)
         #expect(calls.dropFirst().map { $0.body?["events"]?.arrayValue?.first?["id"]?.stringValue } == events.map(\.id))
         let derived = events.map { event in
-            queued.first { $0.entityId == event.id }.map { SHA256.hexDigest(of: "\($0.clientRequestId):0") }
+            queued.first { $0.entityId == event.id }.map { CryptoSHA256().hexDigest(of: "\($0.clientRequestId):0") }
         }
         #expect(keys.dropFirst().map { Optional($0) } == derived, "S51 each one-item key is derived from its own item")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Sync
@@ -216,7 +217,8 @@ struct BootstrapTests {
         #expect(await h.engine.forceFullResync().outcome.name == "offline")
         #expect(try h.engineState().bootstrapRequested)
 
-        let restarted = SyncEngine(networkClient: h.network, dataStoreFactory: h.stores, clock: h.clock)
+        let restarted = SyncEngine(
+            networkClient: h.network, dataStoreFactory: h.stores, hashing: CryptoSHA256(), clock: h.clock)
         h.network.resetCalls()
         #expect(await restarted.performSync().outcome == .synced(bootstrapped: true))
         #expect(try !h.engineState().bootstrapRequested)

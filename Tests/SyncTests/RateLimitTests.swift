@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Sync
@@ -216,7 +217,8 @@ struct RateLimitTests {
             $0.breakerBackoffUntil = h.clock.now().addingTimeInterval(90)
             $0.quietUntil = h.clock.now().addingTimeInterval(30)
         }
-        let restarted = SyncEngine(networkClient: h.network, dataStoreFactory: h.stores, clock: h.clock)
+        let restarted = SyncEngine(
+            networkClient: h.network, dataStoreFactory: h.stores, hashing: CryptoSHA256(), clock: h.clock)
         try await restarted.loadInitialState()
         #expect(try await restarted.isCircuitBreakerTripped)
         #expect(try await restarted.circuitBreakerBackoffRemaining == 90)

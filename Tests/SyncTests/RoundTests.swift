@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Sync
@@ -82,7 +83,7 @@ struct RoundTests {
         #expect(try h.engineState().serverRoot == first.text, "S17 the first contact stores the root")
 
         let moved = SyncEngine(
-            networkClient: h.network, dataStoreFactory: h.stores, clock: h.clock,
+            networkClient: h.network, dataStoreFactory: h.stores, hashing: CryptoSHA256(), clock: h.clock,
             configuration: .standard(serverRoot: other))
         let historyBefore = try h.history().count
         h.network.resetCalls()

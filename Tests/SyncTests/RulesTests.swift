@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Testing
@@ -178,15 +179,16 @@ struct RulesTests {
 
     @Test("S31 a batch key is the SHA-256 of client_request_id:attempts lines")
     func batchKey() {
+        let hashing = CryptoSHA256()
         var first = PendingMutation.new(entityType: .event, operation: .create, entityId: "a", payload: nil, at: Date())
         first.clientRequestId = "k1"
         var second = first
         second.clientRequestId = "k2"
         second.attempts = 2
         // S31: A batch key is the SHA-256 (lowercase hex) of the members' client_request_id:attempts lines; an…
-        #expect(PushPlan.batchKey([first, second]) == SHA256.hexDigest(of: "k1:0\nk2:2"))
+        #expect(PushPlan.batchKey([first, second], hashing: hashing) == hashing.hexDigest(of: "k1:0\nk2:2"))
         first.attempts = 1
-        #expect(PushPlan.batchKey([first, second]) != SHA256.hexDigest(of: "k1:0\nk2:2"))
+        #expect(PushPlan.batchKey([first, second], hashing: hashing) != hashing.hexDigest(of: "k1:0\nk2:2"))
     }
 
     @Test("parents named by payloads: events name their type and geofence; geofences their entry and exit types")

@@ -45,20 +45,54 @@ struct ComponentTests {
         #expect(throws: CLIError.self) { try CSV.parse("\"open") }
     }
 
-    @Test("the config file: comments, quoted and bare values, escapes; rewritten sorted")
+    @Test("the config file is TOML: tables, dotted keys, inline comments, literal strings; rewritten as tables")
     func configFile() throws {
-        let config = try ConfigFile.parse(
-            "# mine\nserver = \"http://h:1\"\n\nsync.interval = 30\nsync.profile = \"standard\"\n", path: "c")
-        #expect(config["server"] == "http://h:1" && config["sync.interval"] == "30")
+        let dotted = try ConfigFile.parse(
+            "# mine\nserver = \"http://h:1\"  # inline\n\nsync.interval = 30\nsync.profile = 'standard'\n", path: "c")
+        let tabled = try ConfigFile.parse(
+            "server = \"\"\"http://h:1\"\"\"\n[sync] # the engine\ninterval = 0x1E\nprofile = \"standard\"\n", path: "c")
+        #expect(dotted["server"] == "http://h:1" && dotted["sync.interval"] == "30")
+        #expect(dotted["sync.profile"] == "standard")
+        #expect(tabled == dotted, "both TOML forms of the same keys read the same")
         #expect(
-            config.text
-                == "# trendyctl configuration; edit with `trendyctl config set KEY VALUE`\nserver = \"http://h:1\"\n"
-                + "sync.interval = 30\nsync.profile = \"standard\"\n")
-        #expect(try ConfigFile.parse(config.text, path: "c") == config)
-        #expect(throws: CLIError.self) { try ConfigFile.parse("server \"x\"", path: "c") }
-        var edited = config
+            dotted.text
+                == "# trendyctl configuration; edit with `trendyctl config set KEY VALUE`\nserver = \"http://h:1\"\n\n"
+                + "[sync]\ninterval = 30\nprofile = \"standard\"\n")
+        #expect(try ConfigFile.parse(dotted.text, path: "c") == dotted)
+        var edited = dotted
         #expect(throws: CLIError.self) { try edited.set("sync.interval", "0") }
         #expect(throws: CLIError.self) { try edited.set("sync.profile", "fast") }
+        #expect(edited == dotted, "a refused value changes nothing")
+    }
+
+    @Test("bad TOML names the file, line and column; nothing is read from it")
+    func configFileErrors() {
+        for (text, position) in [("server \"x\"", "c:1:8"), ("server = 1\nserver = 2\n", "c:2:10"), ("a = [\n", "c:1:7")] {
+            #expect {
+                try ConfigFile.parse(text, path: "c")
+            } throws: { error in
+                guard let error = error as? CLIError, error.code == "config" else { return false }
+                return error.message.hasPrefix(position + ": ") && error.message.contains("config set")
+            }
+        }
+    }
+
+    @Test("set and unset keep keys they do not know and drop tables left empty")
+    func configFileEdits() throws {
+        var config = try ConfigFile.parse("editor.theme = \"dark\"\ntags = [1, 2]\n[sync]\ninterval = 5\n", path: "c")
+        try config.set("sync.profile", "standard")
+        try config.set("server", "http://127.0.0.1:9")
+        try config.unset("sync.interval")
+        #expect(
+            config.values == [
+                "editor.theme": "dark", "server": "http://127.0.0.1:9", "sync.profile": "standard",
+            ])
+        #expect(config.text.contains("tags = [ 1, 2 ]"), "a value of a form the CLI does not read survives a rewrite")
+        try config.unset("sync.profile")
+        #expect(!config.text.contains("[sync]"))
+        try config.set("sync.interval", "90")
+        #expect(try ConfigFile.parse(config.text, path: "c")["sync.interval"] == "90")
+        #expect(config.text.contains("interval = 90"), "a number key is written as a TOML integer")
     }
 
     @Test("--prop values follow the definition's kind; without one, booleans and numbers are recognised")

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Models
 import Testing
@@ -12,7 +13,9 @@ struct AuthTests {
     func jwt(header: String = #"{"alg":"HS256","typ":"JWT"}"#, claims: String, secret: [UInt8] = secret) -> String {
         let head = Self.base64url(Array(header.utf8))
         let body = Self.base64url(Array(claims.utf8))
-        let signature = Self.base64url(HMACSHA256.authenticationCode(for: Array("\(head).\(body)".utf8), key: secret))
+        let signature = Self.base64url(
+            Array(
+                HMAC<SHA256>.authenticationCode(for: Array("\(head).\(body)".utf8), using: SymmetricKey(data: secret))))
         return "\(head).\(body).\(signature)"
     }
 
@@ -104,24 +107,21 @@ struct AuthTests {
         #expect(throws: ConfigurationError.self) { try configuration.addTokens(fromFileContents: "carol:not-a-uuid") }
     }
 
-    @Test(
-        "HMAC-SHA-256 matches RFC 4231 test cases 1, 2 and 6 (long key)",
-        arguments: [
-            (
-                [UInt8](repeating: 0x0b, count: 20), "Hi There",
-                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
-            ),
-            (
-                Array("Jefe".utf8), "what do ya want for nothing?",
-                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-            ),
-            (
-                [UInt8](repeating: 0xaa, count: 131), "Test Using Larger Than Block-Size Key - Hash Key First",
-                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
-            ),
-        ] as [([UInt8], String, String)])
-    func hmacVectors(key: [UInt8], message: String, digest: String) {
-        let code = HMACSHA256.authenticationCode(for: Array(message.utf8), key: key)
-        #expect(code.map { String(format: "%02x", $0) }.joined() == digest)
+    /// Signed by Python's `hmac` (an implementation independent of ours) with a 131-byte key, longer than a
+    /// SHA-256 block, so the key is hashed first (RFC 2104 §2); a changed signature byte must be refused.
+    @Test("a token signed by another HS256 implementation verifies; a changed signature does not")
+    func foreignToken() throws {
+        let token =
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwMTkwZjVjMC0zZjAwLTdhMTEtOGIyMi0wMDAwMDAwMDAwMDEiLCJleHAiOjQx"
+            + "MDI0NDQ4MDB9.cR5JqY4m585fQ0GEdSGo21J5C4I0LAlY-KKj64uLFws"
+        let key = [UInt8](repeating: 0xAA, count: 131)
+        #expect(try JWT.verify(token, secret: key, now: Date()) == "0190f5c0-3f00-7a11-8b22-000000000001")
+        // "c" → "d" changes a bit of the first signature byte.
+        let flipped = token.replacingOccurrences(of: "MDB9.cR5", with: "MDB9.dR5")
+        #expect(flipped != token)
+        #expect(throws: JWT.Rejection.signature) { try JWT.verify(flipped, secret: key, now: Date()) }
+        let minted = JWT.sign(
+            claims: ["sub": "0190f5c0-3f00-7a11-8b22-000000000001", "exp": 4_102_444_800], secret: key)
+        #expect(try JWT.verify(minted, secret: key, now: Date()) == "0190f5c0-3f00-7a11-8b22-000000000001")
     }
 }

@@ -45,7 +45,8 @@ extension SyncEngine {
     ) async throws {
         let response: BatchCreateEventsResponse
         do {
-            response = try await network.createEventsBatch(requests, idempotencyKey: PushPlan.batchKey(rows))
+            response = try await network.createEventsBatch(
+                requests, idempotencyKey: PushPlan.batchKey(rows, hashing: hashing))
         } catch {
             try await handleBatchError(error, rows, requests, &run, &counters)
             return
@@ -96,7 +97,7 @@ extension SyncEngine {
                 try crossUnitBoundary(&run)
                 do {
                     let answer = try await network.createEventsBatch(
-                        [request], idempotencyKey: PushPlan.batchKey([row]))
+                        [request], idempotencyKey: PushPlan.batchKey([row], hashing: hashing))
                     try await recordBatchAnswer(answer, [row], [request], &run, &counters)
                 } catch let stop as RoundStop {
                     throw stop

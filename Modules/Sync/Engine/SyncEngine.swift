@@ -6,12 +6,15 @@ import Protocols
 /// The offline-first sync engine (sync-engine §3–§6): pushes the outbox, pulls the change feed or bootstraps,
 /// rate-limits itself, and keeps its state in the same database as the data.
 ///
-/// Depends only on `Protocols`: any `NetworkClientProtocol`, any `DataStoreFactory`, any `SyncClock`. Every
-/// store is created inside the actor, used in one synchronous stretch, and released before the next `await`.
+/// Depends only on `Protocols`: any `NetworkClientProtocol`, any `DataStoreFactory`, any `SHA256Hashing`, any
+/// `SyncClock`. Every store is created inside the actor, used in one synchronous stretch, and released before the
+/// next `await`.
 public actor SyncEngine {
     let network: any NetworkClientProtocol
     let stores: any DataStoreFactory
     let clock: any SyncClock
+    /// Keys event batches (S31); injected so that `Sync` links no crypto library.
+    let hashing: any SHA256Hashing
     /// History ids from the engine's clock (S1), increasing while that clock does not go back, so rounds that
     /// finish in one millisecond keep their order.
     let historyIds = UUIDv7.Generator()
@@ -37,6 +40,7 @@ public actor SyncEngine {
     public init(
         networkClient: any NetworkClientProtocol,
         dataStoreFactory: any DataStoreFactory,
+        hashing: any SHA256Hashing,
         clock: any SyncClock = SystemClock(),
         configuration: SyncConfiguration = .standard(),
         logger: Logger = Logger(label: "trendy.sync")
@@ -44,6 +48,7 @@ public actor SyncEngine {
         self.network = networkClient
         self.stores = dataStoreFactory
         self.clock = clock
+        self.hashing = hashing
         self.configuration = configuration
         self.logger = logger
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Protocols
 
 /// How a push set is ordered and cut into units (sync-engine §4.4, §4.7).
 enum PushPlan {
@@ -66,7 +67,7 @@ enum PushPlan {
 
     /// The key of an event-create batch: lowercase hex SHA-256 of `client_request_id:attempts` lines in request
     /// order, so an unanswered batch re-sent with the same members reuses it and any recorded outcome changes it.
-    static func batchKey(_ members: [PendingMutation]) -> String {
-        SHA256.hexDigest(of: members.map { "\($0.clientRequestId):\($0.attempts)" }.joined(separator: "\n"))
+    static func batchKey(_ members: [PendingMutation], hashing: any SHA256Hashing) -> String {
+        hashing.hexDigest(of: members.map { "\($0.clientRequestId):\($0.attempts)" }.joined(separator: "\n"))
     }
 }

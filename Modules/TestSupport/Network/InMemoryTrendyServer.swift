@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Synchronization
@@ -96,7 +97,7 @@ public final class InMemoryTrendyServer: Sendable {
 
     static func fingerprint(_ body: some Encodable) -> String {
         guard let data = try? JSONCoding.encode(body), let json = try? JSONText.parse(Array(data)) else { return "" }
-        return SHA256.hexDigest(of: JSONText.string(json))
+        return CryptoSHA256().hexDigest(of: JSONText.string(json))
     }
 
     func log(

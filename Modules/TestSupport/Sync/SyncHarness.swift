@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Sync
@@ -26,7 +27,8 @@ public struct SyncHarness: Sendable {
         network = MockNetworkClient(server: model, userId: user ?? MockNetworkClient.defaultUserId)
         stores = try MockDataStoreFactory(clock: clock)
         engine = SyncEngine(
-            networkClient: network, dataStoreFactory: stores, clock: clock, configuration: configuration)
+            networkClient: network, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
+            configuration: configuration)
         events = EventStore(engine: engine, dataStoreFactory: stores, clock: clock)
     }
 

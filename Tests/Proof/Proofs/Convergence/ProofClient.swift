@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Networking
 import Persistence
@@ -23,7 +24,7 @@ struct ProofClient {
         let stores = try DefaultDataStoreFactory(
             .file(path: directory.appendingPathComponent("\(name).sqlite").path), clock: clock)
         engine = SyncEngine(
-            networkClient: client, dataStoreFactory: stores, clock: clock,
+            networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
             configuration: .standard(serverRoot: root))
         events = EventStore(engine: engine, dataStoreFactory: stores, clock: clock)
     }

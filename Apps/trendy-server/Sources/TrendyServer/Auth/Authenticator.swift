@@ -1,15 +1,16 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Models
 
 /// Maps a bearer token to a user id: static tokens first, then HS256 JWTs (api-v1 §10).
 struct Authenticator: Sendable {
-    /// Static tokens as bytes, for constant-time comparison.
-    private let staticTokens: [(token: [UInt8], userId: String)]
+    /// Static tokens by their SHA-256: digests compare in constant time, so a guess learns nothing from timing.
+    private let staticTokens: [(digest: SHA256.Digest, userId: String)]
     private let jwtSecret: [UInt8]?
 
     init(configuration: ServerConfiguration) {
-        staticTokens = configuration.staticTokens.map { (Array($0.key.utf8), $0.value) }
+        staticTokens = configuration.staticTokens.map { (SHA256.hash(data: Array($0.key.utf8)), $0.value) }
         jwtSecret = configuration.jwtSecret
     }
 
@@ -19,9 +20,9 @@ struct Authenticator: Sendable {
             authorization[..<space].lowercased() == "bearer"
         else { throw Self.unauthorized("Authentication is required to access this resource") }
         let token = authorization[authorization.index(after: space)...].trimmingCharacters(in: .whitespaces)
-        let bytes = Array(token.utf8)
+        let digest = SHA256.hash(data: Array(token.utf8))
         var matched: String?
-        for entry in staticTokens where HMACSHA256.constantTimeEquals(entry.token, bytes) { matched = entry.userId }
+        for entry in staticTokens where entry.digest == digest { matched = entry.userId }
         if let matched { return matched }
         if let jwtSecret, token.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
             do {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Models
 
@@ -19,9 +20,10 @@ enum JWT {
         else { throw .malformed }
         guard header["alg"]?.stringValue == "HS256" else { throw .algorithm }
         let signed = Array("\(parts[0]).\(parts[1])".utf8)
-        guard HMACSHA256.constantTimeEquals(HMACSHA256.authenticationCode(for: signed, key: secret), signature) else {
-            throw .signature
-        }
+        // Constant time: swift-crypto compares the codes without stopping at the first differing byte.
+        guard
+            HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signed, using: SymmetricKey(data: secret))
+        else { throw .signature }
         let seconds = now.timeIntervalSince1970
         guard let expiry = claims["exp"]?.doubleValue else { throw .expired }
         guard expiry + leeway > seconds else { throw .expired }
@@ -36,8 +38,9 @@ enum JWT {
     static func sign(claims: JSONValue, secret: [UInt8]) -> String {
         let header = Base64URL.encode(Array(JSONText.string(["alg": "HS256", "typ": "JWT"]).utf8))
         let payload = Base64URL.encode(Array(JSONText.string(claims).utf8))
-        let signature = HMACSHA256.authenticationCode(for: Array("\(header).\(payload)".utf8), key: secret)
-        return "\(header).\(payload).\(Base64URL.encode(signature))"
+        let signature = HMAC<SHA256>.authenticationCode(
+            for: Array("\(header).\(payload)".utf8), using: SymmetricKey(data: secret))
+        return "\(header).\(payload).\(Base64URL.encode(Array(signature)))"
     }
 }
 

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import Hashing
 import Models
 import Synchronization
 
@@ -40,8 +42,10 @@ final class IdempotencyGuard: Sendable {
 
     /// SHA-256 of the body's canonical JSON (sorted keys, no whitespace), or of the raw bytes when not JSON.
     static func fingerprint(_ body: [UInt8]) -> String {
-        if let json = try? JSONText.parse(body) { return SHA256.hexDigest(of: JSONText.string(json)) }
-        return SHA256.hexDigest(of: body)
+        if let json = try? JSONText.parse(body) {
+            return SHA256.hash(data: Array(JSONText.string(json).utf8)).hexString
+        }
+        return SHA256.hash(data: body).hexString
     }
 
     /// Registers the request as in flight, or refuses it when the same scope is running (ours only).

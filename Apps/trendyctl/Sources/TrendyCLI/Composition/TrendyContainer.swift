@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Networking
 import Persistence
@@ -83,7 +84,7 @@ public struct TrendyContainer: Sendable {
             client = NoServerClient()
         }
         let engine = SyncEngine(
-            networkClient: client, dataStoreFactory: stores, clock: configuration.clock,
+            networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: configuration.clock,
             configuration: configuration.sync)
         return TrendyContainer(
             configuration: configuration, engine: engine,

@@ -1,10 +1,12 @@
 import Foundation
 import Models
+import TOMLKit
 
-/// The config file: a small TOML document of `key = value` lines (strings quoted, numbers bare, `#` comments).
+/// The config file, in TOML (parsed by TOMLKit on toml++): `[sync]` tables and dotted keys, comments, every
+/// string and number form. Keys are addressed by their dotted path (`sync.interval`).
 ///
-/// Only the keys below exist; `config set` refuses others, so a typo is an error rather than a silent no-op.
-/// Writing rewrites the whole file, sorted, with a header comment.
+/// Only the keys below are settable; `config set` refuses others, so a typo is an error rather than a silent
+/// no-op. Writing re-renders the whole document under a header comment; keys this version does not know are kept.
 struct ConfigFile: Equatable {
     struct Key: Sendable {
         let name: String
@@ -31,6 +33,8 @@ struct ConfigFile: Equatable {
         },
     ]
 
+    static let header = "# trendyctl configuration; edit with `trendyctl config set KEY VALUE`"
+
     static func key(_ name: String) throws(CLIError) -> Key {
         guard let key = keys.first(where: { $0.name == name }) else {
             throw .usage("unknown config key \"\(name)\"; known keys: \(keys.map(\.name).joined(separator: ", "))")
@@ -38,9 +42,17 @@ struct ConfigFile: Equatable {
         return key
     }
 
-    private(set) var values: [String: String] = [:]
+    /// Every scalar of the document by dotted path, as text (`sync.interval` → `"60"`).
+    private(set) var values: [String: String]
+    /// The document as TOML, so that `set` keeps what this version does not know (other keys, arrays, dates).
+    private var document: String
 
-    init(values: [String: String] = [:]) { self.values = values }
+    init() {
+        values = [:]
+        document = ""
+    }
+
+    static func == (lhs: ConfigFile, rhs: ConfigFile) -> Bool { lhs.values == rhs.values }
 
     /// Reads `path`; a missing file is an empty config.
     static func load(_ path: String) throws(CLIError) -> ConfigFile {
@@ -54,26 +66,13 @@ struct ConfigFile: Equatable {
         return try parse(text, path: path)
     }
 
+    /// Parses TOML; an error names the file, line and column, and what to do.
     static func parse(_ text: String, path: String) throws(CLIError) -> ConfigFile {
-        var values: [String: String] = [:]
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw .failure("\(path):\(number + 1): expected key = value", code: "config")
-            }
-            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
-            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if value.hasPrefix("\"") {
-                guard value.count >= 2, value.hasSuffix("\"") else {
-                    throw .failure("\(path):\(number + 1): unterminated string", code: "config")
-                }
-                value = String(value.dropFirst().dropLast())
-                    .replacingOccurrences(of: "\\\"", with: "\"").replacingOccurrences(of: "\\\\", with: "\\")
-            }
-            values[name] = value
-        }
-        return ConfigFile(values: values)
+        let table = try table(text, path: path)
+        var config = ConfigFile()
+        config.document = text
+        config.values = flatten(table)
+        return config
     }
 
     subscript(name: String) -> String? { values[name] }
@@ -81,24 +80,86 @@ struct ConfigFile: Equatable {
     mutating func set(_ name: String, _ value: String) throws(CLIError) {
         let key = try Self.key(name)
         if let problem = key.validate(value) { throw .usage(problem) }
-        values[name] = value
+        try edit { table in
+            let path = name.split(separator: ".").map(String.init)
+            var parent = table
+            for component in path.dropLast() {
+                if let existing = parent[component]?.table {
+                    parent = existing
+                } else {
+                    parent[component] = TOMLTable()
+                    guard let created = parent[component]?.table else { return }
+                    parent = created
+                }
+            }
+            if key.isNumber, let number = Int(value) { parent[path[path.count - 1]] = number } else {
+                parent[path[path.count - 1]] = value
+            }
+        }
     }
 
     mutating func unset(_ name: String) throws(CLIError) {
         _ = try Self.key(name)
-        values[name] = nil
+        try edit { table in
+            let path = name.split(separator: ".").map(String.init)
+            var parents = [table]
+            for component in path.dropLast() {
+                guard let next = parents[parents.count - 1][component]?.table else { return }
+                parents.append(next)
+            }
+            parents[parents.count - 1].remove(at: path[path.count - 1])
+            // Drop tables the removal left empty, innermost first.
+            for depth in stride(from: parents.count - 1, to: 0, by: -1) where parents[depth].isEmpty {
+                parents[depth - 1].remove(at: path[depth - 1])
+            }
+        }
     }
 
+    /// The document as written: the header comment, then TOML (tables as `[sync]` sections).
     var text: String {
-        var lines = ["# trendyctl configuration; edit with `trendyctl config set KEY VALUE`"]
-        for name in values.keys.sorted() {
-            guard let value = values[name] else { continue }
-            let isNumber = Self.keys.first { $0.name == name }?.isNumber ?? false
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-                of: "\"", with: "\\\"")
-            lines.append("\(name) = " + (isNumber ? value : "\"\(escaped)\""))
+        guard let table = try? Self.table(document, path: "") else { return Self.header + "\n" }
+        let body = table.convert(to: .toml, options: [.allowUnicodeStrings, .indentations])
+        return Self.header + "\n" + (body.isEmpty ? "" : body + "\n")
+    }
+
+    private mutating func edit(_ change: (TOMLTable) -> Void) throws(CLIError) {
+        let table = try Self.table(document, path: "the config file")
+        change(table)
+        document = table.convert(to: .toml, options: [.allowUnicodeStrings, .indentations])
+        values = Self.flatten(table)
+    }
+
+    private static func table(_ text: String, path: String) throws(CLIError) -> TOMLTable {
+        do {
+            return try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw .failure(
+                "\(path):\(error.source.begin.line):\(error.source.begin.column): \(error.description); "
+                    + "fix the file or rewrite a key with `trendyctl config set KEY VALUE`",
+                code: "config")
+        } catch {
+            throw .failure("\(path): not TOML: \(error)", code: "config")
         }
-        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func flatten(_ table: TOMLTable, prefix: String = "") -> [String: String] {
+        var values: [String: String] = [:]
+        for key in table.keys {
+            guard let value = table[key] else { continue }
+            let name = prefix + key
+            if let nested = value.table {
+                values.merge(flatten(nested, prefix: name + "."), uniquingKeysWith: { _, new in new })
+            } else if let string = value.string {
+                values[name] = string
+            } else if let integer = value.int {
+                values[name] = String(integer)
+            } else if let bool = value.bool {
+                values[name] = String(bool)
+            } else if let double = value.double {
+                values[name] = String(double)
+            }
+        }
+        return values
     }
 
     /// Writes atomically, creating the folder.
