@@ -20,6 +20,7 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let subprocess: Target.Dependency = .product(name: "Subprocess", package: "swift-subprocess")
 
 let package = Package(
     name: "trendy-sync",
@@ -46,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],
     targets: [
         // MARK: Layers (Modules/)
@@ -108,7 +110,7 @@ let package = Package(
         .target(
             name: "TrendyServerTesting",
             dependencies: [
-                "TrendyServer", "Models", logging, hummingbird,
+                "TrendyServer", "Models", logging, hummingbird, subprocess,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -223,6 +225,6 @@ let package = Package(
             dependencies: ["Proofs", "TrendyServerTesting"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ArchitectureTests", swiftSettings: swiftSettings),
+        .testTarget(name: "ArchitectureTests", dependencies: [subprocess], swiftSettings: swiftSettings),
     ]
 )

@@ -38,12 +38,12 @@ struct SyncBenchmark: AsyncParsableCommand {
         print(String(format: "seeded %d events in %.1f s", bootstrapEvents, seeding))
 
         var counter = 0
-        func scenario(_ kind: SyncScenario.Kind, _ profile: SyncScenario.Profile) throws -> SyncScenario.Result {
+        func scenario(_ kind: SyncScenario.Kind, _ profile: SyncScenario.Profile) async throws -> SyncScenario.Result {
             var best: SyncScenario.Result?
             for _ in 0..<runs {
                 counter += 1
                 let token = kind == .push ? Self.token(for: UUID().uuidString.lowercased()) : seeded
-                let result = try Self.child([
+                let result = try await Self.child([
                     "sync-scenario", "--kind", kind.rawValue, "--profile", profile.rawValue, "--server", server.url,
                     "--token", token, "--events", "\(pushEvents)",
                     "--database", directory.appendingPathComponent("device-\(counter).sqlite").path,
@@ -57,8 +57,8 @@ struct SyncBenchmark: AsyncParsableCommand {
 
         Report.row("scenario / profile", ["time", "requests", "peak RSS", "rows"])
         for kind in SyncScenario.Kind.allCases {
-            let ours = try scenario(kind, .ours)
-            let original = try scenario(kind, .original)
+            let ours = try await scenario(kind, .ours)
+            let original = try await scenario(kind, .original)
             for (profile, result) in [("ours", ours), ("original", original)] {
                 Report.row(
                     "\(kind.rawValue) / \(profile)",
@@ -103,18 +103,12 @@ struct SyncBenchmark: AsyncParsableCommand {
     }
 
     /// Runs this executable with `arguments` and decodes its one JSON line.
-    static func child(_ arguments: [String]) throws -> SyncScenario.Result {
-        let process = Process()
-        process.executableURL = try ServerProcess.executable("trendy-bench")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let line = data.split(separator: UInt8(ascii: "\n")).last else {
-            throw ValidationError("sync-scenario \(arguments.prefix(5)) failed with \(process.terminationStatus)")
+    static func child(_ arguments: [String]) async throws -> SyncScenario.Result {
+        let result = try await ChildProcess.run(
+            "trendy-bench", arguments, environment: ProcessInfo.processInfo.environment)
+        guard result.status == 0, let line = result.stdout.split(separator: "\n").last else {
+            throw ValidationError("sync-scenario \(arguments.prefix(5)) failed with \(result.status)")
         }
-        return try JSONDecoder().decode(SyncScenario.Result.self, from: Data(line))
+        return try JSONDecoder().decode(SyncScenario.Result.self, from: Data(line.utf8))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Subprocess
 import Testing
 
 /// The module graph is the architecture (docs/architecture.md). These tests fail on any forbidden edge, in the
@@ -33,8 +34,8 @@ struct DependencyRulesTests {
     }
 
     @Test("every layer declares only the dependencies its rule allows")
-    func declaredDependencies() throws {
-        let targets = try PackageDescriptionReader.targets(at: Self.packageRoot)
+    func declaredDependencies() async throws {
+        let targets = try await PackageDescriptionReader.targets(at: Self.packageRoot)
         for (layer, allowed) in Self.allowedDependencies {
             let declared = try #require(targets[layer], "layer \(layer) is missing from Package.swift")
             let forbidden = declared.subtracting(allowed)
@@ -43,8 +44,8 @@ struct DependencyRulesTests {
     }
 
     @Test("Sync depends on Protocols and Models only: never on Persistence, Networking or GRDB")
-    func syncBoundary() throws {
-        let targets = try PackageDescriptionReader.targets(at: Self.packageRoot)
+    func syncBoundary() async throws {
+        let targets = try await PackageDescriptionReader.targets(at: Self.packageRoot)
         let sync = try #require(targets["Sync"])
         #expect(sync.isSubset(of: ["Models", "Protocols", "Logging"]))
     }
@@ -96,25 +97,18 @@ struct DependencyRulesTests {
 
 /// Reads target dependencies from `swift package dump-package`.
 enum PackageDescriptionReader {
-    static func targets(at root: URL) throws -> [String: Set<String>] {
+    static func targets(at root: URL) async throws -> [String: Set<String>] {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-dump-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // A separate scratch path: the running `swift test` holds the lock on .build.
-        process.arguments = [
-            "swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let dump = try await Subprocess.run(
+            .name("swift"),
+            arguments: ["package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package"],
+            output: .bytes(limit: 16 << 20))
+        guard case .exited(0) = dump.terminationStatus,
+            let json = try JSONSerialization.jsonObject(with: Data(dump.standardOutput)) as? [String: Any],
             let targets = json["targets"] as? [[String: Any]]
-        else { throw DumpError.unreadable(status: process.terminationStatus) }
+        else { throw DumpError.unreadable(status: dump.terminationStatus.description) }
         var result: [String: Set<String>] = [:]
         for target in targets {
             guard let name = target["name"] as? String else { continue }
@@ -128,7 +122,7 @@ enum PackageDescriptionReader {
     }
 
     enum DumpError: Error {
-        case unreadable(status: Int32)
+        case unreadable(status: String)
     }
 }
 

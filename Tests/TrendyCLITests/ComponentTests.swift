@@ -50,7 +50,8 @@ struct ComponentTests {
         let dotted = try ConfigFile.parse(
             "# mine\nserver = \"http://h:1\"  # inline\n\nsync.interval = 30\nsync.profile = 'standard'\n", path: "c")
         let tabled = try ConfigFile.parse(
-            "server = \"\"\"http://h:1\"\"\"\n[sync] # the engine\ninterval = 0x1E\nprofile = \"standard\"\n", path: "c")
+            "server = \"\"\"http://h:1\"\"\"\n[sync] # the engine\ninterval = 0x1E\nprofile = \"standard\"\n", path: "c"
+        )
         #expect(dotted["server"] == "http://h:1" && dotted["sync.interval"] == "30")
         #expect(dotted["sync.profile"] == "standard")
         #expect(tabled == dotted, "both TOML forms of the same keys read the same")
@@ -67,7 +68,9 @@ struct ComponentTests {
 
     @Test("bad TOML names the file, line and column; nothing is read from it")
     func configFileErrors() {
-        for (text, position) in [("server \"x\"", "c:1:8"), ("server = 1\nserver = 2\n", "c:2:10"), ("a = [\n", "c:1:7")] {
+        for (text, position) in [
+            ("server \"x\"", "c:1:8"), ("server = 1\nserver = 2\n", "c:2:10"), ("a = [\n", "c:1:7"),
+        ] {
             #expect {
                 try ConfigFile.parse(text, path: "c")
             } throws: { error in

@@ -207,7 +207,7 @@ struct LocalCommandTests {
         #expect(try await cli.run("config", "get", "server").stdout == "http://127.0.0.1:9\n")
         #expect(try await cli.json("config", "list") == ["server": "http://127.0.0.1:9", "sync.interval": "120"])
         let text = try String(contentsOfFile: cli.environment["TRENDY_CONFIG"] ?? "", encoding: .utf8)
-        #expect(text.contains("server = \"http://127.0.0.1:9\"") && text.contains("sync.interval = 120"))
+        #expect(text.contains("server = \"http://127.0.0.1:9\"") && text.contains("[sync]\ninterval = 120"))
         #expect(try await cli.run("config", "unset", "sync.interval").status == 0)
         let missing = try await cli.run("config", "get", "sync.interval")
         #expect(missing.status == 1 && missing.stdout.isEmpty)

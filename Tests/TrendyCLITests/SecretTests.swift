@@ -79,7 +79,7 @@ struct SecretTests {
         #expect(login.status == 0, "\(login)")
         #expect(try await cli.run("types", "add", "Tea").status == 0)
 
-        let watching = try ChildProcess.start(
+        let watching = try await ChildProcess.start(
             "trendyctl", ["sync", "--watch", "--interval", "3600", "--verbose"], environment: cli.environment)
         try await waitUntil("the watching sync has synced once") {
             (try? await cli.run("status", "--json"))?.json?["last_sync_at"]?.stringValue != nil
@@ -98,7 +98,7 @@ struct SecretTests {
         _ = try await RawHTTP.send("GET", server.url + "/api/v1/event-types", token: wrong)
         _ = try await RawHTTP.send("GET", server.url + "/api/v1/event-types", token: secret)
         await server.terminate()
-        let logs = server.errors
+        let logs = await server.errors()
         #expect(logs.contains("/api/v1/event-types"), "the trace log was captured: \(logs.prefix(500))")
         #expect(!logs.contains(secret) && !logs.contains(wrong), "a token is in the server's log")
     }

@@ -131,7 +131,7 @@ struct SyncCommandTests {
         try await LiveTrendyServer.with(configuration) { server in
             let cli = try CLI(server: server.root.text, token: "alice-token")
             _ = try await cli.json("types", "add", "Coffee")
-            let watch = try ChildProcess.start(
+            let watch = try await ChildProcess.start(
                 "trendyctl", ["sync", "--watch", "--interval", "1", "--json"], environment: cli.environment)
             await held.waitForArrivals(1)
             watch.send(signal)

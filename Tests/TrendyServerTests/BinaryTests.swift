@@ -22,7 +22,7 @@ struct BinaryTests {
             body: Data(#"{"name":"Tea","color":"green","icon":"leaf"}"#.utf8))
         #expect(created.status == 201 && created.json?["user_id"] as? String == user)
         #expect(await process.terminate() == 0)
-        #expect(process.remainingOutput.isEmpty, "stdout carries only the listening line")
+        #expect(await process.remainingOutput().isEmpty, "stdout carries only the listening line")
     }
 
     @Test("the binary serves the NetworkClient contract to APIClient", arguments: NetworkClientContract.checks)
@@ -55,7 +55,7 @@ struct BinaryTests {
         let list = try await RawHTTP.send("GET", process.url + "/api/v1/event-types", token: "dev-token")
         #expect(list.status == 200)
         #expect(await process.terminate() == 0)
-        #expect(process.errors.contains("dev-token"))
+        #expect(await process.errors().contains("dev-token"))
     }
 
     @Test("a file database keeps data across restarts")

@@ -62,7 +62,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
             case .instances: result = try await instances()
             case .crash: result = try await crash()
             case .fuzz: result = try await fuzz()
-            case .libfuzzer: result = try libFuzzer()
+            case .libfuzzer: result = try await libFuzzer()
             case .schemathesis: result = try await schemathesis()
             case .feed: result = try await feed()
             }
@@ -265,10 +265,10 @@ struct TrendyProofCommand: AsyncParsableCommand {
             failed: !outcome.passed)
     }
 
-    func libFuzzer() throws -> PartResult {
+    func libFuzzer() async throws -> PartResult {
         let artifacts = URL(fileURLWithPath: libfuzzerBinary).deletingLastPathComponent().appendingPathComponent(
             "fuzz-artifacts")
-        let outcome = try LibFuzzerRun.run(
+        let outcome = try await LibFuzzerRun.run(
             binary: libfuzzerBinary, fixtures: try DecoderFuzz.fixtures(root: URL(fileURLWithPath: root)),
             seconds: libfuzzerSeconds, seed: fuzzSeed, artifacts: artifacts.path)
         if !outcome.passed || verbose { print(outcome.output) }

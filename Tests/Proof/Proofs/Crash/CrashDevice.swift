@@ -18,8 +18,8 @@ struct CrashDevice {
             home: directory.appendingPathComponent("home-\(name)"), database: databasePath, server: server)
     }
 
-    func startSync() throws -> ChildProcess.Running {
-        try ChildProcess.start("trendyctl", ["sync", "--json"], environment: environment)
+    func startSync() async throws -> ChildProcess.Running {
+        try await ChildProcess.start("trendyctl", ["sync", "--json"], environment: environment)
     }
 
     /// `trendyctl status --json`: the pending and failed counts.

@@ -139,7 +139,7 @@ final class CrashTrial {
         for attempt in 1...killCount {
             let jitter = Duration.milliseconds(Int.random(in: 0...30, using: &random))
             let hitsServer = random.chance(settings.serverKillChance)
-            let running = try device.startSync()
+            let running = try await device.startSync()
             switch trigger {
             case .rows:
                 // Below 90 %: a kill aimed at the last batch would often arrive after the sync ended.
@@ -158,7 +158,7 @@ final class CrashTrial {
             }
             let before = try progress()
             if hitsServer {
-                server.crash()
+                await server.crash()
             } else {
                 running.send(SIGKILL)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import ParserChecks
+import TrendyServerTesting
 
 /// The coverage-guided run: `trendy-fuzz` (built with `-sanitize=fuzzer`, `make proof` does) for a while, from a
 /// corpus of every Fixtures/api document under every parser selector.
@@ -14,7 +15,7 @@ public enum LibFuzzerRun {
 
     public static func run(
         binary: String, fixtures: [(name: String, bytes: [UInt8])], seconds: Int, seed: UInt64, artifacts: String
-    ) throws -> Outcome {
+    ) async throws -> Outcome {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ProofError("\(binary) is not built: make proof builds it with -sanitize=fuzzer")
         }
@@ -26,27 +27,22 @@ public enum LibFuzzerRun {
                 try Data([UInt8(selector)] + bytes).write(to: corpus.appendingPathComponent("\(name)-\(selector)"))
             }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [
-            corpus.path, "-max_total_time=\(seconds)", "-seed=\(seed)", "-print_final_stats=1", "-rss_limit_mb=4096",
-            "-max_len=65536", "-artifact_prefix=\(artifacts)/",
-        ]
         // libFuzzer, not Swift's backtracer, must see the crash, to save the input.
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try await ChildProcess.run(
+            executable: URL(fileURLWithPath: binary),
+            [
+                corpus.path, "-max_total_time=\(seconds)", "-seed=\(seed)", "-print_final_stats=1",
+                "-rss_limit_mb=4096", "-max_len=65536", "-artifact_prefix=\(artifacts)/",
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
+        let text = result.stdout + "\n" + result.stderr
         let lines = text.split(separator: "\n")
         let executions = lines.first { $0.hasPrefix("stat::number_of_executed_units:") }
             .flatMap { Int($0.split(separator: " ").last ?? "") }
         let crash = lines.first { $0.contains("Test unit written to") }.map {
             String($0.split(separator: " ").last ?? "")
         }
-        let failure = process.terminationStatus != 0 && crash == nil ? "exit \(process.terminationStatus)" : nil
+        let failure = result.status != 0 && crash == nil ? "exit \(result.status)" : nil
         return Outcome(
             executions: executions ?? 0, crashInput: crash ?? failure,
             output: lines.filter { !$0.hasPrefix("#") }.suffix(30).joined(separator: "\n"))

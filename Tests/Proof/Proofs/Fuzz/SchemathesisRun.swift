@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TrendyServerTesting
 
 /// schemathesis (PyPI) against a fresh `trendy-server` process: requests generated from docs/openapi.yaml, in its
 /// coverage, fuzzing and stateful phases, checked for server errors and for answers that break the document.
@@ -21,22 +22,16 @@ public enum SchemathesisRun {
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try await ProofServer.start(in: directory, faults: .none, seed: seed)
         defer { server.stop() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "schemathesis", "run", document, "--url", server.root.url.absoluteString, "--header",
-            "Authorization: Bearer \(server.token)", "--checks", "all", "--exclude-checks",
-            excludedChecks.joined(separator: ","), "--max-examples", "\(maxExamples)", "--seed", "\(seed)",
-            "--no-color",
-        ]
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: bytes, as: UTF8.self)
+        let result = try await ChildProcess.run(
+            executable: URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "schemathesis", "run", document, "--url", server.root.url.absoluteString, "--header",
+                "Authorization: Bearer \(server.token)", "--checks", "all", "--exclude-checks",
+                excludedChecks.joined(separator: ","), "--max-examples", "\(maxExamples)", "--seed", "\(seed)",
+                "--no-color",
+            ],
+            environment: ProcessInfo.processInfo.environment, currentDirectory: directory)
+        let text = result.stdout + "\n" + result.stderr
         guard !text.contains("No such file or directory") || text.contains("Test cases") else {
             throw ProofError("schemathesis is not installed: pip install schemathesis (make proof does)")
         }
@@ -46,6 +41,6 @@ public enum SchemathesisRun {
             return Int(line[..<range.lowerBound].split(separator: " ").last ?? "")
         }.first
         let tail = text.split(separator: "\n", omittingEmptySubsequences: false).suffix(40).joined(separator: "\n")
-        return Outcome(generated: generated ?? 0, passed: process.terminationStatus == 0, output: tail)
+        return Outcome(generated: generated ?? 0, passed: result.status == 0, output: tail)
     }
 }

@@ -131,10 +131,7 @@ final class ProofServer: Sendable {
     func stop() { process.stop() }
 
     /// `kill -9`: no shutdown, no flush; what SQLite committed is all that survives.
-    func crash() {
-        if process.process.isRunning { kill(process.process.processIdentifier, SIGKILL) }
-        process.process.waitUntilExit()
-    }
+    func crash() async { await process.kill() }
 }
 
 /// A failure of the harness itself (not a divergence): the server would not start, a file could not be made.

@@ -92,7 +92,9 @@ struct ConfigFile: Equatable {
                     parent = created
                 }
             }
-            if key.isNumber, let number = Int(value) { parent[path[path.count - 1]] = number } else {
+            if key.isNumber, let number = Int(value) {
+                parent[path[path.count - 1]] = number
+            } else {
                 parent[path[path.count - 1]] = value
             }
         }
