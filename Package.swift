@@ -48,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Layers (Modules/)
@@ -123,6 +124,7 @@ let package = Package(
             dependencies: [
                 "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TestSupport", argumentParser,
                 logging, .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Apps/trendyctl/Sources/TrendyCLI",
             swiftSettings: swiftSettings

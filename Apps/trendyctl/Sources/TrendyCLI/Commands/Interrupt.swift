@@ -1,39 +1,22 @@
-import Dispatch
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import UnixSignals
 
 /// Ctrl-C (SIGINT) or SIGTERM cancels the work in progress — the engine ends the round `cancelled` with nothing
-/// half-applied — and stops `--watch`. While an `Interrupt` lives, those signals no longer kill the process.
+/// half-applied — and stops `--watch`. While an `Interrupt` lives, those signals no longer kill the process: they
+/// arrive on swift-service-lifecycle's `UnixSignalsSequence`.
 final class Interrupt: Sendable {
     private let latch = Latch()
-    /// Dispatch sources are not `Sendable`; the mutex makes them so. Only init and deinit touch them.
-    private let sources: Mutex<[any DispatchSourceSignal]>
-    private static let handled = [SIGINT, SIGTERM]
+    private let listener: Task<Void, Never>
 
-    init() {
-        let latch = self.latch
-        var sources: [any DispatchSourceSignal] = []
-        for number in Self.handled {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { latch.fire(number) }
-            source.resume()
-            sources.append(source)
+    init() async {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let latch = latch
+        listener = Task {
+            for await signal in signals { latch.fire(signal.rawValue) }
         }
-        self.sources = Mutex(sources)
     }
 
-    deinit {
-        sources.withLock { sources in
-            for source in sources { source.cancel() }
-        }
-        for number in Self.handled { signal(number, SIG_DFL) }
-    }
+    deinit { listener.cancel() }
 
     var fired: Bool { latch.received != nil }
 

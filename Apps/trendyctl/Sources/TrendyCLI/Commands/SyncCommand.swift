@@ -35,7 +35,7 @@ struct SyncCommand: TrendyCommand {
         }
         let engine = try context.container().engine
         try await engine.loadInitialState()
-        let interrupt = Interrupt()
+        let interrupt = await Interrupt()
         var forceFull = full
         var exitCode: Int32 = 0
         repeat {
