@@ -122,8 +122,8 @@ let package = Package(
         .target(
             name: "TrendyCLI",
             dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TestSupport", argumentParser,
-                logging, .product(name: "TOMLKit", package: "TOMLKit"),
+                "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", argumentParser, logging,
+                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Apps/trendyctl/Sources/TrendyCLI",

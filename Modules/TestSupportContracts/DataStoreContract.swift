@@ -61,6 +61,37 @@ public enum DataStoreContract {
 
 extension DataStoreContract {
     static let entityChecks: [Check] = [
+        check("insert writes a new row exactly as given, its pending status included") { subject in
+            let type = Build.eventType()
+            let event = Build.event(notes: "n", properties: ["strength": PropertyValue(type: .number, value: 3)])
+            let fence = Build.geofence(eventTypeEntryId: type.id)
+            let definition = Build.propertyDefinition()
+            try subject.saved { store throws in
+                try store.insertEventType(type)
+                try store.insertEvent(event)
+                try store.insertGeofence(fence)
+                try store.insertPropertyDefinition(definition)
+            }
+            try subject.read { store throws in
+                #expect(try store.findEventType(id: type.id) == type && store.findEvent(id: event.id) == event)
+                #expect(try store.findGeofence(id: fence.id) == fence)
+                #expect(try store.findPropertyDefinition(id: definition.id) == definition)
+                #expect(try store.findEvent(id: event.id)?.syncStatus == .pending)
+            }
+        },
+        check("insert of a taken id throws alreadyExists and rolls back the unit of work") { subject in
+            try subject.saved { store throws in try store.insertEventType(Build.eventType(syncStatus: .synced)) }
+            let store = subject.factory.makeDataStore()
+            try store.insertEvent(Build.event())
+            #expect(throws: DataStoreError.alreadyExists(.eventType, id: Build.id(1))) {
+                try store.insertEventType(Build.eventType(name: "Other"))
+            }
+            try store.save()
+            try subject.read { store throws in
+                #expect(try store.findEvent(id: Build.id(100)) == nil, "the failed insert rolled back the event")
+                #expect(try store.findEventType(id: Build.id(1))?.name == "Coffee")
+            }
+        },
         check("S4 upsert of an unknown id inserts placeholders, applies configure and ends synced") { subject in
             let now = subject.now.roundedToMilliseconds
             try subject.saved { store throws in

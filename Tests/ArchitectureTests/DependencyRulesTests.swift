@@ -50,6 +50,17 @@ struct DependencyRulesTests {
         #expect(sync.isSubset(of: ["Models", "Protocols", "Logging"]))
     }
 
+    @Test("the shipped binaries link no test code: tests hand trendyctl its mock as a .custom client")
+    func shippedBinariesLinkNoTestCode() async throws {
+        let targets = try await PackageDescriptionReader.targets(at: Self.packageRoot)
+        let testCode: Set<String> = ["TestSupport", "TestSupportContracts", "TrendyServerTesting", "Testing"]
+        for shipped in ["TrendyCLI", "trendyctl", "TrendyServer", "trendy-server"] {
+            let declared = try #require(targets[shipped], "\(shipped) is missing from Package.swift")
+            #expect(
+                declared.isDisjoint(with: testCode), "\(shipped) must not depend on \(declared.intersection(testCode))")
+        }
+    }
+
     @Test("module sources import only what their layer allows", arguments: allowedDependencies.keys.sorted())
     func sourceImports(layer: String) throws {
         let allowed = (Self.allowedDependencies[layer] ?? []).union(Self.systemModules)

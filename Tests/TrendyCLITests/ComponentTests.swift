@@ -10,11 +10,19 @@ import Testing
 /// The pieces behind the commands, in process.
 @Suite("trendyctl components")
 struct ComponentTests {
-    @Test("the in-memory configuration builds a graph that writes, syncs and reads without files or sockets")
+    /// The shipped binary links no TestSupport: a test hands the container its mock as a `.custom` client.
+    static func inMemory(_ model: InMemoryTrendyServer) -> TrendyConfiguration {
+        TrendyConfiguration(
+            storage: .inMemory,
+            remote: .custom(MockNetworkClient(server: model, userId: MockNetworkClient.defaultUserId)),
+            sync: .standard())
+    }
+
+    @Test("a custom client builds a graph that writes, syncs and reads without files or sockets")
     func inMemoryContainer() async throws {
         let model = InMemoryTrendyServer(futureIdTolerance: nil)
-        let laptop = try TrendyContainer.make(.inMemory(server: model))
-        let phone = try TrendyContainer.make(.inMemory(server: model))
+        let laptop = try TrendyContainer.make(Self.inMemory(model))
+        let phone = try TrendyContainer.make(Self.inMemory(model))
         #expect(laptop.hasServer && laptop.networkClient is MockNetworkClient)
         let type = try await laptop.events.createEventType(name: "Coffee")
         #expect(await laptop.engine.performSync().outcome.name == "synced")
@@ -33,6 +41,41 @@ struct ComponentTests {
             return
         }
         #expect(message.contains("no server"))
+    }
+
+    @Test("a local store builds no engine; a transaction that reads and creates is one unit of work and one INSERT")
+    func oneTransactionCreate() async throws {
+        let stores = try MockDataStoreFactory()
+        let events = EventStore(dataStoreFactory: stores, clock: ManualClock())
+        #expect(events.engine == nil)
+        let coffee = try await events.createEventType(name: "Coffee")
+        stores.store.resetCallCounts()
+        let before = stores.makeDataStoreCallCount
+        let event = try await events.transaction { transaction in
+            let type = try Lookup.eventType("coffee", among: try transaction.eventTypes())
+            #expect(try transaction.propertyDefinitions(eventTypeId: type.id).isEmpty)
+            return try transaction.createEvent(eventTypeId: type.id, timestamp: transaction.now)
+        }
+        #expect(stores.makeDataStoreCallCount - before == 1, "one unit of work: reads and write in one transaction")
+        #expect(stores.store.saveCallCount == 1)
+        #expect(stores.store.callCount(.insertEvent) == 1 && stores.store.upsertEventCallCount == 0)
+        #expect(stores.store.callCount(.setSyncStatus) == 0, "the row is written pending, never synced then flipped")
+        #expect(try events.event(id: event.id)?.syncStatus == .pending && event.eventTypeId == coffee.id)
+        #expect(try events.mutations(of: event.id).map(\.operation) == [.create])
+    }
+
+    @Test("a transaction that throws writes nothing")
+    func transactionRollsBack() async throws {
+        let stores = try MockDataStoreFactory()
+        let events = EventStore(dataStoreFactory: stores, clock: ManualClock())
+        let coffee = try await events.createEventType(name: "Coffee")
+        await #expect(throws: CLIError.self) {
+            try await events.transaction { transaction in
+                _ = try transaction.createEvent(eventTypeId: coffee.id, timestamp: transaction.now)
+                throw CLIError.usage("a bad --prop after the row was written")
+            }
+        }
+        #expect(try events.events().isEmpty && events.mutations(of: coffee.id).count == 1)
     }
 
     @Test("CSV: quoting, embedded newlines, CRLF, and bare empty (null) versus quoted empty (\"\")")

@@ -30,6 +30,8 @@ struct EntityStatements: Sendable {
     let find: String
     /// Insert, or overwrite every column of the existing row: one statement, touching only changed index entries.
     let write: String
+    /// Insert only: a taken id is a constraint error.
+    let insert: String
     let markSynced: String
 
     init(table: String, columns: [String]) {
@@ -38,7 +40,8 @@ struct EntityStatements: Sendable {
         find = "\(select) WHERE id = ?"
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        write = "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT(id) DO UPDATE SET \(updates)"
+        insert = "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders))"
+        write = "\(insert) ON CONFLICT(id) DO UPDATE SET \(updates)"
         markSynced = "UPDATE \(table) SET sync_status = 'synced' WHERE id = ?"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Models
 import Protocols
 
@@ -51,6 +52,21 @@ extension LocalStore {
         }
     }
 
+    /// Inserts `entity` as given; a taken id is `alreadyExists` (and, like any failed operation, rolls back).
+    func insert<Entity: StoredEntity>(_ entity: Entity) throws {
+        try perform { db in
+            var statement = RawStatement(try db.cachedStatement(sql: Entity.statements.insert))
+            entity.bind(to: &statement)
+            do {
+                try statement.execute()
+            } catch {
+                let code = sqlite3_extended_errcode(db.sqliteConnection)
+                guard code == ResultCode.SQLITE_CONSTRAINT_PRIMARYKEY.rawValue else { throw error }
+                throw DataStoreError.alreadyExists(Entity.entityType, id: entity.id)
+            }
+        }
+    }
+
     func markSynced<Entity: StoredEntity>(_ type: Entity.Type, id: String) throws {
         try perform { db in
             try db.cachedStatement(sql: Entity.statements.markSynced).execute(arguments: [id])
@@ -94,6 +110,14 @@ extension LocalStore {
             id: id, placeholder: { PropertyDefinition.placeholder(id: id, eventTypeId: eventTypeId, at: $0) },
             configure: configure)
     }
+
+    public func insertEvent(_ event: Event) throws { try insert(event) }
+
+    public func insertEventType(_ eventType: EventType) throws { try insert(eventType) }
+
+    public func insertGeofence(_ geofence: Geofence) throws { try insert(geofence) }
+
+    public func insertPropertyDefinition(_ definition: PropertyDefinition) throws { try insert(definition) }
 
     public func deleteEvent(id: String) throws {
         try perform { db in try db.execute(sql: "DELETE FROM event WHERE id = ?", arguments: [id]) }

@@ -5,6 +5,8 @@ import Models
 public enum DataStoreError: Error, Sendable, Equatable {
     /// `mark…Synced` on a row that does not exist.
     case notFound(MutationEntityType, id: String)
+    /// `insert…` of an id the table already holds.
+    case alreadyExists(MutationEntityType, id: String)
     /// A create after a sent create or an update of the same entity (§1.7).
     case invalidSequence(MutationEntityType, entityId: String, operation: MutationOperation)
     /// A create or update of an entity whose delete is queued (§1.7).
@@ -28,6 +30,8 @@ extension DataStoreError: CustomStringConvertible {
         switch self {
         case .notFound(let type, let id):
             "no \(type.rawValue) with id \(id) in the local database"
+        case .alreadyExists(let type, let id):
+            "the local database already holds \(type.rawValue) \(id); generate a new id for a new entity"
         case .invalidSequence(let type, let id, let operation):
             "cannot queue a \(operation.rawValue) of \(type.rawValue) \(id) after the changes already queued for it"
         case .entityDeleted(let type, let id):

@@ -36,6 +36,21 @@ public protocol DataStoreProtocol {
     )
         throws -> PropertyDefinition
 
+    // MARK: Insert (local creates)
+
+    /// Inserts a new local event exactly as given, its sync status included, in one statement: no read first, and
+    /// never a `synced` row flipped to `pending`. Throws `DataStoreError.alreadyExists` when the id is taken.
+    func insertEvent(_ event: Event) throws
+
+    /// As `insertEvent`, for an event type.
+    func insertEventType(_ eventType: EventType) throws
+
+    /// As `insertEvent`, for a geofence.
+    func insertGeofence(_ geofence: Geofence) throws
+
+    /// As `insertEvent`, for a property definition.
+    func insertPropertyDefinition(_ definition: PropertyDefinition) throws
+
     // MARK: Delete (with the local cascade of §1.4; mutations are never touched)
 
     /// Deletes the event; a missing id is a no-op.

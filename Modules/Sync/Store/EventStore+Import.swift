@@ -90,7 +90,7 @@ extension EventStore {
         }
         if !dryRun {
             try store.save()
-            await engine.noteLocalChanges()
+            await engine?.noteLocalChanges()
         }
         return summary  // a dry run's store is released unsaved: everything rolls back
     }

@@ -63,15 +63,22 @@ extension EventStore {
         async throws -> Event
     {
         try await write { store, now in
-            var event = Event(id: newId(now), eventTypeId: eventTypeId, timestamp: timestamp)
-            configure(&event)
-            event.timestamp = event.timestamp.roundedToMilliseconds
-            event.endDate = event.endDate?.roundedToMilliseconds
-            event.syncStatus = .pending
-            try Validation.check(event, store)
-            try insert(event, store, now) { try MutationPayload.create($0) }
-            return event
+            try createEvent(eventTypeId: eventTypeId, timestamp: timestamp, store, now, configure: configure)
         }
+    }
+
+    func createEvent(
+        eventTypeId: String, timestamp: Date, _ store: any DataStoreProtocol, _ now: Date,
+        configure: (inout Event) -> Void
+    ) throws -> Event {
+        var event = Event(id: newId(now), eventTypeId: eventTypeId, timestamp: timestamp)
+        configure(&event)
+        event.timestamp = event.timestamp.roundedToMilliseconds
+        event.endDate = event.endDate?.roundedToMilliseconds
+        event.syncStatus = .pending
+        try Validation.check(event, store)
+        try insert(event, store, now) { try MutationPayload.create($0) }
+        return event
     }
 
     @discardableResult
@@ -199,12 +206,13 @@ extension EventStore {
 
     // MARK: Shared
 
-    /// Writes a new row as `pending` and queues its create.
+    /// Writes a new row as `pending` (one INSERT) and queues its create.
     func insert<Entity: LocalEntity>(
         _ entity: Entity, _ store: any DataStoreProtocol, _ now: Date, payload: (Entity) throws -> Data
     ) throws {
-        try entity.upsert(into: store)
-        try store.setSyncStatus(.pending, entityType: Entity.entityType, id: entity.id)
+        var entity = entity
+        entity.syncStatus = .pending
+        try entity.insertNew(into: store)
         _ = try store.enqueueMutation(
             entityType: Entity.entityType, operation: .create, entityId: entity.id, payload: try payload(entity),
             at: now)
@@ -215,27 +223,26 @@ extension EventStore {
 protocol LocalEntity: Identifiable where ID == String {
     static var entityType: MutationEntityType { get }
     var syncStatus: SyncStatus { get set }
-    func upsert(into store: any DataStoreProtocol) throws
+    /// Inserts the row exactly as it is (a local create).
+    func insertNew(into store: any DataStoreProtocol) throws
 }
 
 extension EventType: LocalEntity {
     static var entityType: MutationEntityType { .eventType }
-    func upsert(into store: any DataStoreProtocol) throws { try store.upsertEventType(id: id) { $0 = self } }
+    func insertNew(into store: any DataStoreProtocol) throws { try store.insertEventType(self) }
 }
 
 extension Event: LocalEntity {
     static var entityType: MutationEntityType { .event }
-    func upsert(into store: any DataStoreProtocol) throws { try store.upsertEvent(id: id) { $0 = self } }
+    func insertNew(into store: any DataStoreProtocol) throws { try store.insertEvent(self) }
 }
 
 extension Geofence: LocalEntity {
     static var entityType: MutationEntityType { .geofence }
-    func upsert(into store: any DataStoreProtocol) throws { try store.upsertGeofence(id: id) { $0 = self } }
+    func insertNew(into store: any DataStoreProtocol) throws { try store.insertGeofence(self) }
 }
 
 extension PropertyDefinition: LocalEntity {
     static var entityType: MutationEntityType { .propertyDefinition }
-    func upsert(into store: any DataStoreProtocol) throws {
-        try store.upsertPropertyDefinition(id: id, eventTypeId: eventTypeId) { $0 = self }
-    }
+    func insertNew(into store: any DataStoreProtocol) throws { try store.insertPropertyDefinition(self) }
 }

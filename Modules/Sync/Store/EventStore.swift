@@ -6,14 +6,24 @@ import Protocols
 /// commit the entity and its outbox mutation together (sync-engine §1.8). It never calls the network; run
 /// `engine.performSync()` when you want to sync.
 public final class EventStore: Sendable {
-    public let engine: SyncEngine
+    /// The engine whose snapshot follows local writes; nil for a store that only reads and writes local data.
+    public let engine: SyncEngine?
     let stores: any DataStoreFactory
     let clock: any SyncClock
     /// Entity ids from this store's clock (S1), increasing while that clock does not go back.
     private let ids = UUIDv7.Generator()
 
+    /// A store whose writes show at once in `engine`'s snapshot (queue sizes).
     public init(engine: SyncEngine, dataStoreFactory: any DataStoreFactory, clock: any SyncClock = SystemClock()) {
         self.engine = engine
+        self.stores = dataStoreFactory
+        self.clock = clock
+    }
+
+    /// A store over local data alone, for a process that does not sync (a CLI command, an importer): no engine is
+    /// built and a write is one unit of work, nothing more.
+    public init(dataStoreFactory: any DataStoreFactory, clock: any SyncClock = SystemClock()) {
+        self.engine = nil
         self.stores = dataStoreFactory
         self.clock = clock
     }
@@ -30,7 +40,7 @@ public final class EventStore: Sendable {
     func write<Result>(_ body: (any DataStoreProtocol, Date) throws -> Result) async throws -> Result {
         let now = clock.now().roundedToMilliseconds
         let result = try unitOfWork { try body($0, now) }
-        await engine.noteLocalChanges()
+        await engine?.noteLocalChanges()
         return result
     }
 
@@ -39,9 +49,9 @@ public final class EventStore: Sendable {
     // MARK: Reads
 
     /// Event types by name.
-    public func eventTypes() throws -> [EventType] {
-        try unitOfWork { try $0.fetchAllEventTypes() }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
-    }
+    public func eventTypes() throws -> [EventType] { Self.byName(try unitOfWork { try $0.fetchAllEventTypes() }) }
+
+    static func byName(_ types: [EventType]) -> [EventType] { types.sorted { ($0.name, $0.id) < ($1.name, $1.id) } }
 
     public func eventType(id: String) throws -> EventType? { try unitOfWork { try $0.findEventType(id: id) } }
 
@@ -61,7 +71,11 @@ public final class EventStore: Sendable {
 
     /// The definitions of one type, by display order.
     public func propertyDefinitions(eventTypeId: String) throws -> [PropertyDefinition] {
-        try unitOfWork { try $0.fetchAllPropertyDefinitions() }.filter { $0.eventTypeId == eventTypeId }
+        Self.definitions(of: eventTypeId, among: try unitOfWork { try $0.fetchAllPropertyDefinitions() })
+    }
+
+    static func definitions(of eventTypeId: String, among all: [PropertyDefinition]) -> [PropertyDefinition] {
+        all.filter { $0.eventTypeId == eventTypeId }
             .sorted { ($0.displayOrder, $0.createdAt, $0.id) < ($1.displayOrder, $1.createdAt, $1.id) }
     }
 

@@ -17,6 +17,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     /// Every `DataStoreProtocol` requirement, for counters and fault injection.
     public enum Method: String, Sendable, Hashable, CaseIterable {
         case upsertEvent, upsertEventType, upsertGeofence, upsertPropertyDefinition
+        case insertEvent, insertEventType, insertGeofence, insertPropertyDefinition
         case deleteEvent, deleteEventType, deleteGeofence, deletePropertyDefinition
         case deleteAllEvents, deleteAllEventTypes, deleteAllGeofences, deleteAllPropertyDefinitions
         case findEvent, findEventType, findGeofence, findPropertyDefinition
@@ -125,6 +126,20 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     public var appendSyncHistoryCallCount: Int { callCount(.appendSyncHistory) }
 
     // MARK: DataStoreProtocol
+
+    public func insertEvent(_ event: Event) throws { try call(.insertEvent) { try $0.insertEvent(event) } }
+
+    public func insertEventType(_ eventType: EventType) throws {
+        try call(.insertEventType) { try $0.insertEventType(eventType) }
+    }
+
+    public func insertGeofence(_ geofence: Geofence) throws {
+        try call(.insertGeofence) { try $0.insertGeofence(geofence) }
+    }
+
+    public func insertPropertyDefinition(_ definition: PropertyDefinition) throws {
+        try call(.insertPropertyDefinition) { try $0.insertPropertyDefinition(definition) }
+    }
 
     @discardableResult
     public func upsertEvent(id: String, configure: (inout Event) -> Void) throws -> Event {

@@ -21,8 +21,17 @@ struct CommandContext {
                 tokenProvider: StaticTokenProvider(token), standardProfile: settings.usesStandardProfile))
     }
 
-    /// The local store, for the commands that only read and write local data.
-    func store() throws -> EventStore { try container().events }
+    /// The graph without a server, for the commands that read the engine's own state (status, queue, history):
+    /// no `APIClient` is built.
+    func offlineContainer() throws -> TrendyContainer {
+        try TrendyContainer.make(
+            .production(
+                database: settings.databasePath, server: nil, tokenProvider: StaticTokenProvider(nil),
+                standardProfile: settings.usesStandardProfile))
+    }
+
+    /// The local store, for the commands that only read and write local data: no engine, no network client.
+    func store() throws -> EventStore { try TrendyContainer.localStore(.file(path: settings.databasePath)) }
 }
 
 /// A trendyctl subcommand: global options, and a body that gets a context. Errors become a message on stderr

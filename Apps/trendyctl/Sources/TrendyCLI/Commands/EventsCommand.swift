@@ -71,28 +71,32 @@ struct EventsCommand: AsyncParsableCommand {
         func validate() throws { _ = try EventsCommand.location(lat, lon) }
 
         func run(_ context: CommandContext) async throws {
-            let store = try context.store()
-            let eventType = try Lookup.eventType(type, in: store)
             let now = context.now
             let timestamp = try at.map { text throws(CLIError) in try TimeInput.parse(text, option: "--at", now: now) }
             let endDate = try end.map { text throws(CLIError) in try TimeInput.parse(text, option: "--end", now: now) }
-            let definitions = try store.propertyDefinitions(eventTypeId: eventType.id)
-            var values: [String: PropertyValue] = [:]
-            for assignment in properties {
-                let (key, value) = try PropertyInput.parse(assignment, definitions: definitions, now: now)
-                values[key] = value
-            }
             let location = try EventsCommand.location(lat, lon)
-            let event = try await store.createEvent(eventTypeId: eventType.id, timestamp: timestamp ?? now) { event in
-                event.endDate = endDate
-                event.isAllDay = allDay
-                event.notes = notes
-                event.properties = values
-                event.locationLatitude = location?.0
-                event.locationLongitude = location?.1
-                event.locationName = locationName
-                event.externalId = externalId
-                event.originalTitle = title
+            // One transaction: the type's lookup, its property definitions and the write see the same database.
+            let (eventType, event) = try await context.store().transaction { transaction in
+                let eventType = try Lookup.eventType(type, among: try transaction.eventTypes())
+                let definitions = try transaction.propertyDefinitions(eventTypeId: eventType.id)
+                var values: [String: PropertyValue] = [:]
+                for assignment in properties {
+                    let (key, value) = try PropertyInput.parse(assignment, definitions: definitions, now: now)
+                    values[key] = value
+                }
+                let event = try transaction.createEvent(eventTypeId: eventType.id, timestamp: timestamp ?? now) {
+                    event in
+                    event.endDate = endDate
+                    event.isAllDay = allDay
+                    event.notes = notes
+                    event.properties = values
+                    event.locationLatitude = location?.0
+                    event.locationLongitude = location?.1
+                    event.locationName = locationName
+                    event.externalId = externalId
+                    event.originalTitle = title
+                }
+                return (eventType, event)
             }
             if context.console.json {
                 context.console.out(json: EntityJSON.event(event))

@@ -10,7 +10,7 @@ struct StatusCommand: TrendyCommand {
     @OptionGroup var globals: GlobalOptions
 
     func run(_ context: CommandContext) async throws {
-        let engine = try context.container().engine
+        let engine = try context.offlineContainer().engine
         try await engine.loadInitialState()
         let snapshot = await engine.snapshot
         let breakerOpen = snapshot.breakerOpen || snapshot.retryAfterSeconds > 0
@@ -52,7 +52,7 @@ struct HistoryCommand: TrendyCommand {
     }
 
     func run(_ context: CommandContext) async throws {
-        let entries = try await context.container().engine.history(limit: limit)
+        let entries = try await context.offlineContainer().engine.history(limit: limit)
         if context.console.json {
             context.console.out(json: .array(entries.map(EntityJSON.history)))
             return
@@ -83,7 +83,7 @@ struct QueueCommand: AsyncParsableCommand {
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: CommandContext) async throws {
-            let mutations = try await context.container().engine.mutations()
+            let mutations = try await context.offlineContainer().engine.mutations()
             if context.console.json {
                 context.console.out(json: .array(mutations.map(EntityJSON.mutation)))
                 return
@@ -126,7 +126,7 @@ struct QueueCommand: AsyncParsableCommand {
         }
 
         func run(_ context: CommandContext) async throws {
-            let engine = try context.container().engine
+            let engine = try context.offlineContainer().engine
             let selection = try await QueueCommand.selection(ids, all: all, in: engine, failedOnly: true)
             let count = try await engine.retryDeadLetters(ids: selection)
             context.console.out(json: ["retried": .number(Double(count))], orText: "\(count)")
@@ -146,7 +146,7 @@ struct QueueCommand: AsyncParsableCommand {
         }
 
         func run(_ context: CommandContext) async throws {
-            let engine = try context.container().engine
+            let engine = try context.offlineContainer().engine
             let selection = try await QueueCommand.selection(ids, all: all, in: engine, failedOnly: false)
             let count = try await engine.discardMutations(ids: selection)
             context.console.out(json: ["discarded": .number(Double(count))], orText: "\(count)")

@@ -5,7 +5,6 @@ import Networking
 import Persistence
 import Protocols
 import Sync
-import TestSupport
 
 /// What the object graph is built from (the factory style of seeds 003–004): where the data lives and which server,
 /// if any, it syncs with.
@@ -20,8 +19,8 @@ public struct TrendyConfiguration: Sendable {
     public enum Remote: Sendable {
         /// A Trendy API v1 server over HTTP.
         case server(ServerRoot, tokenProvider: any TokenProvider)
-        /// `MockNetworkClient` on an in-memory model of the API, for tests, demos and previews.
-        case inMemory(InMemoryTrendyServer, userId: String)
+        /// Any client: tests pass TestSupport's `MockNetworkClient`, so the shipped binary links no test code.
+        case custom(any NetworkClientProtocol)
         /// No server: local commands work, a sync cannot start.
         case none
     }
@@ -49,13 +48,6 @@ public struct TrendyConfiguration: Sendable {
             storage: .file(path: path),
             remote: server.map { .server($0, tokenProvider: tokenProvider) } ?? .none, sync: sync)
     }
-
-    /// Everything in memory, talking to an in-memory model of the server.
-    public static func inMemory(
-        server: InMemoryTrendyServer = InMemoryTrendyServer(), userId: String = MockNetworkClient.defaultUserId
-    ) -> TrendyConfiguration {
-        TrendyConfiguration(storage: .inMemory, remote: .inMemory(server, userId: userId), sync: .standard())
-    }
 }
 
 /// The composition root: the one place that names concrete types. Everything else receives protocols, the
@@ -67,19 +59,15 @@ public struct TrendyContainer: Sendable {
     public let networkClient: any NetworkClientProtocol
 
     public static func make(_ configuration: TrendyConfiguration) throws -> TrendyContainer {
-        let stores: any DataStoreFactory
-        switch configuration.storage {
-        case .file(let path): stores = try DefaultDataStoreFactory(.file(path: path), clock: configuration.clock)
-        case .inMemory: stores = try DefaultDataStoreFactory(.inMemory, clock: configuration.clock)
-        }
+        let stores = try dataStores(configuration.storage, clock: configuration.clock)
         let client: any NetworkClientProtocol
         switch configuration.remote {
         case .server(let root, let tokens):
             client = APIClient(
                 configuration: try APIClient.Configuration(serverRoot: root), tokenProvider: tokens,
                 clock: configuration.clock)
-        case .inMemory(let model, let user):
-            client = MockNetworkClient(server: model, userId: user)
+        case .custom(let custom):
+            client = custom
         case .none:
             client = NoServerClient()
         }
@@ -90,6 +78,27 @@ public struct TrendyContainer: Sendable {
             configuration: configuration, engine: engine,
             events: EventStore(engine: engine, dataStoreFactory: stores, clock: configuration.clock),
             networkClient: client)
+    }
+
+    /// The local data alone, for commands that never sync: no engine and no network client are built, and a write
+    /// is one transaction.
+    public static func localStore(
+        _ storage: TrendyConfiguration.Storage, clock: any SyncClock = SystemClock()
+    ) throws
+        -> EventStore
+    {
+        EventStore(dataStoreFactory: try dataStores(storage, clock: clock), clock: clock)
+    }
+
+    private static func dataStores(
+        _ storage: TrendyConfiguration.Storage, clock: any SyncClock
+    ) throws
+        -> any DataStoreFactory
+    {
+        switch storage {
+        case .file(let path): try DefaultDataStoreFactory(.file(path: path), clock: clock)
+        case .inMemory: try DefaultDataStoreFactory(.inMemory, clock: clock)
+        }
     }
 
     /// Whether a sync can reach a server.

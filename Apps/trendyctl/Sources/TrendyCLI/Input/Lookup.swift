@@ -7,7 +7,11 @@ enum Lookup {
     /// TYPE: an event-type id, or its name (case-insensitive, exact). Ambiguous or unknown names are errors that
     /// name the candidates.
     static func eventType(_ argument: String, in store: EventStore) throws -> EventType {
-        let types = try store.eventTypes()
+        try eventType(argument, among: try store.eventTypes())
+    }
+
+    /// As `eventType(_:in:)`, among `types` already read (inside a transaction).
+    static func eventType(_ argument: String, among types: [EventType]) throws -> EventType {
         if let byId = types.first(where: { $0.id == argument.lowercased() }) { return byId }
         let named = types.filter { $0.name.lowercased() == argument.lowercased() }
         if named.count == 1, let type = named.first { return type }
