@@ -95,6 +95,7 @@ let package = Package(
             name: "TrendyServer",
             dependencies: [
                 "Models", "Protocols", "Hashing", grdb, grdbSQLite, logging, hummingbird, postgres, crypto,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -196,7 +197,10 @@ let package = Package(
             name: "TrendyServerTests",
             dependencies: [
                 "Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport",
-                "TestSupportContracts", crypto,
+                "TestSupportContracts", crypto, .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

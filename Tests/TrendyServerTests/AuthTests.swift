@@ -38,8 +38,8 @@ struct AuthTests {
             let viaJWT = try await harness.send("GET", "/api/v1/event-types", token: token)
             #expect(viaStatic.status == 200 && viaJWT.status == 200)
             #expect(viaStatic.text == viaJWT.text, "both name the same user")
-            let lowercaseScheme = try await RawHTTP.send(
-                "GET", harness.server.root.text + "/api/v1/event-types", headers: ["Authorization": "bearer static-1"])
+            let lowercaseScheme = try await harness.send(
+                "GET", "/api/v1/event-types", headers: ["Authorization": "bearer static-1"])
             #expect(lowercaseScheme.status == 200)
         }
     }
@@ -79,9 +79,9 @@ struct AuthTests {
     @Test("no Authorization header is 401; /health needs none")
     func missingHeader() async throws {
         try await ServerHarness.with { harness in
-            let root = harness.server.root.text
-            #expect(try await RawHTTP.send("GET", root + "/api/v1/changes/latest-cursor").status == 401)
-            let health = try await RawHTTP.send("GET", root + "/health")
+            #expect(
+                try await harness.send("GET", "/api/v1/changes/latest-cursor", authenticated: false).status == 401)
+            let health = try await harness.send("GET", "/health", authenticated: false)
             #expect(health.status == 200 && health.json?["status"] as? String == "ok")
         }
     }

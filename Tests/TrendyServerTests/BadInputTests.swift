@@ -143,7 +143,7 @@ struct BadInputTests {
     func otherUsersIds() async throws {
         try await ServerHarness.with { harness in
             let type = try await harness.eventType("Mine")
-            let stranger = harness.server.newUser().token
+            let stranger = harness.newUser().token
             let get = try await harness.send("GET", "/api/v1/event-types/\(type)", token: stranger)
             #expect(get.status == 404)
             let event = try await harness.send(

@@ -42,7 +42,7 @@ struct BatchCreateTests {
         func prepare(_ harness: ServerHarness) async throws {
             _ = try await harness.eventType(id: type)
             #expect(try await harness.send("POST", "/api/v1/events", json: item(stored, t0)).status == 201)
-            let other = harness.server.token(for: UUID().uuidString.lowercased(), expiresIn: 3600)
+            let other = ServerHarness.token(for: UUID().uuidString.lowercased(), expiresIn: 3600)
             let otherType = ServerHarness.newId()
             _ = try await harness.send(
                 "POST", "/api/v1/event-types", json: #"{"id":"\#(otherType)","name":"T","color":"c","icon":"i"}"#,

@@ -16,7 +16,7 @@ struct PolicyTests {
         configuration.rateLimitPerMinute = 3
         configuration.clock = clock
         try await ServerHarness.with(configuration) { harness in
-            _ = try await RawHTTP.send("GET", harness.server.root.text + "/health")
+            _ = try await harness.send("GET", "/health", authenticated: false)
             _ = try await harness.send("GET", "/api/v1/event-types", token: "wrong")
             var remaining: [String?] = []
             for _ in 0..<3 {
@@ -32,7 +32,7 @@ struct PolicyTests {
             clock.advance(by: 20)
             let refilled = try await harness.send("GET", "/api/v1/event-types")
             #expect(refilled.status == 200 && refilled.header("RateLimit-Remaining") == "0")
-            let otherUser = try await harness.send("GET", "/api/v1/event-types", token: harness.server.newUser().token)
+            let otherUser = try await harness.send("GET", "/api/v1/event-types", token: harness.newUser().token)
             #expect(otherUser.status == 200, "buckets are per user")
         }
     }
@@ -116,7 +116,8 @@ struct PolicyTests {
     func faultDrop() async throws {
         var configuration = LiveTrendyServer.testConfiguration()
         configuration.faults.probabilityDrop = 1
-        try await ServerHarness.with(configuration) { harness in
+        // A dropped answer is a closed connection: only a socket shows it.
+        try await ServerHarness.with(configuration, transport: .socket) { harness in
             let id = ServerHarness.newId()
             let body = #"{"id":"\#(id)","name":"Dropped","color":"black","icon":"x"}"#
             await #expect(throws: (any Error).self) {
@@ -173,7 +174,7 @@ struct PolicyTests {
                 "POST", "/api/v1/events", json: body, headers: ["Idempotency-Key": "e"])
             #expect(retried.status == 201 && retried.header("Idempotency-Replayed") == nil)
             clock.advance(by: 24 * 3600 + 1)
-            try await harness.server.server.runMaintenance()
+            try await harness.server.runMaintenance()
             let afterExpiry = try await harness.send(
                 "POST", "/api/v1/events", json: body, headers: ["Idempotency-Key": "e"])
             #expect(afterExpiry.status == 200, "an identical re-send, no longer a replay")
@@ -251,7 +252,7 @@ struct PolicyTests {
             try await harness.eventType("Older")
             clock.advance(by: 3 * 86_400)
             try await harness.eventType("New")
-            try await harness.server.server.runMaintenance()
+            try await harness.server.runMaintenance()
             let expired = try await harness.send("GET", "/api/v1/changes?since=0")
             #expect(expired.status == 410 && expired.problemType == "cursor_expired")
             let latest = try await harness.send("GET", "/api/v1/changes/latest-cursor")

@@ -41,7 +41,7 @@ struct SecurityTests {
                     + #""geofence_id":"\#(fence)","properties":{"mood":{"type":"text","value":"calm"}}}"#)
             let ids = ["event-types": type, "property-definitions": definition, "geofences": fence, "events": event]
             let before = try await ownerView(harness, type: type, ids: ids)
-            let stranger = harness.server.newUser().token
+            let stranger = harness.newUser().token
 
             var answers: [String: Int] = [:]
             func attempt(_ method: String, _ path: String, _ json: String? = nil) async throws {

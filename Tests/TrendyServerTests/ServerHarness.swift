@@ -1,31 +1,106 @@
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
 import Models
+import NIOCore
+import NIOFoundationCompat
 import TrendyServer
 import TrendyServerTesting
 
-/// A live server plus one user, for raw HTTP tests.
-struct ServerHarness {
-    let server: LiveTrendyServer
+/// One server and one user, for HTTP tests. By default requests go through HummingbirdTesting's router client:
+/// the whole application (middleware, routes, storage) without a socket. Tests about the socket itself — connection
+/// handling, raw bytes, the client library — ask for `.socket`, a `LiveTrendyServer` on 127.0.0.1.
+struct ServerHarness: Sendable {
+    enum Transport: Sendable {
+        case router
+        case socket
+    }
+
+    let server: TrendyServer
     let token: String
+    /// The root URL; only with `.socket`.
+    let root: ServerRoot?
+    private let client: (any TestClientProtocol)?
 
     static func with(
-        _ configuration: ServerConfiguration = LiveTrendyServer.testConfiguration(),
+        _ configuration: ServerConfiguration = LiveTrendyServer.testConfiguration(), transport: Transport = .router,
         _ body: (ServerHarness) async throws -> Void
     ) async throws {
-        try await LiveTrendyServer.with(configuration) { server in
-            // Long-lived: some tests move the server's clock by days.
-            let token = server.token(for: UUID().uuidString.lowercased(), expiresIn: 90 * 86_400)
-            try await body(ServerHarness(server: server, token: token))
+        // Long-lived: some tests move the server's clock by days.
+        let token = token(for: UUID().uuidString.lowercased(), expiresIn: 90 * 86_400)
+        switch transport {
+        case .socket:
+            try await LiveTrendyServer.with(configuration) { live in
+                try await body(ServerHarness(server: live.server, token: token, root: live.root, client: nil))
+            }
+        case .router:
+            let server = try await TrendyServer(
+                configuration: configuration, logger: LiveTrendyServer.testLogger(label: "trendy-server"))
+            // The body runs here, in the test's own context (it need not be Sendable); the router client comes out
+            // of `test(.router)`, which keeps the application's services running until the body is done.
+            let (clients, handOver) = AsyncStream<any TestClientProtocol>.makeStream()
+            let (done, finish) = AsyncStream<Void>.makeStream()
+            let application = Task {
+                defer { handOver.finish() }
+                try await server.buildApplication().test(.router) { client in
+                    handOver.yield(client)
+                    for await _ in done {}
+                }
+            }
+            var handed = clients.makeAsyncIterator()
+            guard let client = await handed.next() else {
+                try await application.value
+                throw SetupError(message: "the application did not start")
+            }
+            do {
+                try await body(ServerHarness(server: server, token: token, root: nil, client: client))
+            } catch {
+                finish.finish()
+                _ = try? await application.value
+                throw error
+            }
+            finish.finish()
+            try await application.value
         }
     }
 
+    /// A bearer token for `user` (a new user is created by its first request).
+    static func token(for user: String, expiresIn seconds: TimeInterval = 3600) -> String {
+        BearerTokens.hs256(
+            user: user, secret: LiveTrendyServer.testSecret, expiresAt: Date().addingTimeInterval(seconds))
+    }
+
+    /// A fresh user id and its token.
+    func newUser() -> (id: String, token: String) {
+        let id = UUID().uuidString.lowercased()
+        return (id, Self.token(for: id))
+    }
+
+    /// `headers` are set after the `Authorization` of `token` (so they can replace it); `authenticated: false`
+    /// sends no `Authorization` at all.
     func send(
         _ method: String, _ path: String, json: String? = nil, body: Data? = nil, token: String? = nil,
-        headers: [String: String] = [:]
+        headers: [String: String] = [:], authenticated: Bool = true
     ) async throws -> RawHTTP.Response {
-        try await RawHTTP.send(
-            method, server.root.text + path, token: token ?? self.token, headers: headers,
-            body: body ?? json.map { Data($0.utf8) })
+        let token = authenticated ? token ?? self.token : nil
+        let payload = body ?? json.map { Data($0.utf8) }
+        guard let client else {
+            guard let root else { throw SetupError(message: "no transport") }
+            return try await RawHTTP.send(method, root.text + path, token: token, headers: headers, body: payload)
+        }
+        var fields = HTTPFields()
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        for (name, value) in headers {
+            guard let field = HTTPField.Name(name) else { throw SetupError(message: "bad header name \(name)") }
+            fields[field] = value
+        }
+        if let payload { fields[.contentLength] = "\(payload.count)" }
+        let response = try await client.executeRequest(
+            uri: path, method: HTTPRequest.Method(method) ?? .get, headers: fields,
+            body: payload.map { ByteBuffer(bytes: $0) })
+        var answer: [String: String] = [:]
+        for field in response.headers { answer[field.name.canonicalName] = field.value }
+        return RawHTTP.Response(status: Int(response.status.code), headers: answer, body: Data(buffer: response.body))
     }
 
     /// Creates an event type and returns its id.

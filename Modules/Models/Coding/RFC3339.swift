@@ -2,6 +2,9 @@ import Foundation
 
 /// RFC 3339 timestamps on integer milliseconds, with no floating point and no `DateFormatter`.
 ///
+/// Kept hand-written: `ISO8601DateFormatter` and `Date.ISO8601FormatStyle` go through `Double` seconds and cannot
+/// keep the millisecond truncation and 0–9 digit rules exactly; every pulled row parses several of these.
+///
 /// The wire rules (api-v1 §3.2, sync-engine §1.2): parse 0–9 fractional digits, `Z`/`z` or a `±hh:mm` offset,
 /// `T`/`t`, truncating beyond the millisecond; format UTC with exactly three fractional digits and `Z`.
 public enum RFC3339 {

@@ -3,6 +3,9 @@ import Synchronization
 
 /// Time-ordered identifiers (RFC 9562 version 7) for entities, mutations and idempotency keys.
 ///
+/// Kept hand-written: Foundation's `UUID()` is version 4, and S1 needs ids built from the injected clock, which no
+/// library on this machine offers.
+///
 /// Bytes 0–5 hold the Unix milliseconds of the supplied instant, always (sync-engine S1: ids are built from the
 /// injected clock, so a test clock and the process clock never leak into each other's ids). Within one
 /// millisecond, the 12 bits after the version nibble are a counter seeded randomly, so ids of one instant strictly

@@ -4,6 +4,7 @@ import Logging
 import Models
 import NIOCore
 import Protocols
+import ServiceLifecycle
 
 /// The Trendy API v1 reference server (spec/api-v1.md with the fixes of §12.2, or the original's quirks).
 public final class TrendyServer: Sendable {
@@ -32,34 +33,38 @@ public final class TrendyServer: Sendable {
     )
         async throws
     {
-        let router = Routes.router(
-            pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger))
-        let host = configuration.host
-        let app = Application(
-            router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
-            configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
-            onServerRunning: { channel in
-                onListening("http://\(host):\(channel.localAddress?.port ?? 0)")
-            },
-            logger: logger)
-        let maintenance = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await self?.runMaintenance()
-                try? await Task.sleep(nanoseconds: 600 * 1_000_000_000)
-            }
-        }
-        defer { maintenance.cancel() }
+        let app = buildApplication(onListening: onListening)
         if handleSignals {
             try await app.runService()  // graceful shutdown on SIGTERM and SIGINT
         } else {
             try await app.run()
         }
-        try await storage.close()
+    }
+
+    /// This server as a Hummingbird application: the API router behind its middleware, the maintenance loop and
+    /// the database's lifetime as services of the application's `ServiceGroup`. Tests drive it with
+    /// HummingbirdTesting (`app.test(.router)`); an embedder runs it, or adds it to its own `ServiceGroup`.
+    public func buildApplication(
+        onListening: @escaping @Sendable (String) -> Void = { _ in }
+    )
+        -> some ApplicationProtocol
+    {
+        let host = configuration.host
+        return Application(
+            router: Routes.router(
+                pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger)),
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+            // Shut down in reverse order, after the HTTP server: maintenance stops, then the database closes.
+            services: [StorageLifetime(storage: storage), Maintenance(server: self)],
+            onServerRunning: { channel in
+                onListening("http://\(host):\(channel.localAddress?.port ?? 0)")
+            },
+            logger: logger)
     }
 
     /// Prunes the change log past its retention and expired idempotency records. Runs every 10 minutes while
-    /// serving; tests call it after moving their clock.
+    /// serving (`Maintenance`); tests call it after moving their clock.
     public func runMaintenance() async throws {
         let now = configuration.clock.now().millisecondsSince1970
         let retention = configuration.changelogRetentionDays
@@ -67,5 +72,38 @@ public final class TrendyServer: Sendable {
             if let retention { try ChangeFeed.prune(olderThan: retention, now: now, db) }
             try IdempotencyGuard.pruneExpired(now: now, db)
         }
+    }
+}
+
+/// Opens the database the configuration names and builds the application around it (see
+/// `TrendyServer.buildApplication`).
+public func buildApplication(
+    configuration: ServerConfiguration, logger: Logger = Logger(label: "trendy-server"),
+    onListening: @escaping @Sendable (String) -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    try await TrendyServer(configuration: configuration, logger: logger).buildApplication(onListening: onListening)
+}
+
+/// The retention loop: prunes every 10 minutes until the application shuts down.
+struct Maintenance: Service {
+    let server: TrendyServer
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await server.runMaintenance()
+                try await Task.sleep(for: .seconds(600))
+            }
+        }
+    }
+}
+
+/// Holds the database open while the application serves and closes it once the HTTP server has stopped.
+struct StorageLifetime: Service {
+    let storage: any ServerStorage
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await storage.close()
     }
 }

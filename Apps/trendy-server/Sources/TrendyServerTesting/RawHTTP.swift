@@ -11,6 +11,12 @@ public enum RawHTTP {
         public let headers: [String: String]
         public let body: Data
 
+        public init(status: Int, headers: [String: String], body: Data) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
         /// A header by case-insensitive name.
         public func header(_ name: String) -> String? {
             headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value

@@ -154,6 +154,7 @@ enum ExportDocument {
 }
 
 /// RFC 4180 fields, with one extension: a bare empty field is null, a quoted empty field is the empty string.
+/// Kept hand-written: that null-versus-empty extension is ours, and the only CSV package here (SwiftCSV) reads only.
 enum CSV {
     static func field(_ value: String?) -> String {
         guard let value else { return "" }
