@@ -9,7 +9,8 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: demo test test-postgres build lint format deps bench bench-server proof fuzz-build schemathesis clean
+.PHONY: demo test test-postgres build lint format deps bench bench-server proof fuzz-build schemathesis man install docs \
+	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
 demo: deps
@@ -17,11 +18,13 @@ demo: deps
 	$(SWIFT) build --product trendyctl
 	Apps/trendyctl/Demo/demo.sh
 
-## Build everything, run every test (the server's suites a second time on PostgreSQL), then check formatting.
+## Build everything, run every test (the server's suites a second time on PostgreSQL), then check formatting and
+## build the DocC catalogs (a warning fails).
 test: deps build
 	$(SWIFT) test --skip-build --skip ConcurrentFeedTests
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory docs
 
 ## The server's HTTP suites, the NetworkClient contract and the end-to-end tests again, and the short convergence
 ## proof on two instances, with trendy-server on a throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say
@@ -96,6 +99,44 @@ bench-server: deps
 	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = "0" ] && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk >/dev/null; } || \
 		{ echo "error: wrk is missing: sudo apt-get install wrk"; exit 1; }
 	scripts/with-postgres Benchmarks/server/run.sh $(BENCH_SECONDS)
+
+## Man pages from the commands' own help (swift-argument-parser's generate-manual): .build/man/*.1 (a blank line
+## of a help text becomes an mdoc paragraph break).
+MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+man: deps
+	$(SWIFT) build --product trendyctl
+	$(SWIFT) build --product trendy-server
+	$(SWIFT) build --product generate-manual
+	@mkdir -p .build/man
+	@for tool in trendyctl trendy-server; do \
+		.build/debug/generate-manual .build/debug/$$tool --output-directory .build/man --date $(MAN_DATE) \
+			--authors "the Trendy sync authors" >/dev/null; \
+		sed -i 's/^$$/.Pp/' .build/man/$$tool.1; \
+	done
+	@echo "man pages: $$(ls .build/man)"
+
+## Release builds of trendyctl and trendy-server into $(PREFIX)/bin, their man pages into $(PREFIX)/share/man/man1
+## (then `man trendyctl`). PREFIX defaults to /usr/local; DESTDIR is honoured for packaging.
+PREFIX ?= /usr/local
+install: man
+	$(SWIFT) build -c release --product trendyctl
+	$(SWIFT) build -c release --product trendy-server
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1"
+	install -m 0755 .build/release/trendyctl .build/release/trendy-server "$(DESTDIR)$(PREFIX)/bin/"
+	install -m 0644 .build/man/trendyctl.1 .build/man/trendy-server.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
+	@command -v mandb >/dev/null 2>&1 && [ -z "$(DESTDIR)" ] && mandb -q "$(PREFIX)/share/man" 2>/dev/null || true
+	@echo "installed trendyctl and trendy-server in $(DESTDIR)$(PREFIX)/bin; try: man trendyctl"
+
+## DocC archives of the libraries with catalogs (Modules/*/*.docc), warnings treated as errors: .build/docs/<Module>.
+DOCC_MODULES := Protocols Persistence Sync TestSupport
+docs: deps
+	@rm -rf .build/docs && mkdir -p .build/docs
+	@for module in $(DOCC_MODULES); do \
+		$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$module \
+			--output-path .build/docs/$$module --warnings-as-errors 2>&1 | grep -Ev "^(\[|Building|Build of)" ; \
+		test -d .build/docs/$$module || { echo "error: documentation of $$module failed"; exit 1; }; \
+	done
+	@echo "documentation: $$(ls .build/docs)"
 
 ## Install missing system packages with apt when possible; otherwise say what is missing.
 deps:

@@ -49,6 +49,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: Layers (Modules/)
@@ -229,6 +230,12 @@ let package = Package(
         .testTarget(
             name: "ProofTests",
             dependencies: ["Proofs", "TrendyServerTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // The DocC articles' snippets, compiled and run; the articles must quote them exactly.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["Models", "Protocols", "Persistence", "Sync", "Hashing", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ArchitectureTests", dependencies: [subprocess], swiftSettings: swiftSettings),
