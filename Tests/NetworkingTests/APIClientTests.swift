@@ -384,7 +384,7 @@ struct APIClientTests {
         }
     }
 
-    @Test("getAllEvents pages until a short page and keeps the first copy of an id that shifted pages")
+    @Test("getAllEvents pages until a short page, keeps the first copy of an id that shifted pages, reports progress")
     func allEventsPaging() async throws {
         let pages: [Int: [String]] = [0: ["a", "b"], 2: ["b", "c"], 4: ["d"]]
         let offsets = Mutex<[Int]>([])
@@ -397,8 +397,12 @@ struct APIClientTests {
             return .init(status: 200, body: "[\(items.joined(separator: ","))]")
         }
         try await StubHTTPServer.with(answer) { stub in
-            let events = try await client(stub.root).getAllEvents(batchSize: 2)
+            let progress = Mutex<[Int]>([])
+            let events = try await client(stub.root).getAllEvents(batchSize: 2) { received in
+                progress.withLock { $0.append(received) }
+            }
             #expect(events.map(\.id) == ["a", "b", "c", "d"])
+            #expect(progress.withLock { $0 } == [2, 3, 4], "after each page: the distinct events so far")
             // The page after the short one is prefetched and cancelled; whether it reached the server is a race.
             let requested = offsets.withLock { $0 }
             #expect(requested == [0, 2, 4] || requested == [0, 2, 4, 6], "\(requested)")

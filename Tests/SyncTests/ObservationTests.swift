@@ -37,6 +37,23 @@ struct ObservationTests {
         #expect(seen.dropLast().allSatisfy { $0.lastReport != report }, "the report appears when the run ends")
     }
 
+    @Test("pulledCount counts the rows a run receives, page by page, for progress displays; zero between runs")
+    func pulledCountGrowsByPage() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let b = try a.secondDevice(configuration: try SyncConfiguration(changeFeedPageSize: 3))
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: true))
+        for offset in 0..<7 { try await a.event(type, Double(offset)) }
+        _ = await a.engine.performSync()
+
+        let recorder = await SnapshotRecorder(b.engine)
+        let report = await b.engine.performSync()
+        let counts = await recorder.finish().map(\.pulledCount)
+        #expect(report.pulled == 7)
+        #expect(counts.filter { $0 > 0 }.reduce(into: [Int]()) { if $0.last != $1 { $0.append($1) } } == [3, 6, 7])
+        #expect(counts.last == 0 && counts.first == 0, "nothing is counted outside a run")
+    }
+
     @Test("S87 a bootstrapping round is announced exactly once, after its completion commit")
     func bootstrapAnnouncedOnce() async throws {
         let a = try SyncHarness()

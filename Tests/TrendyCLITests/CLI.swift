@@ -53,6 +53,17 @@ final class CLI: Sendable {
         return Run(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
+    /// Runs `trendyctl arguments…` on a pseudo-terminal (util-linux `script`), as at a keyboard: stdin, stdout and
+    /// stderr are a terminal, and `input` is what the user types. Output arrives merged, as a terminal shows it.
+    func runAtTerminal(_ arguments: [String], typing input: String) async throws -> Run {
+        let command = ([try ServerProcess.executable("trendyctl").path] + arguments).map { "'\($0)'" }
+            .joined(separator: " ")
+        let result = try await ChildProcess.run(
+            executable: URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"],
+            environment: environment.merging(["TERM": "xterm"]) { $1 }, stdin: Data(input.utf8))
+        return Run(status: result.status, stdout: result.stdout, stderr: result.stderr)
+    }
+
     /// Runs a command that must succeed and print one JSON document; returns it.
     func json(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
         let run = try await run(arguments + ["--json"])

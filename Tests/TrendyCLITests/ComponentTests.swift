@@ -78,6 +78,16 @@ struct ComponentTests {
         #expect(try events.events().isEmpty && events.mutations(of: coffee.id).count == 1)
     }
 
+    @Test("the progress line: push counts with a bar; pulled rows with their rate once half a second has passed")
+    func progressLine() {
+        let pushing = SyncSnapshot(state: .syncing(synced: 6, total: 24))
+        #expect(SyncCommand.progressLine(pushing, pullingFor: 0) == "pushing 6/24 [######..................]")
+        #expect(SyncCommand.progressLine(SyncSnapshot(state: .pulling), pullingFor: 0) == "pulling…")
+        let pulled = SyncSnapshot(state: .pulling, pulledCount: 12_000)
+        #expect(SyncCommand.progressLine(pulled, pullingFor: 0.2) == "pulling: 12000 rows")
+        #expect(SyncCommand.progressLine(pulled, pullingFor: 3) == "pulling: 12000 rows, 4000 rows/s")
+    }
+
     @Test("CSV: quoting, embedded newlines, CRLF, and bare empty (null) versus quoted empty (\"\")")
     func csv() throws {
         let values: [String?] = ["plain", "a, b", "say \"hi\"", "two\nlines", "", nil]

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import TrendyServerTesting
 
+@testable import TrendyCLI
+
 /// Every local command through the binary. The server setting points at a stub that records requests, to prove
 /// that local commands never touch the network.
 @Suite("trendyctl local commands")
@@ -197,6 +199,50 @@ struct LocalCommandTests {
             #expect(unknown.errorJSON?["error"]?["code"] == "not_found")
             #expect(unknown.errorJSON?["error"]?["message"]?.stringValue?.contains("Coffee, coffee") == true)
         }
+    }
+
+    @Test("types rm at a terminal asks before deleting events: no keeps everything, yes deletes; --yes never asks")
+    func removeAsksAtTerminal() async throws {
+        let cli = try CLI()
+        #expect(try await cli.run("types", "add", "Coffee").status == 0)
+        #expect(try await cli.run("events", "add", "Coffee").status == 0)
+        let declined = try await cli.runAtTerminal(["types", "rm", "Coffee"], typing: "n\n")
+        #expect(declined.status == 1 && declined.stdout.contains("Delete Coffee and its 1 event(s)? [y/N]"))
+        #expect(declined.stdout.contains("nothing deleted; pass --yes"))
+        #expect(try await cli.json("types", "list").arrayValue?.count == 1, "declined: the type and its event stay")
+        let accepted = try await cli.runAtTerminal(["types", "rm", "Coffee"], typing: "y\n")
+        #expect(accepted.status == 0 && accepted.stdout.contains("deleted Coffee and its 1 event(s)"))
+        #expect(try await cli.json("types", "list").arrayValue?.isEmpty == true)
+
+        #expect(try await cli.run("types", "add", "Tea").status == 0)
+        #expect(try await cli.run("events", "add", "Tea").status == 0)
+        let forced = try await cli.runAtTerminal(["types", "rm", "Tea", "--yes"], typing: "")
+        #expect(forced.status == 0 && !forced.stdout.contains("[y/N]"), "\(forced)")
+        #expect(try await cli.run("types", "add", "Milk").status == 0)
+        #expect(try await cli.run("events", "add", "Milk").status == 0)
+        let scripted = try await cli.run("types", "rm", "Milk")
+        #expect(scripted.status == 0 && !scripted.stderr.contains("[y/N]"), "no terminal: scripts are not stopped")
+    }
+
+    @Test("colour: auto at a terminal, none with NO_COLOR, TERM=dumb or --color-output never; always forces it")
+    func colourChoice() async throws {
+        let cli = try CLI()
+        #expect(try await cli.run("types", "add", "Coffee").status == 0)
+        let escape = "\u{1B}["
+        #expect(try await cli.runAtTerminal(["types", "list"], typing: "").stdout.contains(escape))
+        #expect(
+            !(try await cli.runAtTerminal(["types", "list", "--color-output", "never"], typing: "").stdout
+                .contains(escape)))
+        #expect(try await cli.run("types", "list", "--color-output", "always").stdout.contains(escape), "a pipe too")
+        #expect(!(try await cli.run("types", "list").stdout.contains(escape)), "a pipe: no colour by default")
+        let dumb = Console(
+            json: false, verbosity: .normal, environment: ["TERM": "dumb"],
+            terminals: .init(stdinIsTerminal: true, stdoutIsTerminal: true, stderrIsTerminal: true))
+        #expect(!dumb.colors && !dumb.showsProgress && dumb.canAsk)
+        let noColor = Console(
+            json: false, verbosity: .normal, environment: ["NO_COLOR": "1"],
+            terminals: .init(stdinIsTerminal: true, stdoutIsTerminal: true, stderrIsTerminal: true))
+        #expect(!noColor.colors && noColor.showsProgress)
     }
 
     @Test("config: set, get, list, unset; unknown keys and bad values are usage errors")

@@ -51,6 +51,10 @@ extension APIClient {
     /// decoded; a short last page leaves that request unused. The listing is held whole — it is a bootstrap's
     /// snapshot — so repeated values are shared (`APIEvent.Interner`) and ids are remembered as 16 bytes.
     public func getAllEvents(batchSize: Int) async throws -> [APIEvent] {
+        try await getAllEvents(batchSize: batchSize) { _ in }
+    }
+
+    public func getAllEvents(batchSize: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [APIEvent] {
         let pageSize = max(1, batchSize)
         func page(at offset: Int) -> Endpoint {
             .get("events", query: [("limit", "\(pageSize)"), ("offset", "\(offset)")])
@@ -68,6 +72,7 @@ extension APIClient {
                 interner.intern(&event)
                 events.append(event)
             }
+            progress(events.count)
             if listed.count < pageSize { return events }  // leaving the scope cancels and awaits `next`
             offset += pageSize
             answer = try await next

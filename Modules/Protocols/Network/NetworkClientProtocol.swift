@@ -37,6 +37,10 @@ public protocol NetworkClientProtocol: Sendable {
     /// de-duplicated by id.
     func getAllEvents(batchSize: Int) async throws -> [APIEvent]
 
+    /// `getAllEvents(batchSize:)`, calling `progress` with the number of events received so far after each page,
+    /// so a long bootstrap can show how far it got. The default calls it once, at the end.
+    func getAllEvents(batchSize: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [APIEvent]
+
     /// `POST /api/v1/events` with a fresh random key.
     func createEvent(_ request: CreateEventRequest) async throws -> APIEvent
 
@@ -140,4 +144,12 @@ public protocol NetworkClientProtocol: Sendable {
     func updatePropertyDefinitionWithIdempotency(
         id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
     ) async throws -> APIPropertyDefinition
+}
+
+extension NetworkClientProtocol {
+    public func getAllEvents(batchSize: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [APIEvent] {
+        let events = try await getAllEvents(batchSize: batchSize)
+        progress(events.count)
+        return events
+    }
 }

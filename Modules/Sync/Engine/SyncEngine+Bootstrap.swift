@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Models
 import Protocols
+import Synchronization
 
 /// The complete server state, fetched before anything local changes (§5.2 step 3).
 struct ServerSnapshot {
@@ -44,7 +45,18 @@ extension SyncEngine {
         do {
             snapshot.eventTypes = try await network.getEventTypes()
             snapshot.geofences = try await network.getGeofences(activeOnly: false)
-            snapshot.events = try await network.getAllEvents(batchSize: configuration.bootstrapEventsPageSize)
+            notePulled(snapshot.eventTypes.count + snapshot.geofences.count)
+            // The pages arrive while this actor waits; each reports how many events came so far.
+            let reported = Mutex(0)
+            snapshot.events = try await network.getAllEvents(batchSize: configuration.bootstrapEventsPageSize) {
+                [weak self] received in
+                let added = reported.withLock { seen in
+                    defer { seen = max(seen, received) }
+                    return max(0, received - seen)
+                }
+                guard added > 0 else { return }
+                Task { await self?.notePulled(added) }
+            }
         } catch {
             throw stop(for: error)
         }

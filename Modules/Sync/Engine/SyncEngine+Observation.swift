@@ -54,7 +54,7 @@ extension SyncEngine {
             state: state, isRunning: currentRun != nil, pendingCount: observedCounts.pending,
             deadLetterCount: observedCounts.failed, cursor: observedEngineState.cursor,
             lastSuccessAt: observedEngineState.lastSuccessAt, lastReport: lastReport, breakerOpen: backoff > 0,
-            retryAfterSeconds: max(quiet, backoff))
+            retryAfterSeconds: max(quiet, backoff), pulledCount: pulledThisRun)
     }
 
     /// Sends the snapshot to every observer when any field changed.
@@ -63,6 +63,13 @@ extension SyncEngine {
         guard snapshot != published else { return }
         published = snapshot
         for continuation in observers.values { continuation.yield(snapshot) }
+    }
+
+    /// Counts rows received during a pull and publishes (progress only: it decides nothing).
+    func notePulled(_ rows: Int) {
+        guard currentRun != nil else { return }
+        pulledThisRun += rows
+        publish()
     }
 
     /// Changes the state and publishes.

@@ -27,7 +27,7 @@ extension SyncEngine {
             if page.hasMore && page.nextCursor <= since { throw RoundStop.error("change feed did not advance") }
             try bindAccount(page.changes.map(\.userId))
             try applyPage(page, &counters)
-            publish()
+            notePulled(page.changes.count)
             if !page.hasMore { return .completed }
         }
     }

@@ -54,6 +54,7 @@ extension SyncEngine {
     private func runUntilSettled() async -> SyncReport {
         let started = now
         sentThisRun = [:]
+        pulledThisRun = 0
         var report = SyncReport(outcome: .synced(bootstrapped: false))
         while true {
             rerunRequested = false
@@ -77,6 +78,7 @@ extension SyncEngine {
         }
         currentRun = nil
         sentThisRun = [:]
+        pulledThisRun = 0
         publish()
         return report
     }

@@ -143,11 +143,14 @@ public struct SyncSnapshot: Equatable, Sendable {
     public var breakerOpen: Bool
     /// Seconds: the longer of the quiet period and the breaker backoff still to wait.
     public var retryAfterSeconds: TimeInterval
+    /// Rows received from the server by the run in progress: change-feed entries, and during a bootstrap the
+    /// snapshot's rows as their pages arrive. Zero when no run is under way. For progress displays.
+    public var pulledCount: Int
 
     public init(
         state: SyncState = .idle, isRunning: Bool = false, pendingCount: Int = 0, deadLetterCount: Int = 0,
         cursor: Int64 = 0, lastSuccessAt: Date? = nil, lastReport: SyncReport? = nil, breakerOpen: Bool = false,
-        retryAfterSeconds: TimeInterval = 0
+        retryAfterSeconds: TimeInterval = 0, pulledCount: Int = 0
     ) {
         self.state = state
         self.isRunning = isRunning
@@ -158,6 +161,7 @@ public struct SyncSnapshot: Equatable, Sendable {
         self.lastReport = lastReport
         self.breakerOpen = breakerOpen
         self.retryAfterSeconds = retryAfterSeconds
+        self.pulledCount = pulledCount
     }
 }
 

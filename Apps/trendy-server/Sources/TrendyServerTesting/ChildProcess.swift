@@ -40,10 +40,12 @@ public enum ChildProcess {
 
     /// Runs the executable at `executable` (any program, e.g. `/usr/bin/env`) to completion.
     public static func run(
-        executable: URL, _ arguments: [String], environment: [String: String], currentDirectory: URL? = nil
+        executable: URL, _ arguments: [String], environment: [String: String], stdin: Data? = nil,
+        currentDirectory: URL? = nil
     ) async throws -> Result {
         try await start(
-            executable: executable, arguments, environment: environment, currentDirectory: currentDirectory
+            executable: executable, arguments, environment: environment, stdin: stdin,
+            currentDirectory: currentDirectory
         ).result()
     }
 

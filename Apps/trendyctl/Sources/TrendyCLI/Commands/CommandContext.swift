@@ -45,7 +45,8 @@ extension TrendyCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let verbosity: Console.Verbosity = globals.quiet ? .quiet : globals.verbose ? .verbose : .normal
-        let console = Console(json: globals.json, verbosity: verbosity, environment: environment)
+        let console = Console(
+            json: globals.json, verbosity: verbosity, color: globals.colorOutput, environment: environment)
         do {
             let context = CommandContext(console: console, settings: try Settings(globals, environment: environment))
             try await run(context)

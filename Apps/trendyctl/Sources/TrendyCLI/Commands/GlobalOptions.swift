@@ -24,4 +24,12 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: [.short, .long], help: "More detail on stderr.")
     var verbose = false
+
+    // Not `--color`: `types add` and `types edit` take `--color HEX` (spec/trendyctl.md).
+    @Option(
+        name: .customLong("color-output"),
+        help: ArgumentHelp(
+            "Colour on stdout: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.",
+            valueName: "when"))
+    var colorOutput: Console.ColorChoice = .auto
 }

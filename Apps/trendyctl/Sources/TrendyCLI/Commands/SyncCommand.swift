@@ -65,9 +65,13 @@ struct SyncCommand: TrendyCommand {
         let progress: Task<Void, Never>? =
             console.showsProgress
             ? Task {
+                var pullStarted: ContinuousClock.Instant?
                 for await snapshot in await engine.snapshots() {
                     if Task.isCancelled { break }
-                    console.progress("\r\u{1B}[2K" + Self.progressLine(snapshot.state))
+                    let now = ContinuousClock.now
+                    if snapshot.pulledCount > 0, pullStarted == nil { pullStarted = now }
+                    let seconds = pullStarted.map { (now - $0) / .seconds(1) } ?? 0
+                    console.progress("\r\u{1B}[2K" + Self.progressLine(snapshot, pullingFor: seconds))
                 }
             } : nil
         let report = full ? await engine.forceFullResync() : await engine.performSync()
@@ -76,16 +80,23 @@ struct SyncCommand: TrendyCommand {
         return report
     }
 
-    static func progressLine(_ state: SyncState) -> String {
-        switch state {
+    /// The progress line for `snapshot`; `seconds` since the first pulled row, for the rate.
+    static func progressLine(_ snapshot: SyncSnapshot, pullingFor seconds: Double) -> String {
+        switch snapshot.state {
         case .syncing(let done, let total) where total > 0:
             let width = 24
             let filled = Int((Double(done) / Double(total) * Double(width)).rounded(.down))
             return "pushing \(done)/\(total) [" + String(repeating: "#", count: filled)
                 + String(repeating: ".", count: width - filled) + "]"
         case .syncing: return "checking the server…"
+        case .pulling where snapshot.pulledCount > 0:
+            let rows = snapshot.pulledCount
+            // A rate over less than half a second says little: shown once there is some history.
+            guard seconds >= 0.5 else { return "pulling: \(rows) rows" }
+            let rate = Int((Double(snapshot.pulledCount) / seconds).rounded())
+            return "pulling: \(rows) rows, \(rate) rows/s"
         case .pulling: return "pulling…"
-        default: return state.name
+        default: return snapshot.state.name
         }
     }
 

@@ -105,11 +105,18 @@ struct TypesCommand: AsyncParsableCommand {
             commandName: "rm", abstract: "Delete an event type with its events and property definitions.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "An id or a name.") var type: String
+        @Flag(name: [.short, .long], help: "Delete without asking, even when the type has events.") var yes = false
 
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
             let target = try Lookup.eventType(type, in: store)
             let events = try store.events(EventQuery(eventTypeId: target.id)).count
+            // At a terminal, deleting events asks first; scripts (no terminal, --json, --quiet) are not stopped.
+            if events > 0, !yes, context.console.canAsk,
+                !context.console.confirm("Delete \(target.name) and its \(events) event(s)?")
+            {
+                throw CLIError.failure("nothing deleted; pass --yes to delete without asking", code: "cancelled")
+            }
             try await store.deleteEventType(id: target.id)
             if context.console.json {
                 context.console.out(json: EntityJSON.deleted([target.id]))

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Models
 
@@ -13,19 +14,55 @@ struct Console: Sendable {
         case quiet, normal, verbose
     }
 
+    /// `--color`.
+    enum ColorChoice: String, Sendable, CaseIterable, ExpressibleByArgument {
+        case auto, always, never
+    }
+
+    /// What the terminals can show.
+    struct Terminals: Sendable {
+        var stdinIsTerminal: Bool
+        var stdoutIsTerminal: Bool
+        var stderrIsTerminal: Bool
+
+        static var current: Terminals {
+            Terminals(
+                stdinIsTerminal: isatty(STDIN_FILENO) == 1, stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
+                stderrIsTerminal: isatty(STDERR_FILENO) == 1)
+        }
+    }
+
     let json: Bool
     let verbosity: Verbosity
-    /// Colour on stdout: a terminal, and `NO_COLOR` unset.
+    /// Colour on stdout: `--color always`; with `auto`, a terminal that is not `TERM=dumb`, and `NO_COLOR` unset.
     let colors: Bool
-    /// Progress on stderr: a terminal, not `--json`, not `--quiet`.
+    /// Progress on stderr: a terminal that can redraw a line (not `TERM=dumb`), not `--json`, not `--quiet`.
     let showsProgress: Bool
+    /// Questions can be asked: stdin and stderr are terminals, and neither `--json` nor `--quiet` is set.
+    let canAsk: Bool
 
-    init(json: Bool, verbosity: Verbosity, environment: [String: String]) {
+    init(
+        json: Bool, verbosity: Verbosity, color: ColorChoice = .auto, environment: [String: String],
+        terminals: Terminals = .current
+    ) {
         self.json = json
         self.verbosity = verbosity
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        colors = !json && !noColor && isatty(STDOUT_FILENO) == 1
-        showsProgress = !json && verbosity != .quiet && isatty(STDERR_FILENO) == 1
+        let dumb = environment["TERM"] == "dumb"
+        switch color {
+        case .always: colors = !json
+        case .never: colors = false
+        case .auto: colors = !json && !noColor && !dumb && terminals.stdoutIsTerminal
+        }
+        showsProgress = !json && verbosity != .quiet && !dumb && terminals.stderrIsTerminal
+        canAsk = !json && verbosity != .quiet && terminals.stdinIsTerminal && terminals.stderrIsTerminal
+    }
+
+    /// Asks `question` on stderr and reads a line from stdin: true for y or yes. Only when `canAsk`.
+    func confirm(_ question: String, readAnswer: () -> String? = { readLine() }) -> Bool {
+        Self.emit(question + " [y/N] ", to: STDERR_FILENO)
+        let answer = readAnswer()?.trimmingCharacters(in: .whitespaces).lowercased()
+        return answer == "y" || answer == "yes"
     }
 
     /// One line of data on stdout.
