@@ -58,6 +58,25 @@ struct BinaryTests {
         #expect(await process.errors().contains("dev-token"))
     }
 
+    @Test("--log-format json: one JSON object a line, the request line with its request id; bad formats refused")
+    func jsonLogs() async throws {
+        let process = try await ServerProcess.start(["--port", "0", "--in-memory", "--dev", "--log-format", "json"])
+        let answer = try await RawHTTP.send(
+            "GET", process.url + "/api/v1/event-types", token: "dev-token", headers: ["X-Request-ID": "req-77"])
+        #expect(answer.status == 200)
+        #expect(await process.terminate() == 0)
+        let records = await process.errors().split(separator: "\n").compactMap { line -> JSONValue? in
+            line.hasPrefix("{") ? try? JSONText.parse(String(line)) : nil
+        }
+        let request = records.first { $0["request-id"]?.stringValue == "req-77" }
+        #expect(request?["message"]?.stringValue == "GET /api/v1/event-types 200", "\(records)")
+        #expect(request?["level"]?.stringValue == "info" && request?["ms"] != nil)
+        #expect(request?["time"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) != nil)
+        let refused = try await ChildProcess.run(
+            "trendy-server", ["--in-memory", "--log-format", "xml"], environment: [:])
+        #expect(refused.status == 64 && refused.stderr.contains("--log-format must be text or json"))
+    }
+
     @Test("a file database keeps data across restarts")
     func fileDatabase() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-server-\(UUID())")

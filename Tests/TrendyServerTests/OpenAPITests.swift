@@ -55,7 +55,7 @@ struct OpenAPITests {
 
     static var routerOperations: Set<Operation> {
         Set(Routes.all.map { Operation(method: String(describing: $0.method), path: $0.path) })
-            .union([Operation(method: "GET", path: "/health")])
+            .union([Operation(method: "GET", path: "/health"), Operation(method: "GET", path: "/metrics")])
     }
 
     @Test("the document's paths and methods are the router's, no more and no fewer")

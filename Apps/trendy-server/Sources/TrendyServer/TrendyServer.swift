@@ -11,6 +11,8 @@ public final class TrendyServer: Sendable {
     public let configuration: ServerConfiguration
     let storage: any ServerStorage
     let pipeline: Pipeline
+    /// What `GET /metrics` reports.
+    public let metrics = ServerMetrics()
     let logger: Logger
 
     /// Validates the configuration and opens (and migrates) the database.
@@ -23,7 +25,7 @@ public final class TrendyServer: Sendable {
         case .inMemory: storage = try SQLiteStorage(path: nil)
         case .postgres(let location): storage = try await PostgresStorage(location, logger: logger)
         }
-        pipeline = Pipeline(configuration: configuration, storage: storage, logger: logger)
+        pipeline = Pipeline(configuration: configuration, storage: storage, metrics: metrics, logger: logger)
     }
 
     /// Serves until the task is cancelled or, with `handleSignals`, until SIGINT/SIGTERM; in-flight requests
@@ -52,7 +54,8 @@ public final class TrendyServer: Sendable {
         let host = configuration.host
         return Application(
             router: Routes.router(
-                pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger)),
+                pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger),
+                metrics: metrics),
             server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             // Shut down in reverse order, after the HTTP server: maintenance stops, then the database closes.

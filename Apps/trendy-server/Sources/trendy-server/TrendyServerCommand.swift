@@ -44,12 +44,15 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
     @Option(help: "Seconds before a connection without a request in progress is closed.") var idleTimeout = 60
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(help: "text (one line a record) or json (one JSON object a line, for log collectors).")
+    var logFormat = "text"
 
     func validate() throws {
         if [db != nil, inMemory, postgresURL != nil].filter({ $0 }).count > 1 {
             throw ValidationError("choose one storage: --db FILE, --in-memory or --postgres URL")
         }
         if let quirks, quirks != "original" { throw ValidationError("--quirks accepts only 'original'") }
+        if !["text", "json"].contains(logFormat) { throw ValidationError("--log-format must be text or json") }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError(
                 "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -58,7 +61,13 @@ struct TrendyServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
+            if json {
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler

@@ -16,6 +16,7 @@ enum ChangeFeed {
         text.reserveCapacity(limit * 700 + 64)
         text.append(contentsOf: #"{"changes":["#.utf8)
         var last = since
+        var oldestCreatedAt: Int64?
         var count = 0
         var hasMore = false
         try db.forEachRow(
@@ -31,6 +32,7 @@ enum ChangeFeed {
             if count > 0 { text.append(UInt8(ascii: ",")) }
             count += 1
             last = row.int64(0)
+            if oldestCreatedAt == nil { oldestCreatedAt = row.int64(7) }
             text.append(contentsOf: #"{"created_at":""#.utf8)
             RFC3339.write(milliseconds: row.int64(7), into: &text)
             text.append(contentsOf: #"","data":"#.utf8)
@@ -53,7 +55,8 @@ enum ChangeFeed {
             return true
         }
         text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)
-        return APIResponse(status: .ok, body: text)
+        return APIResponse(
+            status: .ok, body: text, observation: .feedPage(changes: count, oldestCreatedAt: oldestCreatedAt))
     }
 
     /// Appends `,"name":"<escaped text>"`.

@@ -268,7 +268,9 @@ enum Events {
         }
         let result = BatchCreateEventsResponse(
             created: created, errors: errors, total: items.count, success: created.count, failed: errors.count)
-        return try .json(result, status: errors.isEmpty ? .created : .multipleOutcomes)
+        var response = try APIResponse.json(result, status: errors.isEmpty ? .created : .multipleOutcomes)
+        response.observation = .batch(items: items.count)
+        return response
     }
 
     // MARK: Update and delete

@@ -25,6 +25,20 @@ struct APIRequest: Sendable {
 struct APIResponse: Sendable {
     var status: HTTPResponse.Status
     var body: [UInt8]
+    /// What the handler saw that `/metrics` reports.
+    var observation: Observation?
+
+    enum Observation: Sendable {
+        /// A change-feed page: its size, and the `created_at` (ms) of its oldest change.
+        case feedPage(changes: Int, oldestCreatedAt: Int64?)
+        case batch(items: Int)
+    }
+
+    init(status: HTTPResponse.Status, body: [UInt8], observation: Observation? = nil) {
+        self.status = status
+        self.body = body
+        self.observation = observation
+    }
 
     static func json<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> APIResponse {
         APIResponse(status: status, body: Array(try JSONCoding.encode(value)))

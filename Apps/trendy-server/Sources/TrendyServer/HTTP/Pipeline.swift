@@ -29,13 +29,15 @@ final class Pipeline: Sendable {
     let limiter: RateLimiter?
     let faults: FaultInjector?
     let idempotency: IdempotencyGuard
+    let metrics: ServerMetrics
     let logger: Logger
     /// Users already created, to skip the insert on later requests.
     private let knownUsers = Mutex<Set<String>>([])
 
-    init(configuration: ServerConfiguration, storage: any ServerStorage, logger: Logger) {
+    init(configuration: ServerConfiguration, storage: any ServerStorage, metrics: ServerMetrics, logger: Logger) {
         self.configuration = configuration
         self.storage = storage
+        self.metrics = metrics
         self.logger = logger
         authenticator = Authenticator(configuration: configuration)
         limiter = configuration.rateLimitPerMinute.map(RateLimiter.init(requestsPerMinute:))
@@ -107,6 +109,12 @@ final class Pipeline: Sendable {
             answer = special.response
         } catch is ClaimTaken {
             throw IdempotencyGuard.inFlight
+        }
+        switch answer.observation {
+        case .feedPage(let changes, let oldest):
+            metrics.feedPage(changes: changes, oldestWaitedMilliseconds: oldest.map { apiRequest.now - $0 })
+        case .batch(let items): metrics.batch(items: items)
+        case nil: break
         }
         if drop {
             logger.warning(

@@ -31,10 +31,17 @@ enum Routes {
         Route(method: .get, path: "/api/v1/changes/latest-cursor", handler: ChangeFeed.latestCursor),
     ]
 
-    static func router(pipeline: Pipeline, middleware: APIMiddleware) -> Router<APIContext> {
+    static func router(pipeline: Pipeline, middleware: APIMiddleware, metrics: ServerMetrics) -> Router<APIContext> {
         let router = Router(context: APIContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: middleware)
         router.get("/health") { _, _ in try await health(pipeline) }
+        // Prometheus text format; like /health, no authentication: counts and timings only, no user data.
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        }
         for route in all {
             router.on(RouterPath(route.path), method: route.method) { request, context in
                 try await pipeline.respond(route, request, context)
