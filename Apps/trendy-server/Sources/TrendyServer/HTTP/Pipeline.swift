@@ -48,34 +48,31 @@ final class Pipeline: Sendable {
     var original: Bool { configuration.quirks == .original }
     var now: Int64 { configuration.clock.now().millisecondsSince1970 }
 
-    func respond(_ route: Route, _ request: Request, _ context: APIContext) async throws -> Response {
-        let body = try await collectBody(request)
-        if let observe = configuration.testHooks.observeRequest {
-            var headers: [String: String] = [:]
-            for field in request.headers { headers[field.name.canonicalName] = field.value }
-            observe(
-                ServerConfiguration.ObservedRequest(
-                    method: request.method.rawValue, path: request.uri.path, query: request.uri.query, headers: headers,
-                    body: body))
+    /// The middlewares of every `/api/v1` route, outermost first, in the order of api-v1 §2.2: body limit →
+    /// authentication → rate limit → fault injection. Idempotency and the handler follow in `respond`.
+    func middlewares() -> [any RouterMiddleware<APIContext>] {
+        var chain: [any RouterMiddleware<APIContext>] = [
+            BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes, observe: configuration.testHooks.observeRequest),
+            AuthenticationMiddleware(authenticator: authenticator, clock: configuration.clock),
+        ]
+        if let limiter {
+            chain.append(
+                RateLimitMiddleware(limiter: limiter, original: original, clock: configuration.clock, logger: logger))
         }
-        let user = try authenticator.authenticate(
-            authorization: request.headers[.authorization], now: configuration.clock.now())
-        var headers = HTTPFields()
-        try applyRateLimit(user: user, headers: &headers)
-        do {
-            return try await respondCounted(route, request, context, body: body, user: user, headers: headers)
-        } catch {
-            // api-v1 §9: every counted answer carries the rate-limit headers, errors and injected faults included.
-            throw withHeaders(error, headers, path: request.uri.path)
+        if let faults {
+            chain.append(
+                FaultInjectionMiddleware(
+                    faults: faults, retryAfterSeconds: configuration.faults.retryAfterSeconds, logger: logger))
         }
+        return chain
     }
 
-    /// Everything after the rate limit: faults, idempotency, the handler.
-    private func respondCounted(
-        _ route: Route, _ request: Request, _ context: APIContext, body: [UInt8], user: String, headers: HTTPFields
-    ) async throws -> Response {
-        var headers = headers
-        let drop = try await applyFaults(route, request, context)
+    /// Idempotency, then the handler in one database transaction (parsing and validation happen inside it). The
+    /// middlewares have read the body and named the user.
+    func respond(_ route: Route, _ request: Request, _ context: APIContext) async throws -> Response {
+        let body = Array(try await request.body.collect(upTo: configuration.maxBodyBytes).readableBytesView)
+        let user = context.userId
+        var headers = HTTPFields()
         var scope: IdempotencyGuard.Scope?
         var fingerprint = ""
         if route.takesIdempotencyKey, let key = try IdempotencyGuard.key(from: request.headers[.idempotencyKey]) {
@@ -116,31 +113,9 @@ final class Pipeline: Sendable {
         case .batch(let items): metrics.batch(items: items)
         case nil: break
         }
-        if drop {
-            logger.warning(
-                "fault injected: closing the connection without an answer", metadata: ["path": "\(request.uri.path)"])
-            try? await context.channel.close()
-        }
         if !answer.body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
         return Response(
             status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
-    }
-
-    /// `error` as an `APIError` that also carries `headers`; an unexpected error becomes a logged 500.
-    private func withHeaders(_ error: any Error, _ headers: HTTPFields, path: String) -> any Error {
-        guard !headers.isEmpty else { return error }
-        var apiError: APIError
-        if let error = error as? APIError {
-            apiError = error
-        } else if error is CancellationError {
-            return error
-        } else {
-            logger.error("unexpected error", metadata: ["path": "\(path)", "error": "\(error)"])
-            apiError = APIError(.internal, "an unexpected error occurred")
-        }
-        let present = Set(apiError.headers.map(\.0))
-        for field in headers where !present.contains(field.name) { apiError.headers.append((field.name, field.value)) }
-        return apiError
     }
 
     /// The stored answer of an earlier request with the same key, byte for byte.
@@ -185,68 +160,6 @@ final class Pipeline: Sendable {
                 try idempotency.store(scope, record, now: request.now, db)
             }
             return .answer(answer)
-        }
-    }
-
-    private func collectBody(_ request: Request) async throws -> [UInt8] {
-        do {
-            let buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
-            return Array(buffer.readableBytesView)
-        } catch {
-            throw APIError(
-                .payloadTooLarge,
-                "the request body is larger than \(configuration.maxBodyBytes / 1_048_576) MiB; send smaller batches")
-        }
-    }
-
-    private func applyRateLimit(user: String, headers: inout HTTPFields) throws(APIError) {
-        guard let limiter else { return }
-        let decision = limiter.take(for: user, now: configuration.clock.now())
-        var limitHeaders: [(HTTPField.Name, String)] = []
-        if original {
-            limitHeaders = [(.legacyRateLimitRemaining, "\(decision.remaining)")]
-        } else {
-            limitHeaders = [
-                (.rateLimitLimit, "\(limiter.capacity)"), (.rateLimitRemaining, "\(decision.remaining)"),
-                (.rateLimitReset, "\(decision.resetSeconds)"),
-            ]
-        }
-        guard decision.allowed else {
-            let retryAfter = original ? 60 : decision.retryAfterSeconds
-            var error = APIError(.rateLimit, "rate limit exceeded; retry in \(retryAfter) s", retryAfter: retryAfter)
-            error.headers = limitHeaders
-            if original {
-                error.detail = "rate limit exceeded"
-                error.headers = [(.legacyRateLimitRemaining, "0"), (.legacyRateLimitLimit, "300, 300;w=60")]
-            }
-            throw error
-        }
-        if !original { for (name, value) in limitHeaders { headers[name] = value } }
-    }
-
-    /// Returns whether the answer must be dropped after the request completes.
-    private func applyFaults(_ route: Route, _ request: Request, _ context: APIContext) async throws -> Bool {
-        guard let faults else { return false }
-        let choice = faults.choose(isWrite: route.isWrite)
-        if choice.delayMilliseconds > 0 {
-            try await Task.sleep(nanoseconds: UInt64(choice.delayMilliseconds) * 1_000_000)
-        }
-        switch choice.fault {
-        case .rateLimited:
-            logger.warning("fault injected: 429", metadata: ["path": "\(request.uri.path)"])
-            let seconds = configuration.faults.retryAfterSeconds
-            var error = APIError(.rateLimit, "rate limit exceeded (injected fault)", retryAfter: seconds)
-            error.headers = [(.trendyFault, "429")]
-            throw error
-        case .internalError:
-            logger.warning("fault injected: 500", metadata: ["path": "\(request.uri.path)"])
-            var error = APIError(.internal, "internal error (injected fault)")
-            error.headers = [(.trendyFault, "500")]
-            throw error
-        case .drop:
-            return true
-        case nil:
-            return false
         }
     }
 

@@ -42,8 +42,12 @@ enum Routes {
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
         }
+        // The API routes run behind the pipeline's middlewares; /health and /metrics do not.
+        let api = router.group()
+        func add(_ middleware: some RouterMiddleware<APIContext>) { api.add(middleware: middleware) }
+        for middleware in pipeline.middlewares() { add(middleware) }
         for route in all {
-            router.on(RouterPath(route.path), method: route.method) { request, context in
+            api.on(RouterPath(route.path), method: route.method) { request, context in
                 try await pipeline.respond(route, request, context)
             }
         }
