@@ -88,6 +88,48 @@ struct ComponentTests {
         #expect(SyncCommand.progressLine(pulled, pullingFor: 3) == "pulling: 12000 rows, 4000 rows/s")
     }
 
+    @Test(
+        "import reads the entities' Codable shape strictly; an error names the member and what is wrong with it",
+        arguments: [
+            (#"{"id":"x","event_type_id":"T","timestamp":"2026-01-01T00:00:00Z"}"#, "events[0].id is not a UUID"),
+            (#"{"event_type_id":"T","timestamp":"2026-01-01T00:00:00Z"}"#, "events[0].id is missing"),
+            (#"{"id":"I","event_type_id":"T","timestamp":"yesterday"}"#, "events[0].timestamp is not an RFC 3339 date"),
+            (
+                #"{"id":"I","event_type_id":"T","timestamp":"2026-01-01T00:00:00Z","is_all_day":"yes"}"#,
+                "events[0].is_all_day must be true or false"
+            ),
+            (
+                #"{"id":"I","event_type_id":"T","timestamp":"2026-01-01T00:00:00Z","source_type":"fax"}"#,
+                "events[0].source_type is not one of manual, imported, geofence, healthkit"
+            ),
+            (
+                #"{"id":"I","event_type_id":"T","timestamp":"2026-01-01T00:00:00Z","end_date":"soon"}"#,
+                "events[0].end_date is not an RFC 3339 date"
+            ),
+            (
+                #"{"id":"I","event_type_id":"T","timestamp":"2026-01-01T00:00:00Z","properties":{"p":{"type":1}}}"#,
+                ""
+            ),
+        ])
+    func importErrors(event: String, message: String) throws {
+        let id = "0190f5c0-3f00-7a11-8b22-000000000001"
+        let type = "0190f5c0-3f00-7a11-8b22-000000000002"
+        let text =
+            #"{"format":"\#(ExportDocument.formatName)","version":\#(ExportDocument.version),"events":["#
+            + event.replacingOccurrences(of: #""I""#, with: "\"\(id.uppercased())\"").replacingOccurrences(
+                of: #""T""#, with: "\"\(type)\"") + "]}"
+        if message.isEmpty {
+            let batch = try ExportDocument.readJSON(Data(text.utf8))
+            #expect(batch.events.first?.id == id && batch.events.first?.eventTypeId == type, "ids read lowercase")
+            return
+        }
+        #expect {
+            try ExportDocument.readJSON(Data(text.utf8))
+        } throws: { error in
+            (error as? CLIError)?.message == message
+        }
+    }
+
     @Test("CSV: quoting, embedded newlines, CRLF, and bare empty (null) versus quoted empty (\"\")")
     func csv() throws {
         let values: [String?] = ["plain", "a, b", "say \"hi\"", "two\nlines", "", nil]

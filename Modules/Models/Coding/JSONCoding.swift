@@ -105,6 +105,49 @@ extension KeyedDecodingContainer {
         return RFC3339.date(from: text)
     }
 
+    /// An optional RFC 3339 timestamp read strictly (a local entity's shape): absent or null is nil, anything else
+    /// must parse.
+    func decodeTimestampStrictlyIfPresent(forKey key: Key) throws -> Date? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeTimestamp(forKey: key)
+    }
+
+    /// An entity id: a UUID in any case, returned lowercase (every stored id is).
+    func decodeId(forKey key: Key) throws -> String {
+        let text = try decode(String.self, forKey: key)
+        guard UUID(uuidString: text) != nil else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not a UUID")
+        }
+        return text.lowercased()
+    }
+
+    /// An optional entity id: absent or null is nil, anything else must be a UUID.
+    func decodeIdIfPresent(forKey key: Key) throws -> String? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeId(forKey: key)
+    }
+
+    /// One of `Value`'s raw values, strictly: the enums' own decoders are lenient for server data (§4.10).
+    func decodeKnown<Value: RawRepresentable & CaseIterable>(_ type: Value.Type, forKey key: Key) throws -> Value
+    where Value.RawValue == String {
+        let text = try decode(String.self, forKey: key)
+        guard let value = Value(rawValue: text) else {
+            let known = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not one of \(known)")
+        }
+        return value
+    }
+
+    /// As `decodeKnown`, nil when absent or null.
+    func decodeKnownIfPresent<Value: RawRepresentable & CaseIterable>(
+        _ type: Value.Type, forKey key: Key
+    ) throws
+        -> Value?
+    where Value.RawValue == String {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeKnown(type, forKey: key)
+    }
+
     /// A value that reads as `fallback` when absent or null.
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key, default fallback: Value) throws -> Value {
         try decodeIfPresent(type, forKey: key) ?? fallback

@@ -3,7 +3,9 @@ import Foundation
 /// A logged occurrence of an event type: the local row (sync-engine §1.4).
 ///
 /// Codable with the API field names plus `sync_status`; unset optionals are omitted, times are RFC 3339 UTC
-/// with milliseconds. That is the shape `trendyctl --json` prints and `trendyctl import` reads.
+/// with milliseconds. That is the shape `trendyctl --json` prints, export writes and import reads — the one
+/// definition of an event's fields outside the wire and the database. Decoding is strict (ids are UUIDs, times
+/// parse, enums are known), as a file a user hands in deserves; server data goes through the API types instead.
 public struct Event: Sendable, Hashable, Identifiable {
     public var id: String
     /// The parent type. No foreign key: an event whose type is not stored locally is an allowed orphan.
@@ -64,6 +66,9 @@ public struct Event: Sendable, Hashable, Identifiable {
         self.syncStatus = syncStatus
     }
 
+    /// The members of the `Codable` shape, in a fixed order, `sync_status` last: export's CSV columns follow it.
+    public static let fieldNames = CodingKeys.allCases.map(\.stringValue)
+
     /// The row an upsert inserts before server fields are applied (§2.4): `event_type_id = ""`, now, defaults.
     public static func placeholder(id: String, at now: Date) -> Event {
         Event(id: id, eventTypeId: "", timestamp: now.roundedToMilliseconds, syncStatus: .synced)
@@ -71,13 +76,14 @@ public struct Event: Sendable, Hashable, Identifiable {
 }
 
 extension Event: Codable {
-    enum CodingKeys: String, CodingKey {
+    /// In the order of `fieldNames` (CSV columns); JSON output sorts its keys regardless.
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id
         case eventTypeId = "event_type_id"
         case timestamp
-        case notes
-        case isAllDay = "is_all_day"
         case endDate = "end_date"
+        case isAllDay = "is_all_day"
+        case notes
         case sourceType = "source_type"
         case externalId = "external_id"
         case originalTitle = "original_title"
@@ -94,16 +100,16 @@ extension Event: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            id: try container.decode(String.self, forKey: .id),
-            eventTypeId: try container.decode(String.self, forKey: .eventTypeId),
+            id: try container.decodeId(forKey: .id),
+            eventTypeId: try container.decodeId(forKey: .eventTypeId),
             timestamp: try container.decodeTimestamp(forKey: .timestamp),
             notes: try container.decodeIfPresent(String.self, forKey: .notes),
             isAllDay: try container.decode(Bool.self, forKey: .isAllDay, default: false),
-            endDate: container.decodeTimestampIfPresent(forKey: .endDate),
-            sourceType: try container.decode(EventSourceType.self, forKey: .sourceType, default: .manual),
+            endDate: try container.decodeTimestampStrictlyIfPresent(forKey: .endDate),
+            sourceType: try container.decodeKnownIfPresent(EventSourceType.self, forKey: .sourceType) ?? .manual,
             externalId: try container.decodeIfPresent(String.self, forKey: .externalId),
             originalTitle: try container.decodeIfPresent(String.self, forKey: .originalTitle),
-            geofenceId: try container.decodeIfPresent(String.self, forKey: .geofenceId),
+            geofenceId: try container.decodeIdIfPresent(forKey: .geofenceId),
             locationLatitude: try container.decodeIfPresent(Double.self, forKey: .locationLatitude),
             locationLongitude: try container.decodeIfPresent(Double.self, forKey: .locationLongitude),
             locationName: try container.decodeIfPresent(String.self, forKey: .locationName),

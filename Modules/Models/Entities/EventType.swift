@@ -44,11 +44,11 @@ extension EventType: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            id: try container.decode(String.self, forKey: .id),
+            id: try container.decodeId(forKey: .id),
             name: try container.decode(String.self, forKey: .name),
             color: try container.decode(String.self, forKey: .color, default: EventType.defaultColor),
             icon: try container.decode(String.self, forKey: .icon, default: EventType.defaultIcon),
-            createdAt: container.decodeTimestampIfPresent(forKey: .createdAt) ?? Date(millisecondsSince1970: 0),
+            createdAt: try container.decodeTimestamp(forKey: .createdAt),
             syncStatus: try container.decode(SyncStatus.self, forKey: .syncStatus, default: .pending)
         )
     }

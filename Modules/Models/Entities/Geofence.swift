@@ -70,18 +70,18 @@ extension Geofence: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            id: try container.decode(String.self, forKey: .id),
+            id: try container.decodeId(forKey: .id),
             name: try container.decode(String.self, forKey: .name),
             latitude: try container.decode(Double.self, forKey: .latitude),
             longitude: try container.decode(Double.self, forKey: .longitude),
             radius: try container.decode(Double.self, forKey: .radius, default: 100),
-            eventTypeEntryId: try container.decodeIfPresent(String.self, forKey: .eventTypeEntryId),
-            eventTypeExitId: try container.decodeIfPresent(String.self, forKey: .eventTypeExitId),
+            eventTypeEntryId: try container.decodeIdIfPresent(forKey: .eventTypeEntryId),
+            eventTypeExitId: try container.decodeIdIfPresent(forKey: .eventTypeExitId),
             isActive: try container.decode(Bool.self, forKey: .isActive, default: true),
             notifyOnEntry: try container.decode(Bool.self, forKey: .notifyOnEntry, default: false),
             notifyOnExit: try container.decode(Bool.self, forKey: .notifyOnExit, default: false),
             iosRegionIdentifier: try container.decodeIfPresent(String.self, forKey: .iosRegionIdentifier),
-            createdAt: container.decodeTimestampIfPresent(forKey: .createdAt) ?? Date(millisecondsSince1970: 0),
+            createdAt: try container.decodeTimestamp(forKey: .createdAt),
             syncStatus: try container.decode(SyncStatus.self, forKey: .syncStatus, default: .pending)
         )
     }

@@ -63,18 +63,19 @@ extension PropertyDefinition: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let epoch = Date(millisecondsSince1970: 0)
+        let createdAt = try container.decodeTimestamp(forKey: .createdAt)
         self.init(
-            id: try container.decode(String.self, forKey: .id),
-            eventTypeId: try container.decode(String.self, forKey: .eventTypeId),
+            id: try container.decodeId(forKey: .id),
+            eventTypeId: try container.decodeId(forKey: .eventTypeId),
             key: try container.decode(String.self, forKey: .key),
             label: try container.decode(String.self, forKey: .label),
-            propertyType: try container.decode(PropertyType.self, forKey: .propertyType, default: .text),
+            propertyType: try container.decodeKnown(PropertyType.self, forKey: .propertyType),
             options: try container.decode([String].self, forKey: .options, default: []),
-            defaultValue: try container.decodeIfPresent(JSONValue.self, forKey: .defaultValue),
+            defaultValue: try container.decodeIfPresent(JSONValue.self, forKey: .defaultValue)
+                .flatMap { $0 == .null ? nil : $0 },
             displayOrder: try container.decode(Int.self, forKey: .displayOrder, default: 0),
-            createdAt: container.decodeTimestampIfPresent(forKey: .createdAt) ?? epoch,
-            updatedAt: container.decodeTimestampIfPresent(forKey: .updatedAt) ?? epoch,
+            createdAt: createdAt,
+            updatedAt: try container.decodeTimestampStrictlyIfPresent(forKey: .updatedAt) ?? createdAt,
             syncStatus: try container.decode(SyncStatus.self, forKey: .syncStatus, default: .pending)
         )
     }

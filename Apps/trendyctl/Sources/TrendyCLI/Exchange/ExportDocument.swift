@@ -51,48 +51,52 @@ enum ExportDocument {
         }
         var batch = ImportBatch()
         for (index, item) in try list("event_types").enumerated() {
-            batch.eventTypes.append(try EntityReader.eventType(item, at: "event_types[\(index)]"))
+            batch.eventTypes.append(try EntityJSON.decode(EventType.self, item, at: "event_types[\(index)]"))
         }
         for (index, item) in try list("property_definitions").enumerated() {
             batch.propertyDefinitions.append(
-                try EntityReader.propertyDefinition(item, at: "property_definitions[\(index)]"))
+                try EntityJSON.decode(PropertyDefinition.self, item, at: "property_definitions[\(index)]"))
         }
         for (index, item) in try list("geofences").enumerated() {
-            batch.geofences.append(try EntityReader.geofence(item, at: "geofences[\(index)]"))
+            batch.geofences.append(try EntityJSON.decode(Geofence.self, item, at: "geofences[\(index)]"))
         }
         for (index, item) in try list("events").enumerated() {
-            batch.events.append(try EntityReader.event(item, at: "events[\(index)]"))
+            batch.events.append(try EntityJSON.decode(Event.self, item, at: "events[\(index)]"))
         }
         return batch
     }
 
     // MARK: CSV
 
-    static let csvColumns = [
-        "id", "event_type_id", "event_type_name", "event_type_color", "event_type_icon", "event_type_created_at",
-        "timestamp", "end_date", "is_all_day", "notes", "source_type", "external_id", "original_title", "geofence_id",
-        "location_latitude", "location_longitude", "location_name", "healthkit_sample_id", "healthkit_category",
-        "properties",
-    ]
+    /// The event's type travels in these columns, after `event_type_id`.
+    static let typeColumns = ["event_type_name", "event_type_color", "event_type_icon", "event_type_created_at"]
 
-    /// One row per event. A bare empty cell is null; a quoted empty cell (`""`) is the empty string.
+    /// The event's `Codable` members (Models' one definition of them), its type's columns after `event_type_id`;
+    /// `sync_status` is left out (an import is always pending).
+    static let csvColumns: [String] = Event.fieldNames.filter { $0 != "sync_status" }.flatMap { name in
+        name == "event_type_id" ? [name] + typeColumns : [name]
+    }
+
+    /// One row per event. A bare empty cell is null; a quoted empty cell (`""`) is the empty string. Cells come from
+    /// the entity's JSON: strings as they are, numbers and booleans as JSON text, objects (properties) as JSON.
     static func csv(_ batch: ImportBatch) -> String {
         let types = Dictionary(uniqueKeysWithValues: batch.eventTypes.map { ($0.id, $0) })
         var lines = [csvColumns.joined(separator: ",")]
         for event in batch.events {
-            let type = types[event.eventTypeId]
-            let cells: [String?] = [
-                event.id, event.eventTypeId, type?.name, type?.color, type?.icon,
-                type.map { RFC3339.string(from: $0.createdAt) }, RFC3339.string(from: event.timestamp),
-                event.endDate.map(RFC3339.string(from:)), String(event.isAllDay), event.notes,
-                event.sourceType.rawValue,
-                event.externalId, event.originalTitle, event.geofenceId,
-                event.locationLatitude.map { JSONText.string(.number($0)) },
-                event.locationLongitude.map { JSONText.string(.number($0)) }, event.locationName,
-                event.healthKitSampleId,
-                event.healthKitCategory,
-                event.properties.isEmpty ? nil : JSONText.string(.object(event.properties.mapValues(\.json))),
-            ]
+            var members = EntityJSON.event(event).objectValue ?? [:]
+            if let type = types[event.eventTypeId] {
+                members["event_type_name"] = .string(type.name)
+                members["event_type_color"] = .string(type.color)
+                members["event_type_icon"] = .string(type.icon)
+                members["event_type_created_at"] = EntityJSON.time(type.createdAt)
+            }
+            let cells: [String?] = csvColumns.map { column in
+                switch members[column] {
+                case .string(let text)?: text
+                case nil, .null?: nil
+                case let value?: JSONText.string(value)
+                }
+            }
             lines.append(cells.map(CSV.field).joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"
@@ -115,16 +119,20 @@ enum ExportDocument {
             }
             var object: [String: JSONValue] = [:]
             for (name, cell) in zip(names, row) { if let cell { object[name] = .string(cell) } }
-            let reader = try EntityReader(.object(object), at: "line \(line)")
-            let typeId = try reader.id("event_type_id")
-            if !typeIds.contains(typeId), let name = try reader.optionalString("event_type_name") {
+            // The event's type travels in its row's event_type_* columns: read as an event type of its own.
+            if let typeId = object["event_type_id"]?.stringValue?.lowercased(), !typeIds.contains(typeId),
+                object["event_type_name"] != nil
+            {
                 typeIds.insert(typeId)
+                var type: [String: JSONValue] = ["created_at": .string(RFC3339.string(fromMilliseconds: 0))]
+                for (key, column) in [
+                    ("id", "event_type_id"), ("name", "event_type_name"), ("color", "event_type_color"),
+                    ("icon", "event_type_icon"), ("created_at", "event_type_created_at"),
+                ] {
+                    if let value = object[column] { type[key] = value }
+                }
                 batch.eventTypes.append(
-                    EventType(
-                        id: typeId, name: name,
-                        color: try reader.optionalString("event_type_color") ?? EventType.defaultColor,
-                        icon: try reader.optionalString("event_type_icon") ?? EventType.defaultIcon,
-                        createdAt: try reader.optionalTime("event_type_created_at") ?? Date(timeIntervalSince1970: 0)))
+                    try EntityJSON.decode(EventType.self, .object(type), at: "line \(line) (its type)"))
             }
             // Numbers, booleans and properties arrive as text; give the entity reader their JSON types.
             var typed = object
@@ -147,7 +155,7 @@ enum ExportDocument {
                     throw .invalidInput("line \(line): properties is not JSON: \(error)")
                 }
             }
-            batch.events.append(try EntityReader.event(.object(typed), at: "line \(line)"))
+            batch.events.append(try EntityJSON.decode(Event.self, .object(typed), at: "line \(line)"))
         }
         return batch
     }

@@ -2,7 +2,7 @@ import Foundation
 import Models
 
 /// The `--json` shapes of spec/trendyctl.md §1.4: API field names, unset optionals omitted, RFC 3339 UTC times with
-/// milliseconds, plus `sync_status`. Export files use the same shapes.
+/// milliseconds, plus `sync_status`. Entities print their `Codable` shape; export files use the same shapes.
 enum EntityJSON {
     static func time(_ date: Date) -> JSONValue { .string(RFC3339.string(from: date)) }
 
@@ -12,57 +12,56 @@ enum EntityJSON {
         return .object(object)
     }
 
-    static func eventType(_ type: EventType) -> JSONValue {
-        object([
-            ("id", .string(type.id)), ("name", .string(type.name)), ("color", .string(type.color)),
-            ("icon", .string(type.icon)), ("created_at", time(type.createdAt)),
-            ("sync_status", .string(type.syncStatus.rawValue)),
-        ])
+    /// An entity in its `--json` shape, which is its `Codable` shape (Models): one definition of every field serves
+    /// `--json`, export and import.
+    static func entity(_ entity: some Encodable) -> JSONValue {
+        // The entities' encoders cannot fail (strings, numbers, dates as text); `.null` would only mark a bug.
+        (try? JSONCoding.encode(entity)).flatMap { try? JSONText.parse(Array($0)) } ?? .null
     }
 
-    static func event(_ event: Event) -> JSONValue {
-        object([
-            ("id", .string(event.id)), ("event_type_id", .string(event.eventTypeId)),
-            ("timestamp", time(event.timestamp)),
-            ("notes", event.notes.map(JSONValue.string)), ("is_all_day", .bool(event.isAllDay)),
-            ("end_date", event.endDate.map(time)), ("source_type", .string(event.sourceType.rawValue)),
-            ("external_id", event.externalId.map(JSONValue.string)),
-            ("original_title", event.originalTitle.map(JSONValue.string)),
-            ("geofence_id", event.geofenceId.map(JSONValue.string)),
-            ("location_latitude", event.locationLatitude.map(JSONValue.number)),
-            ("location_longitude", event.locationLongitude.map(JSONValue.number)),
-            ("location_name", event.locationName.map(JSONValue.string)),
-            ("healthkit_sample_id", event.healthKitSampleId.map(JSONValue.string)),
-            ("healthkit_category", event.healthKitCategory.map(JSONValue.string)),
-            ("properties", event.properties.isEmpty ? nil : .object(event.properties.mapValues(\.json))),
-            ("sync_status", .string(event.syncStatus.rawValue)),
-        ])
+    /// An entity read back from its `--json` shape (export files), strictly: a member that is missing, of the
+    /// wrong type or not valid is an error naming where it is, e.g. `events[3].timestamp`.
+    static func decode<Entity: Decodable>(
+        _ type: Entity.Type, _ value: JSONValue, at path: String
+    )
+        throws(CLIError) -> Entity
+    {
+        guard case .object = value else { throw .invalidInput("\(path) must be an object") }
+        do {
+            return try JSONCoding.decode(type, from: Data(JSONText.string(value).utf8))
+        } catch let error as DecodingError {
+            throw .invalidInput(describe(error, at: path))
+        } catch {
+            throw .invalidInput("\(path): \(error)")
+        }
     }
 
-    static func geofence(_ fence: Geofence) -> JSONValue {
-        object([
-            ("id", .string(fence.id)), ("name", .string(fence.name)), ("latitude", .number(fence.latitude)),
-            ("longitude", .number(fence.longitude)), ("radius", .number(fence.radius)),
-            ("event_type_entry_id", fence.eventTypeEntryId.map(JSONValue.string)),
-            ("event_type_exit_id", fence.eventTypeExitId.map(JSONValue.string)),
-            ("is_active", .bool(fence.isActive)), ("notify_on_entry", .bool(fence.notifyOnEntry)),
-            ("notify_on_exit", .bool(fence.notifyOnExit)),
-            ("ios_region_identifier", fence.iosRegionIdentifier.map(JSONValue.string)),
-            ("created_at", time(fence.createdAt)), ("sync_status", .string(fence.syncStatus.rawValue)),
-        ])
+    private static func describe(_ error: DecodingError, at path: String) -> String {
+        func location(_ codingPath: [any CodingKey], _ key: (any CodingKey)? = nil) -> String {
+            ([path] + (codingPath + (key.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue })
+                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(location(context.codingPath, key)) is missing"
+        case .valueNotFound(_, let context): return "\(location(context.codingPath)) is missing"
+        case .typeMismatch(let type, let context):
+            let expected =
+                type == String.self
+                ? "a string"
+                : type == Bool.self
+                    ? "true or false"
+                    : type == Double.self || type == Int.self ? "a number" : "a \(type)"
+            return "\(location(context.codingPath)) must be \(expected)"
+        case .dataCorrupted(let context):
+            return "\(location(context.codingPath)) is \(context.debugDescription)"
+        @unknown default: return "\(path): \(error)"
+        }
     }
 
-    static func propertyDefinition(_ definition: PropertyDefinition) -> JSONValue {
-        object([
-            ("id", .string(definition.id)), ("event_type_id", .string(definition.eventTypeId)),
-            ("key", .string(definition.key)), ("label", .string(definition.label)),
-            ("property_type", .string(definition.propertyType.rawValue)),
-            ("options", definition.options.isEmpty ? nil : .array(definition.options.map(JSONValue.string))),
-            ("default_value", definition.defaultValue.flatMap { $0 == .null ? nil : $0 }),
-            ("display_order", .number(Double(definition.displayOrder))), ("created_at", time(definition.createdAt)),
-            ("updated_at", time(definition.updatedAt)), ("sync_status", .string(definition.syncStatus.rawValue)),
-        ])
-    }
+    static func event(_ event: Event) -> JSONValue { entity(event) }
+    static func eventType(_ type: EventType) -> JSONValue { entity(type) }
+    static func geofence(_ fence: Geofence) -> JSONValue { entity(fence) }
+    static func propertyDefinition(_ definition: PropertyDefinition) -> JSONValue { entity(definition) }
 
     static func mutation(_ mutation: PendingMutation) -> JSONValue {
         object([
