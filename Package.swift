@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // The package graph is the architecture: each library target below is one layer, and the dependency
 // lists are the only edges allowed. `Tests/ArchitectureTests` fails the build if an edge or an import
 // bypasses them (see docs/architecture.md).
