@@ -116,14 +116,17 @@ struct DatabaseStorageTests {
         let path = directory.path("trendy.sqlite")
         do {
             let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
-            try store.saveEngineState(EngineState(cursor: 42, quietUntil: Build.instant))
+            try store.saveEngineState(
+                EngineState(cursor: 42, quietUntil: Build.instant, geofencesRefreshedAt: Build.instant))
             _ = try store.enqueueMutation(
                 entityType: .eventType, operation: .delete, entityId: Build.id(1), payload: nil, at: Build.instant)
             try store.save()
         }
         let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
         // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
-        #expect(try store.loadEngineState() == EngineState(cursor: 42, quietUntil: Build.instant))
+        #expect(
+            try store.loadEngineState()
+                == EngineState(cursor: 42, quietUntil: Build.instant, geofencesRefreshedAt: Build.instant))
         #expect(try store.fetchPendingMutations().map(\.entityId) == [Build.id(1)])
     }
 

@@ -44,14 +44,15 @@ struct BootstrapTests {
         h.network.resetCalls()
         _ = await h.engine.performSync()
         let methods = h.network.calls.map(\.method)
-        #expect(Array(methods.prefix(3)) == [.getEventTypes, .getLatestCursor, .getEventTypes])
+        #expect(Array(methods.prefix(2)) == [.getLatestCursor, .getEventTypes], "S25 the cursor read is the probe")
         #expect(methods.last == .getLatestCursor)
 
         let cursor = try h.engineState().cursor
         try h.updateEngineState { $0.bootstrapRequested = true }
         h.network.resetCalls()
         h.network.enqueue(http(500), for: .getLatestCursor)
-        #expect(await h.engine.performSync().outcome.name == "error")
+        #expect(
+            await h.engine.performSync().outcome.name == "offline", "S25 S26 a failed probe is a failed health check")
         #expect(h.sentMethods == [.getLatestCursor])
         #expect(try h.engineState().cursor == cursor && h.engineState().bootstrapRequested)
         h.network.resetCalls()
@@ -66,8 +67,7 @@ struct BootstrapTests {
         let (a, b) = try await devicesWithDivergedData()
         let before = try localRows(a)
         try a.updateEngineState { $0.bootstrapRequested = true }
-        // The health check is the first GET /event-types; the snapshot's is the second.
-        if method == .getEventTypes { a.network.enqueue(try await b.network.getEventTypes(), for: .getEventTypes) }
+        // Nothing is queued, so the round sends no health check (S25): the first GET /event-types is the snapshot's.
         a.network.enqueue(http(500, message: "snapshot failed"), for: method)
 
         let report = await a.engine.performSync()
@@ -212,7 +212,8 @@ struct BootstrapTests {
     func forcedResyncSurvives() async throws {
         let h = try SyncHarness()
         _ = try await h.syncedType()
-        h.network.enqueue(.transport("down"), for: .getEventTypes)
+        // Nothing is queued: the cursor read is the round's probe (S25).
+        h.network.enqueue(.transport("down"), for: .getLatestCursor)
         // S85: forceFullResync() sets a stored flag; the next round bootstraps even after a crash or a failed…
         #expect(await h.engine.forceFullResync().outcome.name == "offline")
         #expect(try h.engineState().bootstrapRequested)

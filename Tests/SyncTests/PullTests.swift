@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import Sync
@@ -247,6 +248,43 @@ struct PullTests {
         a.network.enqueue(http(500), for: .getGeofences)
         // S78: After an incremental pull, when geofenceRefreshInterval (configuration; .standard 0 = every round, as…
         #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false), "its errors change nothing")
+    }
+
+    @Test("S78 with an interval the refresh runs once it has passed since the last; a bootstrap or a failure counts")
+    func geofenceRefreshInterval() async throws {
+        let h = try SyncHarness(configuration: try SyncConfiguration(geofenceRefreshInterval: 3600))
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try h.engineState().geofencesRefreshedAt == h.clock.now(), "the snapshot held every geofence")
+        func refreshes(after seconds: TimeInterval) async -> Int {
+            h.clock.advance(by: seconds)
+            h.network.resetCalls()
+            _ = await h.engine.performSync()
+            return h.network.callCount(.getGeofences)
+        }
+        _ = try await h.syncedType()
+        // S78: …when geofenceRefreshInterval (configuration; .standard 0 = every round…; .throughput 1 h) has passed…
+        #expect(await refreshes(after: 3599) == 0)
+        #expect(await refreshes(after: 1) == 1, "an hour after the bootstrap")
+        #expect(await refreshes(after: 0) == 0)
+        h.network.enqueue(http(500), for: .getGeofences)
+        #expect(await refreshes(after: 3600) == 1)
+        #expect(await refreshes(after: 0) == 1, "a failed refresh does not restart the interval")
+        #expect(await refreshes(after: 0) == 0)
+        // The time is stored: a new engine on the same database keeps the interval.
+        let restarted = SyncEngine(
+            networkClient: h.network, dataStoreFactory: h.stores, hashing: CryptoSHA256(), clock: h.clock,
+            configuration: try SyncConfiguration(geofenceRefreshInterval: 3600))
+        h.network.resetCalls()
+        _ = await restarted.performSync()
+        #expect(h.network.callCount(.getGeofences) == 0)
+
+        let standard = try SyncHarness()
+        _ = try await standard.syncedType()
+        standard.network.resetCalls()
+        for _ in 0..<3 { _ = await standard.engine.performSync() }
+        #expect(
+            standard.network.calls.map(\.method)
+                == Array(repeating: [.getChanges, .getGeofences], count: 3).flatMap { $0 })
     }
 
     @Test(

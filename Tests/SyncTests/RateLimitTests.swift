@@ -180,10 +180,14 @@ struct RateLimitTests {
 
     @Test("a 429 with Retry-After on the health check saves the quiet period and writes no history")
     func healthCheckQuietPeriod() async throws {
-        let h = try SyncHarness()
-        h.network.enqueue(http(429, retryAfter: 30), for: .getEventTypes)
-        #expect(await h.engine.performSync().outcome == .rateLimited(retryAfter: 30))
-        #expect(try h.engineState().quietUntil == h.clock.now().addingTimeInterval(30) && h.history().isEmpty)
+        for probe in [MockNetworkClient.Method.getEventTypes, .getLatestCursor] {
+            let h = try SyncHarness()
+            // With something queued the health check is GET /event-types; without, the cursor read probes (S25).
+            if probe == .getEventTypes { _ = try await h.events.createEventType(name: "Tea") }
+            h.network.enqueue(http(429, retryAfter: 30), for: probe)
+            #expect(await h.engine.performSync().outcome == .rateLimited(retryAfter: 30))
+            #expect(try h.engineState().quietUntil == h.clock.now().addingTimeInterval(30) && h.history().isEmpty)
+        }
     }
 
     @Test("S65 resetCircuitBreaker clears counter, backoff and quiet period, keeps the multiplier, and sets idle")

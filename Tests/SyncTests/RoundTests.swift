@@ -8,19 +8,62 @@ import Testing
 
 @Suite("Round: gate, health check, capture, completion")
 struct RoundTests {
-    @Test("S25 every round starts with GET /event-types; an empty account passes and bootstraps")
+    @Test("S25 a round with something to push starts with GET /event-types; an empty list passes and bootstraps")
     func healthCheckFirst() async throws {
         let h = try SyncHarness()
+        _ = try await h.events.createEventType(name: "Tea")
         let report = await h.engine.performSync()
         #expect(report.outcome == .synced(bootstrapped: true))
-        #expect(h.network.calls.first?.method == .getEventTypes)
-        _ = try await h.events.createEventType(name: "Tea")
-        h.network.resetCalls()
-        // The cursor was still 0 (an empty feed), so this round bootstraps again (S80).
-        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true))
         // S25: A round that has live mutations to push starts with GET /api/v1/event-types; an empty list passes. A…
         #expect(h.network.calls.first?.method == .getEventTypes)
+        #expect(h.network.calls.dropFirst().first?.method == .createEventTypeWithIdempotency)
         #expect(try h.engineState().cursor == 1)
+    }
+
+    @Test("S25 a round with nothing to push sends no health check: a no-op incremental sync is one request")
+    func noOpSyncIsOneRequest() async throws {
+        let h = try SyncHarness(configuration: .throughput())
+        let first = await h.engine.performSync()
+        #expect(first.outcome == .synced(bootstrapped: true))
+        #expect(h.network.calls.first?.method == .getLatestCursor, "the bootstrap's cursor read is the probe")
+        #expect(h.network.callCount(.getEventTypes) == 1, "the snapshot's own type list, not a health check")
+        _ = try await h.syncedType()
+        h.network.resetCalls()
+
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        // S25: …A round with nothing to push sends no health check: its first feed page… So a no-op incremental sync…
+        #expect(h.network.calls.map(\.method) == [.getChanges])
+        #expect(try h.history().first?.outcome == "synced", "a probe that answered is a round like any other")
+    }
+
+    @Test(
+        "S25 S26 a failed probe of a round with nothing to push ends as a failed health check",
+        arguments: [
+            (NetworkError.transport("connection refused"), "offline"), (http(401), "auth_required"),
+            (http(429), "rate_limited"), (http(503), "offline"),
+        ])
+    func failedProbe(error: NetworkError, outcome: String) async throws {
+        for bootstrapping in [false, true] {
+            let h = try SyncHarness()
+            if !bootstrapping { _ = try await h.syncedType() }  // a fresh database bootstraps (cursor 0)
+            let (queue, state, history) = (try h.queue(), try h.engineState(), try h.history())
+            h.network.resetCalls()
+            let probe: MockNetworkClient.Method = bootstrapping ? .getLatestCursor : .getChanges
+            h.network.enqueue(error, for: probe)
+
+            let report = await h.engine.performSync()
+            #expect(report.outcome.name == outcome)
+            // S25: …a failure of that request is classified and handled exactly as a failed health check (S26).
+            #expect(h.network.calls.map(\.method) == [probe], "nothing is sent after the failed probe")
+            #expect(try h.queue() == queue && h.engineState() == state && h.history() == history)
+            let expected: SyncState =
+                switch outcome {
+                case "auth_required": .authRequired
+                case "rate_limited": .rateLimited(retryAfter: 0, pending: 0)
+                default: .offline
+                }
+            #expect(await h.engine.snapshot.state == expected)
+        }
     }
 
     @Test(
@@ -130,7 +173,7 @@ struct RoundTests {
         #expect(row.pulled == 2, "the two events came back through the change feed")
         #expect(row.startedAt == h.clock.now() && row.durationMs == 0)
 
-        h.network.enqueue(.transport("down"), for: .getEventTypes)
+        h.network.enqueue(.transport("down"), for: .getChanges)
         _ = await h.engine.performSync()
         // S19: Every round that passed the health check adds exactly one history row; rounds stopped before it add…
         #expect(try h.history().count == 2, "a round stopped at the health check adds none")

@@ -208,6 +208,11 @@ struct RulesTests {
         #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(batchSize: 501) }
         #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(baseBackoff: 60, maxBackoff: 30) }
         #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(historyLimit: 0) }
+        #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(geofenceRefreshInterval: -1) }
+        #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(geofenceRefreshInterval: 604_801) }
         #expect(SyncConfiguration.standard().batchSize == 50 && SyncConfiguration.throughput().batchSize == 500)
+        // S78: .standard refreshes geofences every round, as the original app; .throughput at most hourly.
+        #expect(SyncConfiguration.standard().geofenceRefreshInterval == 0)
+        #expect(SyncConfiguration.throughput().geofenceRefreshInterval == 3600)
     }
 }

@@ -31,7 +31,8 @@ struct SingleFlightTests {
         #expect(reports[0].outcome == .synced(bootstrapped: false) && reports[0].pushed == 4)
         // S20: The in-progress mark is taken before the first await: with N concurrent performSync() calls, exactly…
         // S22: Any number of calls during a round cause exactly one extra round; all callers get the same report.
-        #expect(h.network.callCount(.getEventTypes) == 2, "the first round and exactly one extra round")
+        #expect(h.network.callCount(.getChanges) == 2, "the first round and exactly one extra round")
+        #expect(h.network.callCount(.getEventTypes) == 1, "S25 the extra round has nothing to push: no health check")
         #expect(try h.history().count == historyBefore + 2)
         let batches = h.network.calls(of: .createEventsBatchWithIdempotency)
         #expect(batches.flatMap { $0.body?["events"]?.arrayValue ?? [] }.count == created.count)
@@ -43,7 +44,7 @@ struct SingleFlightTests {
     func joinerIsSilent() async throws {
         let h = try SyncHarness()
         _ = try await h.syncedType()
-        let gate = h.network.hold(.getEventTypes)
+        let gate = h.network.hold(.getChanges)
         let first = Task { await h.engine.performSync() }
         await gate.waitForArrivals(1)
         let saves = h.store.saveCallCount

@@ -19,6 +19,8 @@ public struct EngineState: Sendable, Hashable {
     /// Event types whose property definitions the last bootstrap could not fetch (S84). Later rounds fetch them
     /// again after their pull, so a fault during one bootstrap does not hide a type's definitions for good.
     public var unfetchedDefinitionTypes: Set<String>
+    /// When the geofences were last read whole (refresh or bootstrap), for `geofenceRefreshInterval` (S78).
+    public var geofencesRefreshedAt: Date?
 
     public init(
         cursor: Int64 = 0,
@@ -32,7 +34,8 @@ public struct EngineState: Sendable, Hashable {
         lastSuccessAt: Date? = nil,
         serverRoot: String? = nil,
         accountUserId: String? = nil,
-        unfetchedDefinitionTypes: Set<String> = []
+        unfetchedDefinitionTypes: Set<String> = [],
+        geofencesRefreshedAt: Date? = nil
     ) {
         self.cursor = cursor
         self.bootstrapRequested = bootstrapRequested
@@ -46,5 +49,6 @@ public struct EngineState: Sendable, Hashable {
         self.serverRoot = serverRoot
         self.accountUserId = accountUserId
         self.unfetchedDefinitionTypes = unfetchedDefinitionTypes
+        self.geofencesRefreshedAt = geofencesRefreshedAt
     }
 }

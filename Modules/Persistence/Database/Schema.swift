@@ -10,7 +10,13 @@ enum Schema {
         migrator.registerMigration("v1-initial", migrate: createInitialTables)
         migrator.registerMigration("v2-query-indexes", migrate: addQueryIndexes)
         migrator.registerMigration("v3-unfetched-definition-types", migrate: addUnfetchedDefinitionTypes)
+        migrator.registerMigration("v4-geofences-refreshed-at", migrate: addGeofencesRefreshedAt)
         return migrator
+    }
+
+    /// When the geofences were last read whole, so a refresh can wait for `geofenceRefreshInterval` (S78).
+    private static func addGeofencesRefreshedAt(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sync_engine_state ADD COLUMN geofences_refreshed_at INTEGER")
     }
 
     /// The event types whose property definitions a bootstrap could not fetch, fetched again by later rounds

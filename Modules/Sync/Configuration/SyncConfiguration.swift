@@ -21,6 +21,8 @@ public struct SyncConfiguration: Sendable, Hashable {
     public var retryAfterCap: TimeInterval
     /// History rows kept (1–10 000).
     public var historyLimit: Int
+    /// Seconds between geofence refreshes after incremental pulls (0–604 800; 0 = every round, §7, S78).
+    public var geofenceRefreshInterval: TimeInterval
     /// The server this database is bound to; nil skips the binding check (sync-engine §1.9).
     public var serverRoot: ServerRoot?
 
@@ -41,6 +43,7 @@ public struct SyncConfiguration: Sendable, Hashable {
         maxBackoff: TimeInterval = 300,
         retryAfterCap: TimeInterval = 3600,
         historyLimit: Int = 100,
+        geofenceRefreshInterval: TimeInterval = 0,
         serverRoot: ServerRoot? = nil
     ) throws(SyncConfigurationError) {
         try Self.check("batchSize", batchSize, in: 1...500)
@@ -54,18 +57,23 @@ public struct SyncConfiguration: Sendable, Hashable {
             throw .outOfRange("maxBackoff", "baseBackoff–86400 s")
         }
         guard (1...86_400).contains(retryAfterCap) else { throw .outOfRange("retryAfterCap", "1–86400 s") }
+        guard (0...604_800).contains(geofenceRefreshInterval) else {
+            throw .outOfRange("geofenceRefreshInterval", "0–604800 s")
+        }
         self.init(
             validatedBatchSize: batchSize, changeFeedPageSize: changeFeedPageSize,
             bootstrapEventsPageSize: bootstrapEventsPageSize, maxAttempts: maxAttempts,
             breakerThreshold: breakerThreshold, baseBackoff: baseBackoff, maxBackoff: maxBackoff,
-            retryAfterCap: retryAfterCap, historyLimit: historyLimit, serverRoot: serverRoot)
+            retryAfterCap: retryAfterCap, historyLimit: historyLimit, geofenceRefreshInterval: geofenceRefreshInterval,
+            serverRoot: serverRoot)
     }
 
     /// For values known to be in range.
     private init(
         validatedBatchSize batchSize: Int, changeFeedPageSize: Int = 100, bootstrapEventsPageSize: Int = 50,
         maxAttempts: Int = 5, breakerThreshold: Int = 3, baseBackoff: TimeInterval = 30, maxBackoff: TimeInterval = 300,
-        retryAfterCap: TimeInterval = 3600, historyLimit: Int = 100, serverRoot: ServerRoot? = nil
+        retryAfterCap: TimeInterval = 3600, historyLimit: Int = 100, geofenceRefreshInterval: TimeInterval = 0,
+        serverRoot: ServerRoot? = nil
     ) {
         self.batchSize = batchSize
         self.changeFeedPageSize = changeFeedPageSize
@@ -76,6 +84,7 @@ public struct SyncConfiguration: Sendable, Hashable {
         self.maxBackoff = maxBackoff
         self.retryAfterCap = retryAfterCap
         self.historyLimit = historyLimit
+        self.geofenceRefreshInterval = geofenceRefreshInterval
         self.serverRoot = serverRoot
     }
 
@@ -85,10 +94,12 @@ public struct SyncConfiguration: Sendable, Hashable {
     }
 
     /// Larger units for throughput (trendyctl's choice): 500 events per batch, 500 changes per page, 1000 events
-    /// per bootstrap page, the other constants as §7. See docs/performance.md for the measured difference.
+    /// per bootstrap page, geofences refreshed at most hourly (S78), the other constants as §7. See
+    /// docs/performance.md for the measured difference.
     public static func throughput(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
         SyncConfiguration(
-            validatedBatchSize: 500, changeFeedPageSize: 500, bootstrapEventsPageSize: 1000, serverRoot: serverRoot)
+            validatedBatchSize: 500, changeFeedPageSize: 500, bootstrapEventsPageSize: 1000,
+            geofenceRefreshInterval: 3600, serverRoot: serverRoot)
     }
 
     private static func check(_ name: String, _ value: Int, in range: ClosedRange<Int>) throws(SyncConfigurationError) {

@@ -34,9 +34,11 @@ extension SyncEngine {
 
     private func latestCursor() async throws -> Int64 {
         do {
-            return try await network.getLatestCursor()
+            let cursor = try await network.getLatestCursor()
+            probing = false
+            return cursor
         } catch {
-            throw stop(for: error)
+            throw failure(of: error)
         }
     }
 
@@ -112,6 +114,7 @@ extension SyncEngine {
             engineState.cursor = cursor
             engineState.bootstrapRequested = false
             engineState.unfetchedDefinitionTypes = snapshot.unfetchedTypes
+            engineState.geofencesRefreshedAt = now  // the snapshot held every geofence (S78's clock restarts)
             try store.saveEngineState(engineState)
             observedEngineState = engineState
         }

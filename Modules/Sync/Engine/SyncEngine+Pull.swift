@@ -18,11 +18,13 @@ extension SyncEngine {
             let page: ChangeFeedResponse
             do {
                 page = try await network.getChanges(since: since, limit: configuration.changeFeedPageSize)
+                probing = false
             } catch let NetworkError.http(failure) where failure.status == 410 {
+                probing = false
                 try updateEngineState { $0.bootstrapRequested = true }
                 return .bootstrapRequired
             } catch {
-                throw stop(for: error)
+                throw failure(of: error)
             }
             if page.hasMore && page.nextCursor <= since { throw RoundStop.error("change feed did not advance") }
             try bindAccount(page.changes.map(\.userId))
@@ -137,11 +139,20 @@ extension SyncEngine {
         }
     }
 
-    /// The refresh after an incremental pull: its errors are logged and do not change the round's outcome, but a
-    /// 429 with `Retry-After` still starts a quiet period.
+    /// The refresh after an incremental pull, once `geofenceRefreshInterval` has passed since the last (S78): its
+    /// errors are logged and do not change the round's outcome, but a 429 with `Retry-After` still starts a quiet
+    /// period.
     func refreshGeofencesIgnoringErrors(_ counters: inout RoundCounters) async {
+        let interval = configuration.geofenceRefreshInterval
+        if interval > 0, let last = try? readEngineState().geofencesRefreshedAt,
+            now.timeIntervalSince(last) < interval, now >= last
+        {
+            return
+        }
         do {
             _ = try await refreshGeofences(&counters)
+            let refreshedAt = now
+            try updateEngineState { $0.geofencesRefreshedAt = refreshedAt }
         } catch {
             if case .rateLimited(let retryAfter) = PushErrorClass.classify(error, operation: .create) {
                 startQuietPeriod(retryAfter)

@@ -3,6 +3,11 @@ import Models
 import Protocols
 
 /// Why a round ended early (sync-engine §4.2–§4.9); thrown inside a round and turned into its outcome.
+/// The probe of a round without a health check failed (S25): the round ends as a failed health check (S26).
+struct ProbeFailure: Error {
+    let stop: RoundStop
+}
+
 enum RoundStop: Error, Equatable {
     case offline(String)
     case authRequired
@@ -104,13 +109,26 @@ extension SyncEngine {
             let message = SyncEngineError.serverMismatch(configured: configured.text, stored: stored).description
             return RoundResult(outcome: .error(message), counters: counters, terminalState: .error(message))
         }
-        let types: [APIEventType]
+        // S25: only a round with something to push checks health first; otherwise its first feed page (or, when
+        // bootstrapping, its latest-cursor read) is the probe, so a no-op incremental sync is one request.
+        let hasLiveMutations: Bool
         do {
-            types = try await network.getEventTypes()
+            hasLiveMutations = try unitOfWork { try $0.countMutations() }.pending > 0
         } catch {
-            let stop = healthCheckStop(error)
-            return RoundResult(outcome: outcome(of: stop), counters: counters, terminalState: terminalState(of: stop))
+            return RoundResult(outcome: .error("\(error)"), counters: counters, terminalState: .error("\(error)"))
         }
+        var types: [APIEventType] = []
+        if hasLiveMutations {
+            do {
+                types = try await network.getEventTypes()
+            } catch {
+                let stop = healthCheckStop(error)
+                return RoundResult(
+                    outcome: outcome(of: stop), counters: counters, terminalState: terminalState(of: stop))
+            }
+        }
+        probing = !hasLiveMutations
+        defer { probing = false }
 
         let startedAt = now
         enter(.syncing(synced: 0, total: 0))
@@ -136,6 +154,9 @@ extension SyncEngine {
                 await refetchUnfetchedDefinitions(&counters)
             }
             completedPull = true
+        } catch let probe as ProbeFailure {
+            return RoundResult(
+                outcome: outcome(of: probe.stop), counters: counters, terminalState: terminalState(of: probe.stop))
         } catch let roundStop as RoundStop {
             stop = roundStop
         } catch {
@@ -144,6 +165,14 @@ extension SyncEngine {
         return complete(
             startedAt: startedAt, kind: kind, counters: counters, stop: stop, breakerLimited: breakerLimited,
             completedPull: completedPull, pushSetIds: pushSetIds)
+    }
+
+    /// How a failed request ends the round: as a failed health check while it is the round's probe (S25, S26),
+    /// otherwise by its class (§4.9 step 2).
+    func failure(of error: any Error) -> any Error {
+        guard probing else { return stop(for: error) }
+        probing = false
+        return ProbeFailure(stop: healthCheckStop(error))
     }
 
     /// §4.2 step 3: how a failed health check ends the round. A 429 with `Retry-After` starts a quiet period.

@@ -28,6 +28,8 @@ public actor SyncEngine {
     var joinedCallers = 0
     /// Mutation id → the revision this run sent: a later round of the same run does not send it again (S24).
     var sentThisRun: [String: Int] = [:]
+    /// True while a round without a health check waits for its first answer: that request is the probe (S25).
+    var probing = false
     /// Rows received from the server by the run in progress (snapshots' `pulledCount`).
     var pulledThisRun = 0
     var state: SyncState = .idle
