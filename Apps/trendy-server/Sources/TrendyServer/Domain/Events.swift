@@ -12,21 +12,8 @@ enum Events {
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let limit = try Query.integer(request, "limit", default: 50, valid: 1...1000, fallback: 100)
         let offset = try Query.integer(request, "offset", default: 0, valid: 0...Int.max, fallback: 0)
-        let page = try db.rows(
-            sql: """
-                SELECT \(Rows.eventColumns) FROM events WHERE user_id = ?
-                ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?
-                """, arguments: [request.userId, limit, offset], Rows.event)
-        var types: [String: APIEventType] = [:]
-        var events: [APIEvent] = []
-        for var event in page {
-            if types[event.eventTypeId] == nil {
-                types[event.eventTypeId] = try? EventTypes.find(event.eventTypeId, request, db)
-            }
-            event.eventType = types[event.eventTypeId]
-            events.append(event)
-        }
-        return try .json(events)
+        let page = try EventListing.page(user: request.userId, limit: limit, offset: offset, db)
+        return APIResponse(status: .ok, body: page)
     }
 
     static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {

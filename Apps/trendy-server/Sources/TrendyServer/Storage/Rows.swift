@@ -5,12 +5,17 @@ import Models
 enum Rows {
     static let eventTypeColumns = "id, user_id, name, color, icon, created_at, updated_at"
 
-    static func eventType(_ row: any StorageRow) throws -> APIEventType {
+    static func eventType(_ row: any StorageRow) throws -> APIEventType { try eventType(row, from: 0) }
+
+    /// The type in the `eventTypeColumns` that start at column `first`.
+    static func eventType(_ row: any StorageRow, from first: Int) throws -> APIEventType {
         APIEventType(
-            id: try row.decode(String.self, atIndex: 0), userId: try row.decode(String.self, atIndex: 1),
-            name: try row.decode(String.self, atIndex: 2), color: try row.decode(String.self, atIndex: 3),
-            icon: try row.decode(String.self, atIndex: 4), createdAt: try row.decode(Int64.self, atIndex: 5).date,
-            updatedAt: try row.decode(Int64.self, atIndex: 6).date)
+            id: try row.decode(String.self, atIndex: first), userId: try row.decode(String.self, atIndex: first + 1),
+            name: try row.decode(String.self, atIndex: first + 2),
+            color: try row.decode(String.self, atIndex: first + 3),
+            icon: try row.decode(String.self, atIndex: first + 4),
+            createdAt: try row.decode(Int64.self, atIndex: first + 5).date,
+            updatedAt: try row.decode(Int64.self, atIndex: first + 6).date)
     }
 
     static let eventColumns = """
