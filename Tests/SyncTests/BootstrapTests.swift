@@ -64,7 +64,7 @@ struct BootstrapTests {
         "S82 nothing local changes until the whole snapshot is fetched",
         arguments: [MockNetworkClient.Method.getEventTypes, .getGeofences, .getAllEvents])
     func fetchFailureTouchesNothing(failing method: MockNetworkClient.Method) async throws {
-        let (a, b) = try await devicesWithDivergedData()
+        let (a, _) = try await devicesWithDivergedData()
         let before = try localRows(a)
         try a.updateEngineState { $0.bootstrapRequested = true }
         // Nothing is queued, so the round sends no health check (S25): the first GET /event-types is the snapshot's.
