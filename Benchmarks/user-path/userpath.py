@@ -97,9 +97,10 @@ try:
                  f"{best[0]:.2f} s, peak RSS {max(run[1] for run in runs):.0f} MB", json.loads(best[2])["pulled"]))
 
     # Push: an up-to-date device that made N events offline; the sync pushes them and pulls what follows.
-    pushes = []
+    pushes, push_devices = [], []
     for run in range(args.runs):
         token, device = next(tokens), f"{work}/push{run}"
+        push_devices.append((device, token))
         event_type = {"id": uuid7(int(time.time() * 1000)), "name": "Bench", "color": "#007AFF",
                       "icon": "circle.fill", "created_at": rfc3339(time.time()), "sync_status": "pending"}
         export_file(f"{device}.type.json", [event_type], [])
@@ -119,7 +120,7 @@ try:
                  f"pushed {best[2]['pushed']}, pulled {best[2]['pulled']}"))
 
     # No-op: the same device again.
-    device, token = f"{work}/push0", list(users)[1]
+    device, token = push_devices[0]
     before = requests_served()
     noop = min(trendyctl(device, token, "sync", "-q")[0] for _ in range(5))
     requests = (requests_served() - before - 1) / 5

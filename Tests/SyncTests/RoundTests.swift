@@ -8,6 +8,15 @@ import Testing
 
 @Suite("Round: gate, health check, capture, completion")
 struct RoundTests {
+    /// The published state after a health check (or a probe standing in for it) failed with `outcome` (S26).
+    static func stateAfterFailedHealthCheck(_ outcome: String, pending: Int) -> SyncState {
+        switch outcome {
+        case "auth_required": .authRequired
+        case "rate_limited": .rateLimited(retryAfter: 0, pending: pending)
+        default: .offline
+        }
+    }
+
     @Test("S25 a round with something to push starts with GET /event-types; an empty list passes and bootstraps")
     func healthCheckFirst() async throws {
         let h = try SyncHarness()
@@ -44,7 +53,9 @@ struct RoundTests {
         ])
     func failedProbe(error: NetworkError, outcome: String) async throws {
         for bootstrapping in [false, true] {
-            let h = try SyncHarness()
+            // A configured server root: the binding (§1.9) is first contact, which a failed probe is not.
+            let root = try #require(ServerRoot("http://127.0.0.1:8080"))
+            let h = try SyncHarness(configuration: try SyncConfiguration(serverRoot: root))
             if !bootstrapping { _ = try await h.syncedType() }  // a fresh database bootstraps (cursor 0)
             let (queue, state, history) = (try h.queue(), try h.engineState(), try h.history())
             h.network.resetCalls()
@@ -56,13 +67,7 @@ struct RoundTests {
             // S25: …a failure of that request is classified and handled exactly as a failed health check (S26).
             #expect(h.network.calls.map(\.method) == [probe], "nothing is sent after the failed probe")
             #expect(try h.queue() == queue && h.engineState() == state && h.history() == history)
-            let expected: SyncState =
-                switch outcome {
-                case "auth_required": .authRequired
-                case "rate_limited": .rateLimited(retryAfter: 0, pending: 0)
-                default: .offline
-                }
-            #expect(await h.engine.snapshot.state == expected)
+            #expect(await h.engine.snapshot.state == Self.stateAfterFailedHealthCheck(outcome, pending: 0))
         }
     }
 
@@ -86,13 +91,7 @@ struct RoundTests {
         #expect(h.network.calls.map(\.method) == [.getEventTypes])
         // S26: A failed health check sends no push or pull request, adds no history row and changes no queue row or…
         #expect(try h.queue() == queue && h.engineState() == state && h.history() == history)
-        let expected: SyncState =
-            switch outcome {
-            case "auth_required": .authRequired
-            case "rate_limited": .rateLimited(retryAfter: 0, pending: 1)
-            default: .offline
-            }
-        #expect(await h.engine.snapshot.state == expected)
+        #expect(await h.engine.snapshot.state == Self.stateAfterFailedHealthCheck(outcome, pending: 1))
     }
 
     @Test("S27 before the first push request, pending_delete_ids is the stored set plus every queued delete")

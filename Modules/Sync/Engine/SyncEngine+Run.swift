@@ -138,7 +138,8 @@ extension SyncEngine {
         var completedPull = false
         var stop: RoundStop?
         do {
-            try bindAccount(types.map(\.userId))
+            // §1.9 binds on first contact: after the health check here; without one, when the probe answers.
+            if hasLiveMutations { try bindAccount(types.map(\.userId)) }
             let pushSet = try capture()
             pushSetIds = Set(pushSet.map(\.id))
             breakerLimited = try await push(pushSet, &counters)
