@@ -9,7 +9,8 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: demo test test-postgres build lint format deps bench bench-user bench-server proof fuzz-build schemathesis man install docs \
+.PHONY: demo test test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
+	bench-large bench-server proof fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -84,14 +85,35 @@ schemathesis:
 	@command -v schemathesis >/dev/null 2>&1 || python3 -m pip install --quiet schemathesis || \
 		{ echo "error: schemathesis is missing: python3 -m pip install schemathesis"; exit 1; }
 
-## Release build and run of the benchmarks (not part of `make test`); figures go to docs/performance.md.
-bench: deps
-	$(SWIFT) build -c release --product trendy-bench
+## The benchmark package (Benchmarks/Package.swift, on ordo-one/benchmark): store, wire formats and whole syncs against
+## a release trendy-server process. Fails when instructions or allocations grow more than 10 % at p90 over the
+## thresholds checked in under Benchmarks/Thresholds; a run better than them passes and says so (record it with `make
+## bench-thresholds`). Instructions need hardware counters, which this machine kind lacks (docs/performance.md).
+BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) package \
+	--allow-writing-to-package-directory benchmark
+bench: deps bench-servers
+	@status=0; $(BENCH_PACKAGE) thresholds check --no-progress $(BENCH_FLAGS) || status=$$?; \
+	if [ $$status -eq 4 ]; then echo "make bench: better than the thresholds; record them with make bench-thresholds"; \
+	elif [ $$status -ne 0 ]; then echo "make bench: a regression over Benchmarks/Thresholds (exit $$status)"; exit $$status; fi
+
+## Runs the benchmark package and records its p90 instructions and allocations as the new thresholds (the timings it
+## also measures are left out: they are reported, never gated).
+bench-thresholds: deps bench-servers
+	$(BENCH_PACKAGE) thresholds update --no-progress $(BENCH_FLAGS)
+	python3 Benchmarks/gated-metrics.py Benchmarks/Thresholds
+
+## The release servers and trendyctl the benchmarks start as processes.
+bench-servers:
 	$(SWIFT) build -c release --product trendy-server
 	$(SWIFT) build -c release --product trendyctl
-	.build/release/trendy-bench store
-	.build/release/trendy-bench sync
-	.build/release/trendy-bench cli
+
+## The wall-clock tables of docs/performance.md: store, in-process sync scenarios (ours vs the original constants),
+## events add.
+bench-tables: deps bench-servers
+	cd Benchmarks && $(SWIFT) build -c release --product trendy-bench
+	cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release .build/release/trendy-bench store
+	cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release .build/release/trendy-bench sync
+	cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release .build/release/trendy-bench cli
 
 ## The shipped trendyctl carries the Swift runtime and Foundation (static, in its own build folder): it starts about
 ## 6 ms sooner than one that loads them as shared libraries (docs/performance.md), and runs without the toolchain.
@@ -104,6 +126,14 @@ bench-user: deps
 	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
 	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin .build/release \
 		--cli-bin .build-static/release
+
+## How bootstrap time, push time and the local database grow with the account: 10k, 100k and 1M events through the
+## user's path (one run each; about 15 minutes). Prints the scaling table of docs/performance.md.
+bench-large: deps
+	$(SWIFT) build -c release --product trendy-server
+	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+	python3 Benchmarks/user-path/scaling.py --sizes $(or $(BENCH_SIZES),10000 100000 1000000) \
+		--server-bin .build/release --cli-bin .build-static/release
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and
 ## two instances on a throwaway PostgreSQL (scripts/with-postgres).

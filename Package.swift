@@ -34,6 +34,8 @@ let package = Package(
         .library(name: "Hashing", targets: ["Hashing"]),
         .library(name: "TestSupport", targets: ["TestSupport"]),
         .library(name: "TestSupportContracts", targets: ["TestSupportContracts"]),
+        // trendy-server in a test's or a benchmark's hands: as a child process, or live in-process on 127.0.0.1.
+        .library(name: "TrendyServerTesting", targets: ["TrendyServerTesting"]),
         .executable(name: "trendyctl", targets: ["trendyctl"]),
         .executable(name: "trendy-server", targets: ["trendy-server"]),
     ],
@@ -141,16 +143,6 @@ let package = Package(
             path: "Apps/trendyctl/Sources/trendyctl",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "trendy-bench",
-            dependencies: [
-                "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TrendyServer",
-                "TrendyServerTesting", argumentParser, grdbSQLite,
-            ],
-            path: "Benchmarks/trendy-bench",
-            swiftSettings: swiftSettings
-        ),
-
         // MARK: Proof (Tests/Proof): long randomized runs against the real parts, short ones inside `make test`
         .target(
             name: "Proofs",

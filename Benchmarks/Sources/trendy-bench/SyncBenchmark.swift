@@ -1,9 +1,6 @@
 import ArgumentParser
+import BenchmarkSupport
 import Foundation
-import Models
-import Networking
-import Protocols
-import TrendyServer
 import TrendyServerTesting
 
 /// Issue 4, item 5: push, bootstrap and a no-op sync against the release trendy-server, each with our profile and
@@ -21,20 +18,13 @@ struct SyncBenchmark: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-bench-sync-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secret = directory.appendingPathComponent("jwt-secret")
-        try Data("trendy-bench-secret".utf8).write(to: secret)
-        let server = try await ServerProcess.start([
-            "--port", "0", "--db", directory.appendingPathComponent("server.sqlite").path,
-            "--jwt-secret-file", secret.path, "--log-level", "error",
-        ])
+        let server = try await BenchServer.start(
+            users: 2 + 2 * runs * SyncScenario.Kind.allCases.count,
+            storage: ["--db", directory.appendingPathComponent("server.sqlite").path])
         defer { server.stop() }
-        guard let root = ServerRoot(server.url) else { throw ValidationError("bad server url \(server.url)") }
-        print("sync benchmark: trendy-server (release, SQLite file) on \(server.url); best of \(runs) runs")
+        print("sync benchmark: trendy-server (release, SQLite file) on \(server.root); best of \(runs) runs")
 
-        let seeded = Self.token(for: UUID().uuidString.lowercased())
-        let seeding = try await Measure.secondsAwaiting({
-            try await Self.seed(root: root, token: seeded, events: bootstrapEvents)
-        })
+        let seeding = try await Measure.secondsAwaiting({ try await server.seed(user: 1, events: bootstrapEvents) })
         print(String(format: "seeded %d events in %.1f s", bootstrapEvents, seeding))
 
         var counter = 0
@@ -42,9 +32,10 @@ struct SyncBenchmark: AsyncParsableCommand {
             var best: SyncScenario.Result?
             for _ in 0..<runs {
                 counter += 1
-                let token = kind == .push ? Self.token(for: UUID().uuidString.lowercased()) : seeded
+                let token = BenchServer.token(user: kind == .push ? counter + 1 : 1)
                 let result = try await Self.child([
-                    "sync-scenario", "--kind", kind.rawValue, "--profile", profile.rawValue, "--server", server.url,
+                    "sync-scenario", "--kind", kind.rawValue, "--profile", profile.rawValue, "--server",
+                    server.process.url,
                     "--token", token, "--events", "\(pushEvents)",
                     "--database", directory.appendingPathComponent("device-\(counter).sqlite").path,
                 ])
@@ -74,38 +65,12 @@ struct SyncBenchmark: AsyncParsableCommand {
         }
     }
 
-    static func token(for user: String) -> String {
-        BearerTokens.hs256(
-            user: user, secret: Array("trendy-bench-secret".utf8), expiresAt: Date().addingTimeInterval(24 * 3600))
-    }
-
-    /// `events` events of one type, 500 per batch, one second apart.
-    static func seed(root: ServerRoot, token: String, events: Int) async throws {
-        let client = APIClient(
-            configuration: try APIClient.Configuration(serverRoot: root, requestTimeout: 120, resourceTimeout: 600),
-            tokenProvider: StaticTokenProvider(token))
-        let start = Date(timeIntervalSince1970: 1_600_000_000)
-        let type = try await client.createEventType(
-            CreateEventTypeRequest(id: UUIDv7.generate(at: start), name: "Seeded", color: "#336699", icon: "chart"))
-        var index = 0
-        while index < events {
-            let count = min(500, events - index)
-            let batch = (index..<index + count).map { number in
-                let timestamp = start + Double(number)
-                return CreateEventRequest(
-                    id: UUIDv7.generate(at: timestamp), eventTypeId: type.id, timestamp: timestamp,
-                    notes: "seeded event \(number)", properties: [:])
-            }
-            let answer = try await client.createEventsBatch(batch)
-            guard answer.failed == 0 else { throw ValidationError("seeding failed: \(answer.errors.prefix(3))") }
-            index += count
-        }
-    }
-
     /// Runs this executable with `arguments` and decodes its one JSON line.
     static func child(_ arguments: [String]) async throws -> SyncScenario.Result {
+        // This very executable (it lives in the benchmark package's build folder, not beside trendy-server).
         let result = try await ChildProcess.run(
-            "trendy-bench", arguments, environment: ProcessInfo.processInfo.environment)
+            executable: Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]), arguments,
+            environment: ProcessInfo.processInfo.environment)
         guard result.status == 0, let line = result.stdout.split(separator: "\n").last else {
             throw ValidationError("sync-scenario \(arguments.prefix(5)) failed with \(result.status)")
         }
