@@ -219,7 +219,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TestSupport", "TrendyServer",
-                "TrendyServerTesting",
+                "TrendyServerTesting", grdb,
             ],
             swiftSettings: swiftSettings
         ),

@@ -193,6 +193,46 @@ struct DatabaseStorageTests {
         #expect(try store.fetchAllEventTypes().count == 100)
         #expect(try store.countMutations() == MutationCounts(pending: 100, failed: 0))
     }
+
+    @Test("an upsert that leaves a synced row as it is writes nothing; one that changes it writes it once")
+    func unchangedUpsertWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("trendy.sqlite")
+        let factory = try DefaultDataStoreFactory(.file(path: path))
+        let store = factory.makeDataStore()
+        try store.upsertEvent(id: Build.id(1)) {
+            $0.eventTypeId = Build.id(2)
+            $0.timestamp = Build.instant
+            $0.notes = "kept"
+            $0.locationLatitude = 52.520_008
+            $0.locationLongitude = 13.404_954
+            $0.properties = ["mood": PropertyValue(type: .text, value: "good")]
+        }
+        try store.save()
+        let log = try DatabaseQueue(path: path)
+        try log.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE test_writes (id TEXT);
+                    CREATE TRIGGER test_event_written AFTER UPDATE ON event
+                    BEGIN INSERT INTO test_writes VALUES (new.id); END;
+                    """)
+        }
+        func writes() throws -> Int {
+            try log.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM test_writes") } ?? 0
+        }
+
+        let stored = try #require(try store.findEvent(id: Build.id(1)))
+        let unchanged = try store.upsertEvent(id: Build.id(1)) { $0 = stored }
+        try store.save()
+        #expect(try writes() == 0)
+        #expect(unchanged == stored)
+
+        let edited = try store.upsertEvent(id: Build.id(1)) { $0.notes = "edited" }
+        try store.save()
+        #expect(try writes() == 1)
+        #expect(try store.findEvent(id: Build.id(1)) == edited)
+    }
 }
 
 /// A directory under the system temporary folder, removed when the value is released.

@@ -7,7 +7,7 @@ import Protocols
 ///
 /// One conformance per entity keeps SQL out of the generic store code and lets every statement be prepared
 /// once and cached by the connection.
-protocol StoredEntity {
+protocol StoredEntity: Equatable {
     static var entityType: MutationEntityType { get }
     /// Column names; `id` first.
     static var columns: [String] { get }

@@ -43,11 +43,14 @@ extension LocalStore {
         id: String, placeholder: (Date) -> Entity, configure: (inout Entity) -> Void
     ) throws -> Entity {
         try perform { db in
-            var entity = try self.find(Entity.self, id: id, in: db) ?? placeholder(now)
+            let stored = try self.find(Entity.self, id: id, in: db)
+            var entity = stored ?? placeholder(now)
             configure(&entity)
             entity.id = id
             entity.syncStatus = .synced
-            try self.write(entity, in: db)
+            // A row that would not change is not written: a pull that brings back what this device just pushed
+            // costs a read, not a write and its WAL page.
+            if entity != stored { try self.write(entity, in: db) }
             return entity
         }
     }

@@ -99,14 +99,15 @@ extension SyncEngine {
         }
         switch type {
         case .event:
-            guard try store.findEvent(id: id) != nil || ChangeApplication.canCreate(data, type: type) else { return }
+            // An entry that can create the row needs no look-up first (the upsert reads the row anyway).
+            guard try ChangeApplication.canCreate(data, type: type) || store.findEvent(id: id) != nil else { return }
             try store.upsertEvent(id: id) { ChangeApplication.apply(data, to: &$0) }
         case .eventType:
             try store.upsertEventType(id: id) { ChangeApplication.apply(data, to: &$0) }
         case .geofence:
             try store.upsertGeofence(id: id) { ChangeApplication.apply(data, to: &$0) }
         case .propertyDefinition:
-            guard try store.findPropertyDefinition(id: id) != nil || ChangeApplication.canCreate(data, type: type)
+            guard try ChangeApplication.canCreate(data, type: type) || store.findPropertyDefinition(id: id) != nil
             else {
                 return
             }
