@@ -30,21 +30,21 @@ let benchmarks: @Sendable () -> Void = {
                 properties: event.properties)
         })
 
-    Benchmark("Decode a bootstrap page (1000 events)", configuration: .gated(maxIterations: 200)) { benchmark in
+    Benchmark("decode-bootstrap-page-1000", configuration: .gated(maxIterations: 200)) { benchmark in
         let bytes = try await listing.get()
         benchmark.startMeasurement()
         blackHole(try JSONCoding.decode([APIEvent].self, from: bytes))
         benchmark.stopMeasurement()
     }
 
-    Benchmark("Parse a change-feed page (500 events)", configuration: .gated(maxIterations: 200)) { benchmark in
+    Benchmark("parse-feed-page-500", configuration: .gated(maxIterations: 200)) { benchmark in
         let bytes = try await feed.get()
         benchmark.startMeasurement()
         blackHole(try ChangeFeedResponse(jsonBytes: bytes))
         benchmark.stopMeasurement()
     }
 
-    Benchmark("Encode a push batch (500 events)", configuration: .gated(maxIterations: 200)) { _ in
+    Benchmark("encode-push-batch-500", configuration: .gated(maxIterations: 200)) { _ in
         blackHole(try JSONCoding.encode(batch))
     }
 }

@@ -24,7 +24,7 @@ let benchmarks: @Sendable () -> Void = {
 
     let applied = Once { try DefaultDataStoreFactory(.file(path: try file("apply.sqlite"))) }
     Benchmark(
-        "Apply a pulled page (500 events, 1 transaction)",
+        "apply-pulled-page-500",
         configuration: .gated(maxIterations: pages - 2)
     ) { benchmark in
         let factory = try await applied.get()
@@ -36,7 +36,7 @@ let benchmarks: @Sendable () -> Void = {
 
     let raw = Once { try RawSQLite(path: try file("raw.sqlite")) }
     Benchmark(
-        "Raw SQLite insert (500 events, 1 transaction)",
+        "raw-sqlite-insert-500",
         configuration: .gated(maxIterations: pages - 2)
     ) { benchmark in
         let raw = try await raw.get()
@@ -49,7 +49,7 @@ let benchmarks: @Sendable () -> Void = {
 
     let local = Once { try DefaultDataStoreFactory(.file(path: try file("local.sqlite"))) }
     Benchmark(
-        "Local write (event + its mutation, 1 transaction)",
+        "local-write",
         configuration: .gated(maxIterations: 500)
     ) { benchmark in
         let factory = try await local.get()

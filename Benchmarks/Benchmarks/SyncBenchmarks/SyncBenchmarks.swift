@@ -33,7 +33,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark(
-        "Bootstrap 10000 events (fresh database)",
+        "bootstrap-10k",
         configuration: .gated(maxIterations: 10, maxDuration: .seconds(60))
     ) { benchmark in
         let (engine, _) = try await device(user: 1)
@@ -45,7 +45,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark(
-        "Push 1000 offline events (up-to-date database, with the pull after)",
+        "push-1k",
         configuration: .gated(maxIterations: 20, maxDuration: .seconds(60))
     ) { benchmark in
         let (engine, local) = try await device(user: benchmark.currentIteration + 2)
@@ -69,7 +69,7 @@ let benchmarks: @Sendable () -> Void = {
         _ = await engine.performSync()  // the first incremental round pulls the bootstrap's tail
         return engine
     }
-    Benchmark("No-op sync (up-to-date database)", configuration: .gated(maxIterations: 200)) { benchmark in
+    Benchmark("noop-sync", configuration: .gated(maxIterations: 200)) { benchmark in
         let engine = try await upToDate.get()
         benchmark.startMeasurement()
         let report = await engine.performSync()

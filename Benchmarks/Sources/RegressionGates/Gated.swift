@@ -8,6 +8,9 @@ extension Benchmark.Configuration {
     /// the machine does (instructions need hardware counters: where `perf stat -e instructions` says "not supported",
     /// as on our CI machines, the plugin leaves them out and allocations remain). Time, throughput and peak memory
     /// are reported beside them, never gated: they follow the machine's load.
+    ///
+    /// Benchmark names have no spaces or slashes: the plugin (1.38.1) writes a threshold file under the name with
+    /// those replaced by `_`, but looks it up under the name as given.
     public static func gated(
         maxIterations: Int, maxDuration: Duration = .seconds(10), warmupIterations: Int = 1
     ) -> Self {
