@@ -194,7 +194,7 @@ let package = Package(
             name: "TrendyServerTests",
             dependencies: [
                 "Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport",
-                "TestSupportContracts", crypto, .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "TestSupportContracts", crypto, grdb, .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

@@ -57,6 +57,12 @@ class Server:
                      for n in range(first, min(first + 500, events))]
             self.api(token, "/api/v1/events/batch", {"events": batch})
 
+    def cpu_seconds(self):
+        """User and system CPU time the server has used so far."""
+        with open(f"/proc/{self.process.pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self):
         self.process.terminate()
         self.process.wait()
@@ -72,7 +78,7 @@ class Device:
             handle.write(token)
 
     def run(self, *arguments):
-        """One trendyctl process: (seconds, peak RSS in MB, stdout)."""
+        """One trendyctl process: (seconds, peak RSS in MB, stdout); its CPU seconds are left in `last_cpu`."""
         environment = dict(os.environ, TRENDY_DB=self.database, TRENDY_CONFIG=f"{self.folder}/config.toml",
                            TRENDY_TOKEN_FILE=f"{self.folder}/token", TRENDY_SERVER=self.server.root,
                            HOME=self.folder)
@@ -82,6 +88,7 @@ class Device:
         output = child.stdout.read() if child.stdout else ""
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - started
+        self.last_cpu = usage.ru_utime + usage.ru_stime
         if os.waitstatus_to_exitcode(status) != 0:
             raise SystemExit(f"trendyctl {' '.join(arguments)} failed: {output}")
         return seconds, usage.ru_maxrss / 1024, output

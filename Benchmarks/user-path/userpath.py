@@ -35,12 +35,14 @@ try:
         device = Device(server, cli, f"{work}/push{run}", next(server.tokens))
         push_devices.append(device)
         device.prepare_offline_events(args.push_events)
-        before = server.requests_served()
+        before, server_cpu = server.requests_served(), server.cpu_seconds()
         seconds, rss, output = device.run("sync", "--json")
-        pushes.append((seconds, rss, json.loads(output), server.requests_served() - before - 1))
+        pushes.append((seconds, rss, json.loads(output), server.requests_served() - before - 1, device.last_cpu,
+                       server.cpu_seconds() - server_cpu))
     best = min(pushes, key=lambda run: run[0])
     rows.append((f"Push {args.push_events} offline events: `trendyctl sync` on an up-to-date database",
-                 f"{best[0]:.2f} s, {best[3]:.0f} requests, peak RSS {best[1]:.0f} MB",
+                 f"{best[0]:.2f} s, {best[3]:.0f} requests, peak RSS {best[1]:.0f} MB; CPU: client {best[4]:.2f} s, "
+                 f"server {best[5]:.2f} s",
                  f"pushed {best[2]['pushed']}, pulled {best[2]['pulled']}"))
 
     # No-op: the same device again.

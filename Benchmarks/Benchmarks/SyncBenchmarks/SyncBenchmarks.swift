@@ -17,7 +17,7 @@ let benchmarks: @Sendable () -> Void = {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trendy-sync-bench-\(UUID())")
     let server = Once {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try await BenchServer.start(users: 64)
+        let server = try await BenchServer.start(users: 70)
         try await server.seed(user: 1, events: bootstrapEvents)
         return server
     }
@@ -44,6 +44,7 @@ let benchmarks: @Sendable () -> Void = {
         guard report.pulled == bootstrapEvents + 1 else { throw SyncBenchmarkFailure.unexpected(report) }
     }
 
+    // Users 2… : one new account per iteration.
     Benchmark(
         "push-1k",
         configuration: .gated(maxIterations: 20, maxDuration: .seconds(60))
@@ -61,6 +62,30 @@ let benchmarks: @Sendable () -> Void = {
         let report = await engine.performSync()
         benchmark.stopMeasurement()
         guard report.pushed == pushEvents else { throw SyncBenchmarkFailure.unexpected(report) }
+    }
+
+    Benchmark(
+        "pull-1k",
+        configuration: .gated(maxIterations: 20, maxDuration: .seconds(60))
+    ) { benchmark in
+        // Users 40… : a writer device pushes 1000 events, then an up-to-date reader of the same account pulls them.
+        let user = 40 + benchmark.currentIteration
+        let (writer, written) = try await device(user: user)
+        let (reader, _) = try await device(user: user)
+        let type = try await written.createEventType(name: "Bench")
+        _ = await writer.performSync()
+        _ = await reader.performSync()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        for index in 0..<pushEvents {
+            try await written.createEvent(eventTypeId: type.id, timestamp: start + Double(index)) {
+                $0.notes = "event \(index)"
+            }
+        }
+        _ = await writer.performSync()
+        benchmark.startMeasurement()
+        let report = await reader.performSync()
+        benchmark.stopMeasurement()
+        guard report.pulled == pushEvents else { throw SyncBenchmarkFailure.unexpected(report) }
     }
 
     let upToDate = Once {

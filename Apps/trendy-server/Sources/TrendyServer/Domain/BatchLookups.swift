@@ -40,12 +40,8 @@ final class BatchLookups {
             {
                 stored[event.id] = event
             }
-            // Oldest first, so the newest create of an id is the one kept.
             try db.forEachRow(
-                """
-                SELECT entity_id, data FROM changes WHERE user_id = ? AND operation = 'create' AND created_at > ?
-                AND entity_id IN (\(Self.placeholders(ids.count))) ORDER BY id
-                """, [request.userId, request.now - IdempotencyGuard.lifetime] + ids
+                Self.earlierCreatesSQL(ids: ids.count), [request.userId, request.now - IdempotencyGuard.lifetime] + ids
             ) { row in
                 if !row.isNull(1) {
                     earlierCreates[row.withText(0) { String(decoding: $0, as: UTF8.self) }] = row.withText(1) {
@@ -69,6 +65,18 @@ final class BatchLookups {
                 return true
             }
         }
+    }
+
+    /// The user's creates of `ids` within the idempotency window (arguments: user, oldest time, the ids), each id's
+    /// oldest first so that the newest is the one kept. Ordered by entity first so that the plan walks
+    /// `changes_by_entity` for the asked ids: `ORDER BY id` alone made SQLite walk all of the user's changes in
+    /// `changes_by_user` order, a cost that grew with the account (seeding 1M events slowed from 5.5k to 1k
+    /// events/s). `BatchLookupPlanTests` holds the plan.
+    static func earlierCreatesSQL(ids: Int) -> String {
+        """
+        SELECT entity_id, data FROM changes WHERE user_id = ? AND operation = 'create' AND created_at > ?
+        AND entity_id IN (\(placeholders(ids))) ORDER BY entity_id, id
+        """
     }
 
     /// The event stored under `id`, whoever owns it.
