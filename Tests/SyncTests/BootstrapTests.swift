@@ -36,6 +36,31 @@ struct BootstrapTests {
         #expect(h.network.callCount(.getGeofences) == 1)
     }
 
+    @Test("§1.9 a snapshot of another account ends the round with an error and changes nothing local")
+    func snapshotOfAnotherAccount() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        try await h.event(type, 1)
+        _ = await h.engine.performSync()
+        let before = try localRows(h)
+        try h.updateEngineState {
+            $0.bootstrapRequested = true
+            $0.accountUserId = "0190aaaa-0000-7000-8000-000000000000"
+        }
+        let report = await h.engine.performSync()
+        guard case .error(let message) = report.outcome else {
+            Issue.record("expected an error, got \(report.outcome)")
+            return
+        }
+        #expect(message.contains("0190aaaa-0000-7000-8000-000000000000"))
+        #expect(try localRows(h) == before)
+        #expect(try h.engineState().bootstrapRequested, "the bootstrap is still owed")
+
+        try h.updateEngineState { $0.accountUserId = nil }
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try h.engineState().accountUserId?.isEmpty == false, "bound on the snapshot's answer")
+    }
+
     @Test("S81 the latest cursor is read before any snapshot request; if that fails nothing is fetched")
     func latestCursorFirst() async throws {
         let h = try SyncHarness()

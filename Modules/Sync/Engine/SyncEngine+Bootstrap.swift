@@ -28,7 +28,9 @@ extension SyncEngine {
             if again == latest || taken == SyncConfiguration.maximumSnapshots { break }
             latest = again
         }
-        try bindAccount(snapshot.eventTypes.map(\.userId) + snapshot.events.map(\.userId))
+        try bindAccount(
+            [AnySequence(snapshot.eventTypes.lazy.map(\.userId)), AnySequence(snapshot.events.lazy.map(\.userId))]
+                .joined())
         try applySnapshot(snapshot, cursor: latest, &counters)
     }
 

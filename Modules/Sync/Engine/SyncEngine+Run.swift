@@ -200,10 +200,16 @@ extension SyncEngine {
     }
 
     /// §1.9: remembers the server and the account on first contact; a different account ends the round.
-    func bindAccount(_ userIds: [String]) throws {
+    func bindAccount(_ userIds: some Sequence<String>) throws {
         try updateEngineState { engineState in
             if engineState.serverRoot == nil, let root = configuration.serverRoot { engineState.serverRoot = root.text }
-            for user in userIds.map({ $0.lowercased() }) where !user.isEmpty {
+            // A bootstrap's listing names one user 100 000 times: each distinct spelling is checked once, and no
+            // lower-cased copy of the whole list is made.
+            var checked: String?
+            for spelling in userIds where spelling != checked {
+                checked = spelling
+                let user = spelling.lowercased()
+                if user.isEmpty { continue }
                 guard let account = engineState.accountUserId else {
                     engineState.accountUserId = user
                     continue
