@@ -31,12 +31,21 @@ test: deps build
 ## proof on two instances, with trendy-server on a throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say
 ## why, unless TRENDY_REQUIRE_POSTGRES is set (CI sets it). The concurrent-writer feed tests (SQLite and PostgreSQL)
 ## run last and alone: their load beside other suites slows those past their timeouts.
+## The PostgreSQL run has hung now and then with every test task suspended (docs/reliability.md, "Open: the
+## PostgreSQL suites hang"): a run that passes takes under a minute, so one past POSTGRES_TIMEOUT seconds is stopped,
+## reported as a hang, and run once more; a failing test is never retried.
 POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests|MultiInstanceProofTests
+POSTGRES_TIMEOUT ?= 420
+POSTGRES_RUN := TRENDY_TEST_SERVER_STORAGE=postgres timeout --kill-after=10 $(POSTGRES_TIMEOUT) $(SWIFT) test \
+	--skip-build --filter "$(POSTGRES_SUITES)" --skip ConcurrentFeedTests
 test-postgres:
 	@scripts/with-postgres bash -c 'if [ -n "$${TRENDY_TEST_POSTGRES_SKIPPED:-}" ]; then \
 		echo "PostgreSQL tests skipped: $$TRENDY_TEST_POSTGRES_SKIPPED"; [ -z "$${TRENDY_REQUIRE_POSTGRES:-}" ]; \
-	else TRENDY_TEST_SERVER_STORAGE=postgres $(SWIFT) test --skip-build --filter "$(POSTGRES_SUITES)" \
-		--skip ConcurrentFeedTests && $(SWIFT) test --skip-build --filter ConcurrentFeedTests; fi'
+	else status=0; $(POSTGRES_RUN) || status=$$?; \
+		if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then \
+			echo "warning: the PostgreSQL suites hung for $(POSTGRES_TIMEOUT) s (a known open problem, docs/reliability.md); running them once more"; \
+			status=0; $(POSTGRES_RUN) || status=$$?; fi; \
+		[ $$status -eq 0 ] && $(SWIFT) test --skip-build --filter ConcurrentFeedTests; fi'
 
 ## Build all targets and test targets (debug), failing on any compiler warning in this repository.
 build: deps
