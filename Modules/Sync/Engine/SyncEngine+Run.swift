@@ -203,8 +203,8 @@ extension SyncEngine {
     func bindAccount(_ userIds: some Sequence<String>) throws {
         try updateEngineState { engineState in
             if engineState.serverRoot == nil, let root = configuration.serverRoot { engineState.serverRoot = root.text }
-            // A bootstrap's listing names one user 100 000 times: each distinct spelling is checked once, and no
-            // lower-cased copy of the whole list is made.
+            // A bootstrap's listing names one user 100 000 times: a repeat of the spelling just checked is skipped,
+            // and no lower-cased copy of the whole list is made.
             var checked: String?
             for spelling in userIds where spelling != checked {
                 checked = spelling
