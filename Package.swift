@@ -211,6 +211,7 @@ let package = Package(
             name: "TrendyCLITests",
             dependencies: [
                 "Models", "Protocols", "Sync", "TestSupport", "TrendyCLI", "TrendyServer", "TrendyServerTesting",
+                argumentParser,
             ],
             swiftSettings: swiftSettings
         ),

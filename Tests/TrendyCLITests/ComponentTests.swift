@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Models
 import Protocols
@@ -222,5 +223,23 @@ struct ComponentTests {
         #expect(CLIError.from(DataStoreError.busy(seconds: 5)).exitCode == 75)
         #expect(CLIError.from(DataStoreError.notADatabase(path: "/x")).exitCode == 1)
         #expect(CLIError.invalidInput("x").exitCode == 65 && CLIError.authentication("x").exitCode == 4)
+    }
+
+    /// Without `commandName`, ArgumentParser names a command with `String(describing:)` of its type, which on Linux
+    /// scans every protocol conformance in the binary: 22 unnamed subcommands were half of the instructions of
+    /// `trendyctl --version` (docs/performance.md, `events add`).
+    @Test("every command names itself, so no name is derived by reflection at start")
+    func everyCommandNamesItself() {
+        var unnamed: [String] = []
+        func visit(_ command: any ParsableCommand.Type, path: String) {
+            let name = command.configuration.commandName
+            if name == nil { unnamed.append("\(path) <\(command)>") }
+            for subcommand in command.configuration.subcommands {
+                visit(subcommand, path: "\(path) \(name ?? "?")")
+            }
+        }
+        visit(Trendyctl.self, path: "")
+        #expect(unnamed.isEmpty, "commands without commandName: \(unnamed)")
+        #expect(Trendyctl.configuration.subcommands.count > 5)
     }
 }

@@ -17,7 +17,8 @@ struct ConfigCommand: AsyncParsableCommand {
         subcommands: [Get.self, Set.self, Unset.self, List.self])
 
     struct Get: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a key's value; exit 1 when it is not set.")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Print a key's value; exit 1 when it is not set.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The key.") var key: String
 
@@ -31,7 +32,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Set: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Set a key.")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Set a key.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The key.") var key: String
         @Argument(help: "The value.") var value: String
@@ -46,7 +47,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Unset: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a key.")
+        static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a key.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The key.") var key: String
 
@@ -60,7 +61,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct List: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Print every key that is set.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Print every key that is set.")
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: CommandContext) async throws {

@@ -54,7 +54,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     struct Add: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Log an event.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Log an event.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event type: an id or a name.") var type: String
         @Option(help: "When it happened (default now). \(TimeInput.accepted).") var at: String?
@@ -108,7 +108,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     struct List: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "List events, newest first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List events, newest first.")
         @OptionGroup var globals: GlobalOptions
         @Option(help: "Only this event type.") var type: String?
         @Option(help: "From this time on.") var since: String?
@@ -147,7 +147,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     struct Show: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one event.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one event.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event's id.") var id: String
 
@@ -158,7 +158,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     struct Edit: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Change an event.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an event.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event's id.") var id: String
         @Option(help: "Move it to another event type.") var type: String?

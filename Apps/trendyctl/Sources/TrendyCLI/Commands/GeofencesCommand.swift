@@ -36,7 +36,7 @@ struct GeofencesCommand: AsyncParsableCommand {
     }
 
     struct Add: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a geofence.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Create a geofence.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The geofence's name, unique.") var name: String
         @Option(help: "Latitude of the centre.") var lat: Double
@@ -65,7 +65,7 @@ struct GeofencesCommand: AsyncParsableCommand {
     }
 
     struct List: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "List geofences.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List geofences.")
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: CommandContext) async throws {
@@ -86,7 +86,7 @@ struct GeofencesCommand: AsyncParsableCommand {
     }
 
     struct Show: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one geofence.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one geofence.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The geofence's id.") var id: String
 
@@ -97,7 +97,7 @@ struct GeofencesCommand: AsyncParsableCommand {
     }
 
     struct Edit: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a geofence.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a geofence.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The geofence's id.") var id: String
         @Option(help: "A new name.") var name: String?

@@ -39,7 +39,8 @@ struct PropsCommand: AsyncParsableCommand {
     }
 
     struct Add: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Define a property of an event type.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Define a property of an event type.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event type: an id or a name.") var type: String
         @Argument(help: "The property's key, unique within the type.") var key: String
@@ -69,7 +70,8 @@ struct PropsCommand: AsyncParsableCommand {
     }
 
     struct List: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "List an event type's property definitions.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List an event type's property definitions.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event type: an id or a name.") var type: String
 
@@ -91,7 +93,7 @@ struct PropsCommand: AsyncParsableCommand {
     }
 
     struct Edit: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a property definition.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a property definition.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The definition's id.") var id: String
         @Option(help: "A new label.") var label: String?

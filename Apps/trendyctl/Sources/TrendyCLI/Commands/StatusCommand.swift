@@ -79,7 +79,8 @@ struct QueueCommand: AsyncParsableCommand {
         subcommands: [List.self, Retry.self, Discard.self])
 
     struct List: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "List queued changes in push order.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List queued changes in push order.")
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: CommandContext) async throws {
@@ -116,7 +117,8 @@ struct QueueCommand: AsyncParsableCommand {
     }
 
     struct Retry: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Put failed changes back in the queue.")
+        static let configuration = CommandConfiguration(
+            commandName: "retry", abstract: "Put failed changes back in the queue.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "Change ids.") var ids: [String] = []
         @Flag(help: "Every failed change.") var all = false
@@ -136,6 +138,7 @@ struct QueueCommand: AsyncParsableCommand {
 
     struct Discard: TrendyCommand {
         static let configuration = CommandConfiguration(
+            commandName: "discard",
             abstract: "Drop queued changes; their entities are marked failed.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "Change ids.") var ids: [String] = []

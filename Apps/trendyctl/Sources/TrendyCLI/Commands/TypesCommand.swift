@@ -31,7 +31,7 @@ struct TypesCommand: AsyncParsableCommand {
     }
 
     struct Add: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Create an event type.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Create an event type.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The type's name, unique.") var name: String
         @Option(help: "A colour, e.g. \"#007AFF\".") var color = EventType.defaultColor
@@ -44,7 +44,7 @@ struct TypesCommand: AsyncParsableCommand {
     }
 
     struct List: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "List event types by name.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List event types by name.")
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: CommandContext) async throws {
@@ -65,7 +65,7 @@ struct TypesCommand: AsyncParsableCommand {
     }
 
     struct Show: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one event type.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one event type.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "An id or a name.") var type: String
 
@@ -75,7 +75,7 @@ struct TypesCommand: AsyncParsableCommand {
     }
 
     struct Edit: TrendyCommand {
-        static let configuration = CommandConfiguration(abstract: "Change an event type.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an event type.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "An id or a name.") var type: String
         @Option(help: "A new name.") var name: String?
