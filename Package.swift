@@ -112,7 +112,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "trendy-server",
-            dependencies: ["TrendyServer", argumentParser, logging],
+            dependencies: [
+                "TrendyServer", argumentParser, logging, .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Apps/trendy-server/Sources/trendy-server",
             swiftSettings: swiftSettings
         ),

@@ -84,6 +84,7 @@ analyze() {
 # scenarios NAME URL0 URL1
 scenarios() {
     measure "$1: feed page (100 rows)" feed.lua 16 "$2" "$3"
+    measure "$1: latest cursor (tiny answer)" path.lua 16 "$2" "$3"
     measure "$1: batch (500 events)" batch.lua 2 "$2" "$3"
 }
 

@@ -4,7 +4,6 @@ import Logging
 import TrendyServer
 
 /// `trendy-server`: the command line of spec/trendyctl.md §2.
-@main
 struct TrendyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trendy-server",

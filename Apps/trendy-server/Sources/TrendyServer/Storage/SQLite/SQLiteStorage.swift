@@ -24,8 +24,17 @@ final class SQLiteStorage: ServerStorage {
         try SQLiteSchema.migrator.migrate(writer)
     }
 
+    /// A read of the file database runs on the calling task: its snapshot never waits for the writer (WAL), and
+    /// hopping to a reader's queue and back cost more than a feed page's query. The in-memory queue serialises
+    /// reads behind writes, so there a read is awaited on GRDB's queue rather than blocking the caller's thread.
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T {
-        try await writer.read { db in try body(SQLiteTransaction(db)) }
+        if let pool = writer as? DatabasePool { return try Self.readNow(pool, body) }
+        return try await writer.read { db in try body(SQLiteTransaction(db)) }
+    }
+
+    /// GRDB's blocking read; in a function of its own because an async caller would pick the `async` overload.
+    private static func readNow<T>(_ pool: DatabasePool, _ body: (any StorageTransaction) throws -> T) throws -> T {
+        try pool.read { db in try body(SQLiteTransaction(db)) }
     }
 
     func write<T: Sendable>(
