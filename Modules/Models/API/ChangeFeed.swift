@@ -139,7 +139,7 @@ public enum ChangeSnapshot {
     )
         throws -> JSONValue
     {
-        guard case .object(var members) = try JSONText.parse(Array(JSONCoding.encode(entity))) else { return .null }
+        guard case .object(var members) = try JSONValueEncoder.encode(entity) else { return .null }
         members["event_type"] = nil
         if explicitNulls {
             for key in clearableKeys[type] ?? [] where members[key] == nil { members[key] = .null }
