@@ -30,7 +30,7 @@ enum EventTypes {
     }
 
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        var body = try BodyReader.object(from: request.body)
+        var body = try BodyReader.object(of: request)
         let id = body.uuid("id")
         let name = body.requiredString("name")
         let color = body.requiredString("color")
@@ -78,7 +78,7 @@ enum EventTypes {
 
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event type")
-        var body = try BodyReader.object(from: request.body)
+        var body = try BodyReader.object(of: request)
         let name = request.original ? body.string("name") : body.nonEmptyString("name")
         let color = request.original ? body.string("color") : body.nonEmptyString("color")
         let icon = request.original ? body.string("icon") : body.nonEmptyString("icon")

@@ -45,7 +45,7 @@ enum Events {
     }
 
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        let body = try BodyReader.object(from: request.body)
+        let body = try BodyReader.object(of: request)
         switch try createOne(body.members, route: .single, request, db) {
         case .inserted(let event): return try .json(event, status: request.original ? .ok : .created)
         case .existing(let event): return try .json(event)
@@ -216,7 +216,7 @@ enum Events {
     // MARK: Batch
 
     static func batch(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        let body = try BodyReader.object(from: request.body)
+        let body = try BodyReader.object(of: request)
         guard let items = body.members["events"]?.arrayValue else {
             let code = body.members["events"] == nil || body.members["events"] == .null ? "required" : "invalid_type"
             throw APIError.validation([
@@ -264,7 +264,7 @@ enum Events {
 
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event")
-        var body = try BodyReader.object(from: request.body)
+        var body = try BodyReader.object(of: request)
         let changes = EventFields.read(&body, creating: false)
         if let typeId = changes.eventTypeId, !(try EventTypes.exists(typeId, user: request.userId, db)) {
             body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")

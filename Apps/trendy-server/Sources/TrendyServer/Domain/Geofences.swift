@@ -47,7 +47,7 @@ enum Geofences {
     }
 
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        var body = try BodyReader.object(from: request.body)
+        var body = try BodyReader.object(of: request)
         let id = body.uuid("id")
         let name = body.requiredString("name")
         let latitude = body.number("latitude", in: latitudeRange)
@@ -115,7 +115,7 @@ enum Geofences {
 
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "geofence")
-        var body = try BodyReader.object(from: request.body)
+        var body = try BodyReader.object(of: request)
         let name = request.original ? body.string("name") : body.nonEmptyString("name")
         let latitude = body.number("latitude", in: latitudeRange)
         let longitude = body.number("longitude", in: longitudeRange)

@@ -8,6 +8,8 @@ struct APIRequest: Sendable {
     /// The server clock, at millisecond precision.
     let now: Int64
     let body: [UInt8]
+    /// `body` as JSON when the idempotency fingerprint has parsed it already; nil when nothing has.
+    var parsedBody: JSONValue? = nil
     let query: [String: String]
     let parameters: [String: String]
     let quirks: ServerConfiguration.Quirks

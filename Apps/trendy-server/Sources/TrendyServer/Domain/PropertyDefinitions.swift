@@ -34,7 +34,7 @@ enum PropertyDefinitions {
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let typeId = try request.pathId("id", "event type")
         _ = try EventTypes.find(typeId, request, db, asServerError: true)
-        var body = try BodyReader.object(from: request.body)
+        var body = try BodyReader.object(of: request)
         let id = body.uuid("id")
         if request.original && !body.uuid("event_type_id").isPresent {
             body.fail("event_type_id", "required", "event_type_id is required")
@@ -97,7 +97,7 @@ enum PropertyDefinitions {
 
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "property definition")
-        var body = try BodyReader.object(from: request.body)
+        var body = try BodyReader.object(of: request)
         let key = request.original ? body.string("key") : body.nonEmptyString("key")
         let label = request.original ? body.string("label") : body.nonEmptyString("label")
         let kind = body.enumeration("property_type", allowed: kinds)

@@ -75,10 +75,11 @@ final class Pipeline: Sendable {
         var headers = HTTPFields()
         var scope: IdempotencyGuard.Scope?
         var fingerprint = ""
+        var parsedBody: JSONValue?
         if route.takesIdempotencyKey, let key = try IdempotencyGuard.key(from: request.headers[.idempotencyKey]) {
             scope = IdempotencyGuard.Scope(
                 user: user, method: route.method.rawValue, path: original ? route.path : request.uri.path, key: key)
-            fingerprint = IdempotencyGuard.fingerprint(body)
+            (fingerprint, parsedBody) = IdempotencyGuard.fingerprinted(body)
         }
         if let scope {
             try idempotency.begin(scope, fingerprint: fingerprint)
@@ -93,7 +94,8 @@ final class Pipeline: Sendable {
         }
         try await ensureUser(user)
         let apiRequest = APIRequest(
-            userId: user, now: now, body: body, query: Self.query(request), parameters: Self.parameters(context),
+            userId: user, now: now, body: body, parsedBody: parsedBody, query: Self.query(request),
+            parameters: Self.parameters(context),
             quirks: configuration.quirks)
         if let gate = configuration.testHooks.beforeHandler { await gate(route.method.rawValue, request.uri.path) }
         var answer: APIResponse

@@ -36,11 +36,11 @@ struct BodyReader {
     /// Prefix for field paths (`events[3].` inside a batch item is reported by index instead).
     private(set) var errors: [FieldError] = []
 
-    /// Parses a request body that must be one JSON object.
-    static func object(from body: [UInt8]) throws(APIError) -> BodyReader {
+    /// Reads a request body that must be one JSON object, parsing it unless the pipeline already has.
+    static func object(of request: APIRequest) throws(APIError) -> BodyReader {
         let json: JSONValue
         do {
-            json = try JSONText.parse(body)
+            json = try request.parsedBody ?? JSONText.parse(request.body)
         } catch {
             throw APIError(.badRequest, "the request body is not valid JSON (\(error))")
         }
