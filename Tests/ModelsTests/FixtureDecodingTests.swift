@@ -5,27 +5,9 @@ import Testing
 /// Every file in `Fixtures/api` decodes as the wire shape its name announces.
 @Suite("API fixtures")
 struct FixtureDecodingTests {
-    /// The shape of each fixture, by file-name prefix (up to the first dot).
-    static let shapes: [String: @Sendable (Data) throws -> Any] = [
-        "event-type": { try JSONCoding.decode(APIEventType.self, from: $0) },
-        "event-types": { try JSONCoding.decode([APIEventType].self, from: $0) },
-        "event": { try JSONCoding.decode(APIEvent.self, from: $0) },
-        "events": { try JSONCoding.decode([APIEvent].self, from: $0) },
-        "geofence": { try JSONCoding.decode(APIGeofence.self, from: $0) },
-        "property-definition": { try JSONCoding.decode(APIPropertyDefinition.self, from: $0) },
-        "batch": { try JSONCoding.decode(BatchCreateEventsResponse.self, from: $0) },
-        "changes": { try JSONCoding.decode(ChangeFeedResponse.self, from: $0) },
-        "latest-cursor": { try JSONCoding.decode(LatestCursorResponse.self, from: $0) },
-        "health": { try JSONCoding.decode(HealthResponse.self, from: $0) },
-        "problem": { try JSONCoding.decode(ProblemDetails.self, from: $0) },
-        "error": { try JSONCoding.decode(ProblemDetails.self, from: $0) },
-        "request": { try JSONCoding.decode(JSONValue.self, from: $0) },
-    ]
-
     @Test("every fixture file has a known shape and decodes", arguments: FixtureFiles.names)
     func decodes(name: String) throws {
-        let prefix = String(name.prefix { $0 != "." })
-        let decode = try #require(Self.shapes[prefix], "no shape registered for \(name)")
+        let decode = try #require(FixtureFiles.shape(of: name), "no shape registered for \(name)")
         _ = try decode(try FixtureFiles.data(name))
     }
 

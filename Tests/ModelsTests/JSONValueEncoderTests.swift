@@ -5,30 +5,13 @@ import Testing
 /// `JSONValueEncoder` against its definition: the tree `JSONText.parse(JSONCoding.encode(value))` gives.
 @Suite("JSONValueEncoder")
 struct JSONValueEncoderTests {
-    /// The typed value of each fixture, by file-name prefix, as `FixtureDecodingTests` reads them.
-    static let shapes: [String: @Sendable (Data) throws -> any Encodable] = [
-        "event-type": { try JSONCoding.decode(APIEventType.self, from: $0) },
-        "event-types": { try JSONCoding.decode([APIEventType].self, from: $0) },
-        "event": { try JSONCoding.decode(APIEvent.self, from: $0) },
-        "events": { try JSONCoding.decode([APIEvent].self, from: $0) },
-        "geofence": { try JSONCoding.decode(APIGeofence.self, from: $0) },
-        "property-definition": { try JSONCoding.decode(APIPropertyDefinition.self, from: $0) },
-        "batch": { try JSONCoding.decode(BatchCreateEventsResponse.self, from: $0) },
-        "changes": { try JSONCoding.decode(ChangeFeedResponse.self, from: $0) },
-        "latest-cursor": { try JSONCoding.decode(LatestCursorResponse.self, from: $0) },
-        "health": { try JSONCoding.decode(HealthResponse.self, from: $0) },
-        "problem": { try JSONCoding.decode(ProblemDetails.self, from: $0) },
-        "error": { try JSONCoding.decode(ProblemDetails.self, from: $0) },
-        "request": { try JSONCoding.decode(JSONValue.self, from: $0) },
-    ]
-
     static func viaText(_ value: some Encodable) throws -> JSONValue {
         try JSONText.parse(Array(JSONCoding.encode(value)))
     }
 
     @Test("every fixture's typed value encodes to the tree its JSON text parses to", arguments: FixtureFiles.names)
     func fixture(name: String) throws {
-        let decode = try #require(Self.shapes[String(name.prefix { $0 != "." })], "no shape for \(name)")
+        let decode = try #require(FixtureFiles.shape(of: name), "no shape for \(name)")
         let value = try decode(try FixtureFiles.data(name))
         #expect(try JSONValueEncoder.encode(value) == (try Self.viaText(value)))
     }

@@ -169,7 +169,7 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     }
 }
 
-private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
+private struct UnkeyedNodeContainer: UnkeyedEncodingContainer, EncodesPrimitivesAsValues {
     let node: Node
     let codingPath: [any CodingKey]
     var count: Int { node.count }
@@ -180,24 +180,9 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws { try put(value) }
 
-    private func put(_ value: some Encodable) throws {
+    func put(_ value: some Encodable) throws {
         node.append(try JSONValueEncoder.node(for: value, at: nextPath))
     }
-
-    mutating func encode(_ value: Bool) throws { try put(value) }
-    mutating func encode(_ value: String) throws { try put(value) }
-    mutating func encode(_ value: Double) throws { try put(value) }
-    mutating func encode(_ value: Float) throws { try put(value) }
-    mutating func encode(_ value: Int) throws { try put(value) }
-    mutating func encode(_ value: Int8) throws { try put(value) }
-    mutating func encode(_ value: Int16) throws { try put(value) }
-    mutating func encode(_ value: Int32) throws { try put(value) }
-    mutating func encode(_ value: Int64) throws { try put(value) }
-    mutating func encode(_ value: UInt) throws { try put(value) }
-    mutating func encode(_ value: UInt8) throws { try put(value) }
-    mutating func encode(_ value: UInt16) throws { try put(value) }
-    mutating func encode(_ value: UInt32) throws { try put(value) }
-    mutating func encode(_ value: UInt64) throws { try put(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
@@ -223,7 +208,7 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
     }
 }
 
-private struct SingleNodeContainer: SingleValueEncodingContainer {
+private struct SingleNodeContainer: SingleValueEncodingContainer, EncodesPrimitivesAsValues {
     let node: Node
     let codingPath: [any CodingKey]
 
@@ -231,10 +216,18 @@ private struct SingleNodeContainer: SingleValueEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws { try put(value) }
 
-    private func put(_ value: some Encodable) throws {
+    func put(_ value: some Encodable) throws {
         node.store(try JSONValueEncoder.node(for: value, at: codingPath).resolved)
     }
 
+}
+
+/// The containers without keys encode each primitive the way they encode any value: `put` decides its form.
+private protocol EncodesPrimitivesAsValues {
+    func put(_ value: some Encodable) throws
+}
+
+extension EncodesPrimitivesAsValues {
     mutating func encode(_ value: Bool) throws { try put(value) }
     mutating func encode(_ value: String) throws { try put(value) }
     mutating func encode(_ value: Double) throws { try put(value) }
