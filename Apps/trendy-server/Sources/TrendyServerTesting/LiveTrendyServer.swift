@@ -114,10 +114,22 @@ public final class LiveTrendyServer: Sendable {
         }
     }
 
-    /// Stops accepting, lets in-flight requests finish, closes the database.
+    /// Stops accepting, lets in-flight requests finish, closes the database. A server that has not stopped a minute
+    /// after its cancellation is abandoned with a line on standard error (`BoundedWait`, docs/reliability.md).
     public func stop() async {
         task.cancel()
-        _ = try? await task.value
+        if await BoundedWait.ended(task, within: Self.stopLimit) { return }
+        FileHandle.standardError.write(
+            Data(
+                "LiveTrendyServer.stop: the server at \(root.text) (storage: \(Self.storageName)) had not stopped \(Self.stopLimit) after its cancellation; abandoned\n"
+                    .utf8))
+    }
+
+    /// Far longer than any stop takes: a stop is a cancellation and a database close.
+    static let stopLimit = Duration.seconds(60)
+
+    private static var storageName: String {
+        ProcessInfo.processInfo.environment["TRENDY_TEST_SERVER_STORAGE"] ?? "in-memory"
     }
 
     /// A bearer token for `user` (a new user is created by its first request).

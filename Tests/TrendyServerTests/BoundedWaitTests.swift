@@ -1,0 +1,25 @@
+import Testing
+import TrendyServerTesting
+
+/// The bounded wait behind `LiveTrendyServer.stop` (docs/reliability.md, "Open: the PostgreSQL suites hang").
+@Suite("BoundedWait")
+struct BoundedWaitTests {
+    @Test("a task that ends is awaited: true, and the bound's sleep is never needed")
+    func taskEnds() async {
+        let task = Task { 42 }
+        let ended = await BoundedWait.ended(task, within: .seconds(60)) { _ in
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+        #expect(ended)
+    }
+
+    @Test("a task that never ends is given up when the bound passes: false, and the wait returns")
+    func taskNeverEnds() async {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let task = Task { for await _ in stream {} }  // ends only when the stream finishes
+        let ended = await BoundedWait.ended(task, within: .seconds(60)) { _ in }
+        #expect(!ended)
+        continuation.finish()
+        await task.value
+    }
+}
