@@ -15,27 +15,32 @@ def rfc3339(seconds):
 
 
 class Server:
-    """`trendy-server --in-memory` with tokens `user1` … `userN`, each for a user of its own."""
+    """`trendy-server --in-memory` (or on the SQLite file `database`) with tokens `user1` … `userN`, each for a user of
+    its own."""
 
-    def __init__(self, binary_folder, users):
+    def __init__(self, binary_folder, users, database=None):
         self.users = {f"user{n}": "0190f5c0-3f00-7a11-8b22-%012d" % n for n in range(1, users + 1)}
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.root = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
-            [f"{binary_folder}/trendy-server", "--in-memory", "--port", str(port), "--log-level", "error"]
+            [f"{binary_folder}/trendy-server", *(["--db", database] if database else ["--in-memory"]),
+             "--port", str(port), "--log-level", "error"]
             + [f"--token={token}:{user}" for token, user in self.users.items()],
             stdout=subprocess.PIPE, text=True)
         if "listening" not in (self.process.stdout.readline() if self.process.stdout else ""):
             raise SystemExit("trendy-server did not start")
         self.tokens = iter(self.users)
 
-    def api(self, token, path, body=None):
+    def api(self, token, path, body=None, key=True):
+        """One request; a POST carries a fresh Idempotency-Key unless `key` is False."""
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        if key and body is not None:
+            headers["Idempotency-Key"] = str(uuid.uuid4())
         request = urllib.request.Request(
-            self.root + path, data=None if body is None else json.dumps(body).encode(),
-            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                     "Idempotency-Key": str(uuid.uuid4())}, method="GET" if body is None else "POST")
+            self.root + path, data=None if body is None else json.dumps(body).encode(), headers=headers,
+            method="GET" if body is None else "POST")
         with urllib.request.urlopen(request) as answer:
             return json.loads(answer.read() or b"null")
 

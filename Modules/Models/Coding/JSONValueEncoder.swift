@@ -2,7 +2,7 @@ import Foundation
 
 /// Encodes a value straight into a `JSONValue`: the same tree as `JSONText.parse(JSONCoding.encode(value))`, without
 /// writing the text and reading it back. The server builds every change snapshot from its entity (api-v1 §6.3), and
-/// that detour through Foundation's `JSONEncoder` and the parser was a third of a 500-event batch's time
+/// that detour through Foundation's `JSONEncoder` and the parser was a sixth of a 500-event batch's server time
 /// (docs/performance.md, server).
 ///
 /// It follows `JSONCoding`'s encoder where a value's type chooses its form: dates are RFC 3339 strings, `Data` is

@@ -41,8 +41,7 @@ final class IdempotencyGuard: Sendable {
     }
 
     /// SHA-256 of the body's canonical JSON (sorted keys, no whitespace), or of the raw bytes when not JSON; and the
-    /// body's JSON when it parsed, which the handler reads instead of parsing the body a second time (the parse was a
-    /// seventh of a keyed 500-event batch's time).
+    /// body's JSON when it parsed, which the handler reads instead of parsing the body a second time.
     static func fingerprinted(_ body: [UInt8]) -> (fingerprint: String, json: JSONValue?) {
         if let json = try? JSONText.parse(body) {
             return (SHA256.hash(data: Array(JSONText.string(json).utf8)).hexString, json)
