@@ -201,7 +201,9 @@ extension NetworkClientContract {
                     $0.properties = ["mood": PropertyValue(type: .text, value: "good")]
                 }, idempotencyKey: key())
             var update = UpdateEventRequest(
-                Event(id: created.id, eventTypeId: type.id, timestamp: created.timestamp, externalId: "ext-1"))
+                Event(
+                    id: created.id, eventTypeId: type.id, timestamp: created.timestamp,
+                    details: EventDetails(externalId: "ext-1")))
             update.sourceType = nil
             update.properties = [:]
             let updated = try await client.updateEventWithIdempotency(id: created.id, update, idempotencyKey: key())

@@ -15,8 +15,9 @@ struct RequestEncodingTests {
     static let eventType = EventType(
         id: typeId, name: "Coffee", color: "#8B4513", icon: "cup.and.saucer", createdAt: instant)
     static let event = Event(
-        id: eventId, eventTypeId: typeId, timestamp: instant, notes: "double shot", locationLatitude: 52.52,
-        locationLongitude: 13.405, properties: ["strength": PropertyValue(type: .number, value: 3)])
+        id: eventId, eventTypeId: typeId, timestamp: instant, notes: "double shot",
+        details: EventDetails(locationLatitude: 52.52, locationLongitude: 13.405),
+        properties: ["strength": PropertyValue(type: .number, value: 3)])
     static let geofence = Geofence(
         id: fenceId, name: "Office", latitude: 52.52, longitude: 13.405, radius: 150, eventTypeEntryId: typeId,
         notifyOnEntry: true, createdAt: instant)

@@ -116,7 +116,8 @@ struct OriginalQuirksTests {
             func sample() -> CreateEventRequest {
                 CreateEventRequest(
                     id: Self.newId(), eventTypeId: type.id, timestamp: Date().addingTimeInterval(-90),
-                    sourceType: .healthkit, healthKitSampleId: "HK-1", healthKitCategory: "steps")
+                    sourceType: .healthkit, details: EventDetails(healthKitSampleId: "HK-1", healthKitCategory: "steps")
+                )
             }
             let first = try await api.createEventsBatch([sample()], idempotencyKey: "1")
             let second = try await api.createEventsBatch([sample()], idempotencyKey: "2")
@@ -136,7 +137,7 @@ struct OriginalQuirksTests {
             let event = try await api.createEventWithIdempotency(
                 CreateEventRequest(
                     id: Self.newId(), eventTypeId: type.id, timestamp: Date().addingTimeInterval(-30),
-                    locationLatitude: 1, locationLongitude: 2),
+                    details: EventDetails(locationLatitude: 1, locationLongitude: 2)),
                 idempotencyKey: "k")
             #expect(event.locationLatitude == nil)
             let cursor = try await api.getLatestCursor()

@@ -20,7 +20,8 @@ struct BatchTests {
     func apiEvent(_ id: String, _ type: EventType, sample: String? = nil, complete: Bool = true) -> APIEvent {
         APIEvent(
             id: id, userId: complete ? MockNetworkClient.defaultUserId : "", eventTypeId: complete ? type.id : "",
-            timestamp: complete ? Build.instant : .zeroInstant, sourceType: .healthkit, healthKitSampleId: sample)
+            timestamp: complete ? Build.instant : .zeroInstant, sourceType: .healthkit,
+            details: EventDetails(healthKitSampleId: sample))
     }
 
     @Test("S47 items match created rows by id, then by HealthKit sample id; a match with another id re-keys the event")

@@ -105,8 +105,8 @@ struct RulesTests {
     @Test("S75 only present keys change a row; null clears only clearable fields; properties {} clears the map")
     func applyingEvents() {
         var event = Event(
-            id: "e", eventTypeId: "t", timestamp: Date(millisecondsSince1970: 0), notes: "n", externalId: "x",
-            locationLatitude: 1, locationLongitude: 2, healthKitSampleId: "hk",
+            id: "e", eventTypeId: "t", timestamp: Date(millisecondsSince1970: 0), notes: "n",
+            details: EventDetails(externalId: "x", locationLatitude: 1, locationLongitude: 2, healthKitSampleId: "hk"),
             properties: ["a": PropertyValue(type: .text, value: "1")])
         ChangeApplication.apply(
             [

@@ -26,7 +26,8 @@ let benchmarks: @Sendable () -> Void = {
         events: events.prefix(feedPage).map { event in
             CreateEventRequest(
                 id: event.id, eventTypeId: event.eventTypeId, timestamp: event.timestamp, notes: event.notes,
-                locationLatitude: event.locationLatitude, locationLongitude: event.locationLongitude,
+                details: EventDetails(
+                    locationLatitude: event.locationLatitude, locationLongitude: event.locationLongitude),
                 properties: event.properties)
         })
 

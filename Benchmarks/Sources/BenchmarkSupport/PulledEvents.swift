@@ -14,8 +14,9 @@ public enum PulledEvents {
                 id: UUIDv7.generate(at: now), userId: userId, eventTypeId: typeId,
                 timestamp: now.addingTimeInterval(Double(-index) * 60).roundedToMilliseconds,
                 notes: index.isMultiple(of: 2) ? "note \(index)" : nil, sourceType: .manual,
-                locationLatitude: index.isMultiple(of: 5) ? 52.52 : nil,
-                locationLongitude: index.isMultiple(of: 5) ? 13.405 : nil,
+                details: EventDetails(
+                    locationLatitude: index.isMultiple(of: 5) ? 52.52 : nil,
+                    locationLongitude: index.isMultiple(of: 5) ? 13.405 : nil),
                 properties: index.isMultiple(of: 3) ? ["mood": PropertyValue(type: .text, value: "good")] : [:],
                 createdAt: now, updatedAt: now)
         }

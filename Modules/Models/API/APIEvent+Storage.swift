@@ -8,7 +8,7 @@ final class Box<Value: Hashable & Sendable>: Sendable, Hashable {
     init(_ value: Value) { self.value = value }
 
     /// Nil for an empty value, so that "all nil" costs no allocation.
-    convenience init?(_ value: Value, unlessEmpty: Bool) where Value == RareEventFields {
+    convenience init?(_ value: Value, unlessEmpty: Bool) where Value == EventDetails {
         guard !value.isEmpty else { return nil }
         self.init(value)
     }
@@ -17,28 +17,7 @@ final class Box<Value: Hashable & Sendable>: Sendable, Hashable {
     func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
-/// The optional fields of an event that most events leave nil.
-struct RareEventFields: Sendable, Hashable {
-    var endDate: Date?
-    var externalId: String?
-    var originalTitle: String?
-    var geofenceId: String?
-    var locationLatitude: Double?
-    var locationLongitude: Double?
-    var locationName: String?
-    var healthKitSampleId: String?
-    var healthKitCategory: String?
-
-    var isEmpty: Bool { self == RareEventFields() }
-}
-
 extension APIEvent {
-    mutating func updateRare(_ change: (inout RareEventFields) -> Void) {
-        var fields = rare?.value ?? RareEventFields()
-        change(&fields)
-        rare = Box(fields, unlessEmpty: true)
-    }
-
     /// Makes the events of one long listing share repeated values — the user id, the type ids and the embedded
     /// types — instead of holding one decoded copy each. A bootstrap keeps every event in memory until its snapshot
     /// is complete, and this is a quarter of their weight (docs/performance.md).

@@ -122,10 +122,7 @@ public struct HealthResponse: Sendable, Hashable, Codable {
 public enum ChangeSnapshot {
     /// The keys of each entity that an explicit `null` clears (api-v1 §3.5, our server).
     public static let clearableKeys: [MutationEntityType: [String]] = [
-        .event: [
-            "notes", "end_date", "external_id", "original_title", "geofence_id", "location_name", "location_latitude",
-            "location_longitude",
-        ],
+        .event: ["notes"] + EventDetails.fields.filter(\.clearable).map(\.key),
         .eventType: [],
         .geofence: ["event_type_entry_id", "event_type_exit_id"],
         .propertyDefinition: ["options", "default_value"],

@@ -6,6 +6,8 @@ import Foundation
 /// with milliseconds. That is the shape `trendyctl --json` prints, export writes and import reads — the one
 /// definition of an event's fields outside the wire and the database. Decoding is strict (ids are UUIDs, times
 /// parse, enums are known), as a file a user hands in deserves; server data goes through the API types instead.
+/// The optional fields are `details` (EventDetails.swift), read and written as members of the event.
+@dynamicMemberLookup
 public struct Event: Sendable, Hashable, Identifiable {
     public var id: String
     /// The parent type. No foreign key: an event whose type is not stored locally is an allowed orphan.
@@ -13,18 +15,8 @@ public struct Event: Sendable, Hashable, Identifiable {
     public var timestamp: Date
     public var notes: String?
     public var isAllDay: Bool
-    public var endDate: Date?
     public var sourceType: EventSourceType
-    /// Never used for de-duplication.
-    public var externalId: String?
-    public var originalTitle: String?
-    public var geofenceId: String?
-    /// Set together with `locationLongitude`, or both nil.
-    public var locationLatitude: Double?
-    public var locationLongitude: Double?
-    public var locationName: String?
-    public var healthKitSampleId: String?
-    public var healthKitCategory: String?
+    public var details: EventDetails
     public var properties: [String: PropertyValue]
     public var syncStatus: SyncStatus
 
@@ -34,16 +26,8 @@ public struct Event: Sendable, Hashable, Identifiable {
         timestamp: Date,
         notes: String? = nil,
         isAllDay: Bool = false,
-        endDate: Date? = nil,
         sourceType: EventSourceType = .manual,
-        externalId: String? = nil,
-        originalTitle: String? = nil,
-        geofenceId: String? = nil,
-        locationLatitude: Double? = nil,
-        locationLongitude: Double? = nil,
-        locationName: String? = nil,
-        healthKitSampleId: String? = nil,
-        healthKitCategory: String? = nil,
+        details: EventDetails = EventDetails(),
         properties: [String: PropertyValue] = [:],
         syncStatus: SyncStatus = .pending
     ) {
@@ -52,22 +36,21 @@ public struct Event: Sendable, Hashable, Identifiable {
         self.timestamp = timestamp
         self.notes = notes
         self.isAllDay = isAllDay
-        self.endDate = endDate
         self.sourceType = sourceType
-        self.externalId = externalId
-        self.originalTitle = originalTitle
-        self.geofenceId = geofenceId
-        self.locationLatitude = locationLatitude
-        self.locationLongitude = locationLongitude
-        self.locationName = locationName
-        self.healthKitSampleId = healthKitSampleId
-        self.healthKitCategory = healthKitCategory
+        self.details = details
         self.properties = properties
         self.syncStatus = syncStatus
     }
 
+    public subscript<Value>(dynamicMember path: WritableKeyPath<EventDetails, Value>) -> Value {
+        get { details[keyPath: path] }
+        set { details[keyPath: path] = newValue }
+    }
+
     /// The members of the `Codable` shape, in a fixed order, `sync_status` last: export's CSV columns follow it.
-    public static let fieldNames = CodingKeys.allCases.map(\.stringValue)
+    public static let fieldNames =
+        ["id", "event_type_id", "timestamp", "is_all_day", "notes", "source_type"] + EventDetails.keys
+        + ["properties", "sync_status"]
 
     /// The row an upsert inserts before server fields are applied (§2.4): `event_type_id = ""`, now, defaults.
     public static func placeholder(id: String, at now: Date) -> Event {
@@ -76,68 +59,31 @@ public struct Event: Sendable, Hashable, Identifiable {
 }
 
 extension Event: Codable {
-    /// In the order of `fieldNames` (CSV columns); JSON output sorts its keys regardless.
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id
-        case eventTypeId = "event_type_id"
-        case timestamp
-        case endDate = "end_date"
-        case isAllDay = "is_all_day"
-        case notes
-        case sourceType = "source_type"
-        case externalId = "external_id"
-        case originalTitle = "original_title"
-        case geofenceId = "geofence_id"
-        case locationLatitude = "location_latitude"
-        case locationLongitude = "location_longitude"
-        case locationName = "location_name"
-        case healthKitSampleId = "healthkit_sample_id"
-        case healthKitCategory = "healthkit_category"
-        case properties
-        case syncStatus = "sync_status"
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.container(keyedBy: FieldKey.self)
         self.init(
-            id: try container.decodeId(forKey: .id),
-            eventTypeId: try container.decodeId(forKey: .eventTypeId),
-            timestamp: try container.decodeTimestamp(forKey: .timestamp),
-            notes: try container.decodeIfPresent(String.self, forKey: .notes),
-            isAllDay: try container.decode(Bool.self, forKey: .isAllDay, default: false),
-            endDate: try container.decodeTimestampStrictlyIfPresent(forKey: .endDate),
-            sourceType: try container.decodeKnownIfPresent(EventSourceType.self, forKey: .sourceType) ?? .manual,
-            externalId: try container.decodeIfPresent(String.self, forKey: .externalId),
-            originalTitle: try container.decodeIfPresent(String.self, forKey: .originalTitle),
-            geofenceId: try container.decodeIdIfPresent(forKey: .geofenceId),
-            locationLatitude: try container.decodeIfPresent(Double.self, forKey: .locationLatitude),
-            locationLongitude: try container.decodeIfPresent(Double.self, forKey: .locationLongitude),
-            locationName: try container.decodeIfPresent(String.self, forKey: .locationName),
-            healthKitSampleId: try container.decodeIfPresent(String.self, forKey: .healthKitSampleId),
-            healthKitCategory: try container.decodeIfPresent(String.self, forKey: .healthKitCategory),
-            properties: try container.decode([String: PropertyValue].self, forKey: .properties, default: [:]),
-            syncStatus: try container.decode(SyncStatus.self, forKey: .syncStatus, default: .pending)
+            id: try container.decodeId(forKey: "id"),
+            eventTypeId: try container.decodeId(forKey: "event_type_id"),
+            timestamp: try container.decodeTimestamp(forKey: "timestamp"),
+            notes: try container.decodeIfPresent(String.self, forKey: "notes"),
+            isAllDay: try container.decode(Bool.self, forKey: "is_all_day", default: false),
+            sourceType: try container.decodeKnownIfPresent(EventSourceType.self, forKey: "source_type") ?? .manual,
+            details: try EventDetails(from: container, strict: true),
+            properties: try container.decode([String: PropertyValue].self, forKey: "properties", default: [:]),
+            syncStatus: try container.decode(SyncStatus.self, forKey: "sync_status", default: .pending)
         )
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(eventTypeId, forKey: .eventTypeId)
-        try container.encodeTimestamp(timestamp, forKey: .timestamp)
-        try container.encodeIfPresent(notes, forKey: .notes)
-        try container.encode(isAllDay, forKey: .isAllDay)
-        try container.encodeTimestampIfPresent(endDate, forKey: .endDate)
-        try container.encode(sourceType, forKey: .sourceType)
-        try container.encodeIfPresent(externalId, forKey: .externalId)
-        try container.encodeIfPresent(originalTitle, forKey: .originalTitle)
-        try container.encodeIfPresent(geofenceId, forKey: .geofenceId)
-        try container.encodeIfPresent(locationLatitude, forKey: .locationLatitude)
-        try container.encodeIfPresent(locationLongitude, forKey: .locationLongitude)
-        try container.encodeIfPresent(locationName, forKey: .locationName)
-        try container.encodeIfPresent(healthKitSampleId, forKey: .healthKitSampleId)
-        try container.encodeIfPresent(healthKitCategory, forKey: .healthKitCategory)
-        if !properties.isEmpty { try container.encode(properties, forKey: .properties) }
-        try container.encode(syncStatus, forKey: .syncStatus)
+        var container = encoder.container(keyedBy: FieldKey.self)
+        try container.encode(id, forKey: "id")
+        try container.encode(eventTypeId, forKey: "event_type_id")
+        try container.encodeTimestamp(timestamp, forKey: "timestamp")
+        try container.encodeIfPresent(notes, forKey: "notes")
+        try container.encode(isAllDay, forKey: "is_all_day")
+        try container.encode(sourceType, forKey: "source_type")
+        try details.encode(to: &container)
+        if !properties.isEmpty { try container.encode(properties, forKey: "properties") }
+        try container.encode(syncStatus, forKey: "sync_status")
     }
 }

@@ -8,16 +8,8 @@ extension Event {
         timestamp = api.timestamp
         notes = api.notes
         isAllDay = api.isAllDay
-        endDate = api.endDate
         sourceType = api.sourceType
-        externalId = api.externalId
-        originalTitle = api.originalTitle
-        geofenceId = api.geofenceId
-        locationLatitude = api.locationLatitude
-        locationLongitude = api.locationLongitude
-        locationName = api.locationName
-        healthKitSampleId = api.healthKitSampleId
-        healthKitCategory = api.healthKitCategory
+        details = api.details
         properties = api.properties
     }
 }

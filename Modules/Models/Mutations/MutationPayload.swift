@@ -85,12 +85,7 @@ public enum MutationPayload {
             ]
         case .propertyDefinition:
             ["id", "event_type_id", "key", "label", "property_type", "options", "default_value", "display_order"]
-        case .event:
-            [
-                "id", "event_type_id", "timestamp", "notes", "is_all_day", "end_date", "source_type", "external_id",
-                "original_title", "geofence_id", "location_latitude", "location_longitude", "location_name",
-                "healthkit_sample_id", "healthkit_category", "properties",
-            ]
+        case .event: Set(CreateEventRequest.keys)
         }
     }
 

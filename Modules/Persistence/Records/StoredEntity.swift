@@ -67,31 +67,33 @@ enum Column {
 extension Event: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .event }
-    static let columns = [
-        "id", "event_type_id", "timestamp", "notes", "is_all_day", "end_date", "source_type", "external_id",
-        "original_title", "geofence_id", "location_latitude", "location_longitude", "location_name",
-        "healthkit_sample_id", "healthkit_category", "properties", "sync_status",
-    ]
+    /// The optional fields' columns come last, named by their keys (`EventDetails.fields`).
+    static let columns =
+        ["id", "event_type_id", "timestamp", "notes", "is_all_day", "source_type", "properties", "sync_status"]
+        + EventDetails.keys
+    private static let firstDetailColumn: Int32 = 8
 
     init(_ row: RawStatement) {
+        var details = EventDetails()
+        for (offset, field) in EventDetails.fields.enumerated() {
+            let column = Self.firstDetailColumn + Int32(offset)
+            guard !row.isNull(column) else { continue }
+            switch field.kind {
+            case .text, .id: details[field] = .text(row.string(column))
+            case .time: details[field] = .time(row.date(column))
+            case .coordinate: details[field] = .number(row.double(column))
+            }
+        }
         self.init(
             id: row.string(0),
             eventTypeId: row.string(1),
             timestamp: row.date(2),
             notes: row.optionalString(3),
             isAllDay: row.bool(4),
-            endDate: row.optionalDate(5),
-            sourceType: EventSourceType(lenient: row.string(6)),
-            externalId: row.optionalString(7),
-            originalTitle: row.optionalString(8),
-            geofenceId: row.optionalString(9),
-            locationLatitude: row.optionalDouble(10),
-            locationLongitude: row.optionalDouble(11),
-            locationName: row.optionalString(12),
-            healthKitSampleId: row.optionalString(13),
-            healthKitCategory: row.optionalString(14),
-            properties: JSONColumn.properties(row.string(15)),
-            syncStatus: SyncStatus(lenient: row.string(16))
+            sourceType: EventSourceType(lenient: row.string(5)),
+            details: details,
+            properties: JSONColumn.properties(row.string(6)),
+            syncStatus: SyncStatus(lenient: row.string(7))
         )
     }
 
@@ -101,18 +103,17 @@ extension Event: StoredEntity {
         statement.bind(timestamp)
         statement.bind(notes)
         statement.bind(isAllDay)
-        statement.bind(endDate)
         statement.bind(sourceType.rawValue)
-        statement.bind(externalId)
-        statement.bind(originalTitle)
-        statement.bind(geofenceId)
-        statement.bind(locationLatitude)
-        statement.bind(locationLongitude)
-        statement.bind(locationName)
-        statement.bind(healthKitSampleId)
-        statement.bind(healthKitCategory)
         statement.bind(JSONColumn.text(properties))
         statement.bind(syncStatus.rawValue)
+        for field in EventDetails.fields {
+            switch details[field] {
+            case .text(let text)?: statement.bind(text)
+            case .number(let number)?: statement.bind(number)
+            case .time(let date)?: statement.bind(date)
+            case nil: statement.bind(nil as String?)
+            }
+        }
     }
 }
 

@@ -31,14 +31,16 @@ enum ChangeApplication {
         reader.set(&event.timestamp, "timestamp")
         reader.set(&event.isAllDay, "is_all_day")
         if let source = data["source_type"]?.stringValue { event.sourceType = EventSourceType(lenient: source) }
-        reader.set(&event.healthKitSampleId, "healthkit_sample_id")
-        reader.set(&event.healthKitCategory, "healthkit_category")
         reader.clearable(&event.notes, "notes")
-        reader.clearable(&event.endDate, "end_date")
-        reader.clearable(&event.externalId, "external_id")
-        reader.clearable(&event.originalTitle, "original_title")
-        reader.clearable(&event.geofenceId, "geofence_id", id: true)
-        reader.clearable(&event.locationName, "location_name")
+        for field in EventDetails.fields {
+            guard let member = data[field.key] else { continue }
+            if case .coordinate = field.kind { continue }  // set or cleared as a pair, below
+            if member == .null {
+                if field.clearable { event.details[field] = nil }
+            } else if let value = field.value(json: member) {
+                event.details[field] = value
+            }
+        }
         switch (data["location_latitude"], data["location_longitude"]) {
         case (.number(let latitude)?, .number(let longitude)?):
             (event.locationLatitude, event.locationLongitude) = (latitude, longitude)
@@ -127,14 +129,6 @@ enum ChangeApplication {
             switch data[key] {
             case .null?: field = nil
             case .string(let value)?: field = id ? value.lowercased() : value
-            default: break
-            }
-        }
-
-        func clearable(_ field: inout Date?, _ key: String) {
-            switch data[key] {
-            case .null?: field = nil
-            case .string(let text)?: if let date = RFC3339.date(from: text) { field = date }
             default: break
             }
         }

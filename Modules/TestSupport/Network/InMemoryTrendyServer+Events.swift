@@ -124,12 +124,7 @@ extension InMemoryTrendyServer {
         APIEvent(
             id: id, userId: user, eventTypeId: request.eventTypeId.lowercased(),
             timestamp: request.timestamp.roundedToMilliseconds, notes: request.notes, isAllDay: request.isAllDay,
-            endDate: request.endDate?.roundedToMilliseconds, sourceType: request.sourceType,
-            externalId: request.externalId, originalTitle: request.originalTitle,
-            geofenceId: request.geofenceId?.lowercased(), locationLatitude: request.locationLatitude,
-            locationLongitude: request.locationLongitude, locationName: request.locationName,
-            healthKitSampleId: request.healthKitSampleId, healthKitCategory: request.healthKitCategory,
-            properties: request.properties)
+            sourceType: request.sourceType, details: request.details.normalized, properties: request.properties)
     }
 
     static func identical(_ stored: APIEvent, _ candidate: APIEvent) -> Bool {
@@ -160,15 +155,10 @@ extension InMemoryTrendyServer {
             event.isAllDay = request.isAllDay ?? event.isAllDay
             event.sourceType = request.sourceType ?? event.sourceType
             event.notes = request.notes
-            event.endDate = request.endDate?.roundedToMilliseconds
-            event.externalId = request.externalId
-            event.originalTitle = request.originalTitle
-            event.geofenceId = request.geofenceId?.lowercased()
-            event.locationLatitude = request.locationLatitude
-            event.locationLongitude = request.locationLongitude
-            event.locationName = request.locationName
-            event.healthKitSampleId = request.healthKitSampleId ?? event.healthKitSampleId
-            event.healthKitCategory = request.healthKitCategory ?? event.healthKitCategory
+            let changes = request.details.normalized
+            for field in EventDetails.fields where field.clearable || changes[field] != nil {
+                event.details[field] = changes[field]
+            }
             event.properties = request.properties ?? event.properties
             if (event.locationLatitude == nil) != (event.locationLongitude == nil) {
                 throw Problems.validation("location_latitude and location_longitude go together")

@@ -136,10 +136,11 @@ struct EventFields: Equatable {
     func event(id: String, user: String) -> APIEvent {
         APIEvent(
             id: id, userId: user, eventTypeId: eventTypeId ?? "", timestamp: (timestamp ?? 0).date, notes: notes,
-            isAllDay: isAllDay, endDate: endDate?.date, sourceType: EventSourceType(lenient: sourceType),
-            externalId: externalId, originalTitle: originalTitle, geofenceId: geofenceId,
-            locationLatitude: locationLatitude, locationLongitude: locationLongitude, locationName: locationName,
-            healthKitSampleId: healthKitSampleId, healthKitCategory: healthKitCategory,
+            isAllDay: isAllDay, sourceType: EventSourceType(lenient: sourceType),
+            details: EventDetails(
+                endDate: endDate?.date, externalId: externalId, originalTitle: originalTitle, geofenceId: geofenceId,
+                locationLatitude: locationLatitude, locationLongitude: locationLongitude, locationName: locationName,
+                healthKitSampleId: healthKitSampleId, healthKitCategory: healthKitCategory),
             properties: properties.compactMapValues(PropertyValue.init(json:)))
     }
 }

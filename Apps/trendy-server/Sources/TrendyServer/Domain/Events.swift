@@ -102,7 +102,8 @@ enum Events {
             guard request.original else { return .existing(match) }
             let partial = APIEvent(
                 id: match.id, userId: "", eventTypeId: "", timestamp: .zeroInstant, sourceType: .manual,
-                healthKitSampleId: match.healthKitSampleId, createdAt: .zeroInstant, updatedAt: .zeroInstant)
+                details: EventDetails(healthKitSampleId: match.healthKitSampleId), createdAt: .zeroInstant,
+                updatedAt: .zeroInstant)
             try ChangeLog.append(
                 db, user: request.userId, type: .event, operation: .update, entityId: match.id,
                 data: try ChangeLog.snapshot(partial, type: .event, original: true), now: request.now)
