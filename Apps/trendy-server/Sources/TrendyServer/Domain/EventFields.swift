@@ -5,22 +5,17 @@ import Models
 /// The fields an event create or PUT can carry (api-v1 §5.3.3), as read from a body or a stored row.
 ///
 /// Equality is the "identical" test of §3.4: every field the create request can carry, timestamps as stored
-/// milliseconds, properties as JSON values.
+/// milliseconds, properties as JSON values. The optional fields are `details`, read and merged through
+/// `EventDetails.fields`.
+@dynamicMemberLookup
 struct EventFields: Equatable {
     var eventTypeId: String?
     var timestamp: Int64?
     var notes: String?
     var isAllDay = false
-    var endDate: Int64?
     var sourceType = EventSourceType.manual.rawValue
-    var externalId: String?
-    var originalTitle: String?
-    var geofenceId: String?
-    var locationLatitude: Double?
-    var locationLongitude: Double?
-    var locationName: String?
-    var healthKitSampleId: String?
-    var healthKitCategory: String?
+    /// Times in whole milliseconds, as read from a body or a row.
+    var details = EventDetails()
     var properties: [String: JSONValue] = [:]
 
     init() {}
@@ -30,21 +25,19 @@ struct EventFields: Equatable {
         timestamp = event.timestamp.millisecondsSince1970
         notes = event.notes
         isAllDay = event.isAllDay
-        endDate = event.endDate?.millisecondsSince1970
         sourceType = event.sourceType.rawValue
-        externalId = event.externalId
-        originalTitle = event.originalTitle
-        geofenceId = event.geofenceId
-        locationLatitude = event.locationLatitude
-        locationLongitude = event.locationLongitude
-        locationName = event.locationName
-        healthKitSampleId = event.healthKitSampleId
-        healthKitCategory = event.healthKitCategory
+        details = event.details
         properties = event.properties.mapValues(\.json)
     }
 
-    /// Reads a body. On create, `event_type_id` and `timestamp` are required, `end_date: ""` means absent and the
-    /// coordinate pair rule applies; on a PUT the caller merges present keys into the stored row.
+    subscript<Value>(dynamicMember path: WritableKeyPath<EventDetails, Value>) -> Value {
+        get { details[keyPath: path] }
+        set { details[keyPath: path] = newValue }
+    }
+
+    /// Reads a body. On create, `event_type_id` and `timestamp` are required, an optional time given as `""` (the
+    /// original app's `end_date`) means absent and the coordinate pair rule applies; on a PUT the caller merges
+    /// present keys into the stored row.
     static func read(_ body: inout BodyReader, creating: Bool) -> EventFields {
         var fields = EventFields()
         if creating {
@@ -73,19 +66,17 @@ struct EventFields: Equatable {
             }
         }
         fields.notes = body.string("notes").value
-        if creating, body.members["end_date"] == .string("") {
-            fields.endDate = nil
-        } else {
-            fields.endDate = body.timestamp("end_date").value
+        for field in EventDetails.fields {
+            switch field.kind {
+            case .text: fields.details[field] = body.string(field.key).value.map { .text($0) }
+            case .id: fields.details[field] = body.uuid(field.key).value.map { .text($0) }
+            case .time:
+                if creating, body.members[field.key] == .string("") { continue }
+                fields.details[field] = body.timestamp(field.key).value.map { .time($0.date) }
+            case .coordinate(let range):
+                fields.details[field] = body.number(field.key, in: range).value.map { .number($0) }
+            }
         }
-        fields.externalId = body.string("external_id").value
-        fields.originalTitle = body.string("original_title").value
-        fields.geofenceId = body.uuid("geofence_id").value
-        fields.locationLatitude = body.number("location_latitude", in: Geofences.latitudeRange).value
-        fields.locationLongitude = body.number("location_longitude", in: Geofences.longitudeRange).value
-        fields.locationName = body.string("location_name").value
-        fields.healthKitSampleId = body.string("healthkit_sample_id").value
-        fields.healthKitCategory = body.string("healthkit_category").value
         fields.properties = body.properties().value ?? [:]
         if creating, (fields.locationLatitude == nil) != (fields.locationLongitude == nil),
             !body.errors.contains(where: { $0.field.hasPrefix("location_") })
@@ -97,7 +88,8 @@ struct EventFields: Equatable {
     }
 
     /// This stored row with a PUT body's present keys applied (api-v1 §3.5): `null` clears clearable fields and
-    /// leaves the others; `properties` replaces the map when it is an object.
+    /// leaves the others; `properties` replaces the map when it is an object. In the original backend's mode a
+    /// `null` coordinate is left as it is.
     func merging(_ changes: EventFields, body members: [String: JSONValue], original: Bool) -> EventFields {
         var merged = self
         func state(_ key: String) -> Field<Void> {
@@ -118,15 +110,15 @@ struct EventFields: Equatable {
             merged.sourceType = changes.sourceType
         }
         apply("notes", clearable: true, \.notes)
-        apply("end_date", clearable: true, \.endDate)
-        apply("external_id", clearable: true, \.externalId)
-        apply("original_title", clearable: true, \.originalTitle)
-        apply("geofence_id", clearable: true, \.geofenceId)
-        apply("location_latitude", clearable: !original, \.locationLatitude)
-        apply("location_longitude", clearable: !original, \.locationLongitude)
-        apply("location_name", clearable: true, \.locationName)
-        apply("healthkit_sample_id", clearable: false, \.healthKitSampleId)
-        apply("healthkit_category", clearable: false, \.healthKitCategory)
+        for field in EventDetails.fields {
+            switch state(field.key) {
+            case .absent: break
+            case .null:
+                let coordinate = if case .coordinate = field.kind { true } else { false }
+                if field.clearable && !(original && coordinate) { merged.details[field] = nil }
+            case .value: if let value = changes.details[field] { merged.details[field] = value }
+            }
+        }
         if case .value = state("properties"), members["properties"]?.objectValue != nil {
             merged.properties = changes.properties
         }
@@ -136,11 +128,7 @@ struct EventFields: Equatable {
     func event(id: String, user: String) -> APIEvent {
         APIEvent(
             id: id, userId: user, eventTypeId: eventTypeId ?? "", timestamp: (timestamp ?? 0).date, notes: notes,
-            isAllDay: isAllDay, sourceType: EventSourceType(lenient: sourceType),
-            details: EventDetails(
-                endDate: endDate?.date, externalId: externalId, originalTitle: originalTitle, geofenceId: geofenceId,
-                locationLatitude: locationLatitude, locationLongitude: locationLongitude, locationName: locationName,
-                healthKitSampleId: healthKitSampleId, healthKitCategory: healthKitCategory),
+            isAllDay: isAllDay, sourceType: EventSourceType(lenient: sourceType), details: details,
             properties: properties.compactMapValues(PropertyValue.init(json:)))
     }
 }

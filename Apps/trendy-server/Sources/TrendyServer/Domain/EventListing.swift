@@ -16,7 +16,7 @@ enum EventListing {
         """
 
     /// Index of the first event-type column in a `pageSQL` row.
-    static let typeColumn = 19
+    static let typeColumn = Rows.eventColumnNames.count
 
     static func page(user: String, limit: Int, offset: Int, _ db: any StorageTransaction) throws -> [UInt8] {
         var text: [UInt8] = [UInt8(ascii: "[")]
@@ -47,67 +47,93 @@ enum EventListing {
         }
     }
 
-    /// One event object, members in the byte order of their names (the shared encoder sorts keys).
+    /// What one member of an event object is written from.
+    private enum Member {
+        case eventType, isAllDay, properties, sourceType
+        /// Text, omitted when NULL.
+        case text(column: Int)
+        /// Unix milliseconds written as RFC 3339, omitted when NULL.
+        case time(column: Int)
+        /// A number, omitted when NULL.
+        case number(column: Int)
+    }
+
+    /// The members in the byte order of their names (the shared encoder sorts keys), each with its `"name":` bytes.
+    private static let members: [(name: [UInt8], member: Member)] = {
+        var members: [(String, Member)] = [
+            ("created_at", .time(column: 8)), ("event_type", .eventType), ("event_type_id", .text(column: 2)),
+            ("id", .text(column: 0)), ("is_all_day", .isAllDay), ("notes", .text(column: 4)),
+            ("properties", .properties), ("source_type", .sourceType), ("timestamp", .time(column: 3)),
+            ("updated_at", .time(column: 9)), ("user_id", .text(column: 1)),
+        ]
+        for (offset, field) in EventDetails.fields.enumerated() {
+            let column = Rows.firstDetailColumn + offset
+            switch field.kind {
+            case .text, .id: members.append((field.key, .text(column: column)))
+            case .time: members.append((field.key, .time(column: column)))
+            case .coordinate: members.append((field.key, .number(column: column)))
+            }
+        }
+        return members.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+            .map { (Array("\"\($0.0)\":".utf8), $0.1) }
+    }()
+
+    /// One event object, as `APIEvent`'s Codable encoding writes the same row.
     static func write(_ row: any StorageRow, types: inout EmbeddedTypes, into text: inout [UInt8]) throws {
-        text.append(contentsOf: #"{"created_at":""#.utf8)
-        RFC3339.write(milliseconds: row.int64(17), into: &text)
-        text.append(UInt8(ascii: "\""))
-        if !row.isNull(6) {
-            text.append(contentsOf: #","end_date":""#.utf8)
-            RFC3339.write(milliseconds: row.int64(6), into: &text)
-            text.append(UInt8(ascii: "\""))
+        text.append(UInt8(ascii: "{"))
+        var separator: UInt8? = nil
+        func open(_ name: [UInt8]) {
+            if let separator { text.append(separator) }
+            separator = UInt8(ascii: ",")
+            text.append(contentsOf: name)
         }
-        if let type = try types.json(row) {
-            text.append(contentsOf: #","event_type":"#.utf8)
-            text.append(contentsOf: type)
+        for (name, member) in members {
+            switch member {
+            case .text(let column):
+                guard !row.isNull(column) else { continue }
+                open(name)
+                row.withText(column) { JSONText.writeString(bytes: $0, into: &text) }
+            case .time(let column):
+                guard !row.isNull(column) else { continue }
+                open(name)
+                text.append(UInt8(ascii: "\""))
+                RFC3339.write(milliseconds: row.int64(column), into: &text)
+                text.append(UInt8(ascii: "\""))
+            case .number(let column):
+                guard !row.isNull(column) else { continue }
+                open(name)
+                // Through the shared encoder, so that the spelling is the Codable one exactly.
+                text.append(contentsOf: try JSONCoding.encode(row.double(column)))
+            case .eventType:
+                guard let type = try types.json(row) else { continue }
+                open(name)
+                text.append(contentsOf: type)
+            case .isAllDay:
+                open(name)
+                text.append(contentsOf: (row.bool(5) ? "true" : "false").utf8)
+            case .properties:
+                guard let properties = try properties(row) else { continue }
+                open(name)
+                text.append(contentsOf: properties)
+            case .sourceType:
+                open(name)
+                let source = row.withText(6) { EventSourceType(lenient: String(decoding: $0, as: UTF8.self)) }
+                // Raw values are plain ASCII words: nothing to escape.
+                text.append(UInt8(ascii: "\""))
+                text.append(contentsOf: source.rawValue.utf8)
+                text.append(UInt8(ascii: "\""))
+            }
         }
-        string("event_type_id", 2, row, &text)
-        string("external_id", 8, row, &text)
-        string("geofence_id", 10, row, &text)
-        string("healthkit_category", 15, row, &text)
-        string("healthkit_sample_id", 14, row, &text)
-        string("id", 0, row, &text)
-        text.append(contentsOf: (row.bool(5) ? #","is_all_day":true"# : #","is_all_day":false"#).utf8)
-        try number("location_latitude", 11, row, &text)
-        try number("location_longitude", 12, row, &text)
-        string("location_name", 13, row, &text)
-        string("notes", 4, row, &text)
-        string("original_title", 9, row, &text)
-        try properties(row, &text)
-        let source = row.withText(7) { EventSourceType(lenient: String(decoding: $0, as: UTF8.self)) }
-        text.append(contentsOf: #","source_type":""#.utf8)
-        text.append(contentsOf: source.rawValue.utf8)
-        text.append(contentsOf: #"","timestamp":""#.utf8)
-        RFC3339.write(milliseconds: row.int64(3), into: &text)
-        text.append(contentsOf: #"","updated_at":""#.utf8)
-        RFC3339.write(milliseconds: row.int64(18), into: &text)
-        text.append(UInt8(ascii: "\""))
-        string("user_id", 1, row, &text)
         text.append(UInt8(ascii: "}"))
     }
 
-    /// `,"name":"<escaped text>"`, or nothing for NULL.
-    private static func string(_ name: String, _ column: Int, _ row: any StorageRow, _ text: inout [UInt8]) {
-        guard !row.isNull(column) else { return }
-        text.append(contentsOf: ",\"\(name)\":".utf8)
-        row.withText(column) { JSONText.writeString(bytes: $0, into: &text) }
-    }
-
-    /// Rare members go through the shared encoder, so their spelling is the Codable one exactly.
-    private static func number(_ name: String, _ column: Int, _ row: any StorageRow, _ text: inout [UInt8]) throws {
-        guard !row.isNull(column) else { return }
-        text.append(contentsOf: ",\"\(name)\":".utf8)
-        text.append(contentsOf: try JSONCoding.encode(row.double(column)))
-    }
-
     /// `properties` only when there are any, as `APIEvent` encodes them (read leniently, like `Rows.event`).
-    private static func properties(_ row: any StorageRow, _ text: inout [UInt8]) throws {
-        let empty = row.withText(16) { $0.count <= 2 }  // "{}" — nearly every event
-        if empty { return }
-        let properties = Rows.properties(try row.decode(String.self, atIndex: 16))
-        if properties.isEmpty { return }
-        text.append(contentsOf: #","properties":"#.utf8)
-        text.append(contentsOf: try JSONCoding.encode(properties))
+    private static func properties(_ row: any StorageRow) throws -> Data? {
+        let empty = row.withText(7) { $0.count <= 2 }  // "{}" — nearly every event
+        if empty { return nil }
+        let properties = Rows.properties(try row.decode(String.self, atIndex: 7))
+        if properties.isEmpty { return nil }
+        return try JSONCoding.encode(properties)
     }
 }
 

@@ -327,6 +327,20 @@ enum Events {
         return .noContent
     }
 
+    static let insertSQL = """
+        INSERT INTO events (\(Rows.eventColumns))
+        VALUES (\(Array(repeating: "?", count: Rows.eventColumnNames.count).joined(separator: ", ")))
+        """
+
+    /// The insert that overwrites every column but `id` and `created_at` of a row that exists, and returns the row.
+    static let upsertSQL = """
+        \(insertSQL)
+        ON CONFLICT(id) DO UPDATE SET \(
+            Rows.eventColumnNames.filter { $0 != "id" && $0 != "created_at" }.map { "\($0) = excluded.\($0)" }
+            .joined(separator: ", "))
+        RETURNING \(Rows.eventColumns)
+        """
+
     /// Inserts or overwrites the row (keeping `created_at` when it exists) and logs the change.
     ///
     /// A create inserts a row `createOne` found no one holding, so what is stored is known without reading it
@@ -339,37 +353,21 @@ enum Events {
         _ db: any StorageTransaction
     ) throws -> APIEvent {
         let properties = Rows.propertiesText(event.properties.mapValues(\.json))
-        let arguments: [any SQLValueConvertible] = [
-            event.id, event.userId, event.eventTypeId, event.timestamp.millisecondsSince1970, event.notes,
-            event.isAllDay, event.endDate?.millisecondsSince1970, event.sourceType.rawValue, event.externalId,
-            event.originalTitle, event.geofenceId, event.locationLatitude, event.locationLongitude,
-            event.locationName, event.healthKitSampleId, event.healthKitCategory, properties,
-            createdAt ?? request.now, request.now,
-        ]
-        let values = "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let arguments: [any SQLValueConvertible] =
+            [
+                event.id, event.userId, event.eventTypeId, event.timestamp.millisecondsSince1970, event.notes,
+                event.isAllDay, event.sourceType.rawValue, properties, createdAt ?? request.now, request.now,
+            ] + Rows.detailValues(event.details)
         let saved: APIEvent
         if operation == .create {
-            try db.execute(sql: "INSERT INTO events (\(Rows.eventColumns)) \(values)", arguments: arguments)
+            try db.execute(sql: insertSQL, arguments: arguments)
             var row = event
             row.properties = Rows.properties(properties)
             row.createdAt = (createdAt ?? request.now).date
             row.updatedAt = request.now.date
             saved = row
         } else {
-            let written = try db.row(
-                sql: """
-                    INSERT INTO events (\(Rows.eventColumns)) \(values)
-                    ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, event_type_id = excluded.event_type_id,
-                        timestamp = excluded.timestamp, notes = excluded.notes, is_all_day = excluded.is_all_day,
-                        end_date = excluded.end_date, source_type = excluded.source_type,
-                        external_id = excluded.external_id, original_title = excluded.original_title,
-                        geofence_id = excluded.geofence_id, location_latitude = excluded.location_latitude,
-                        location_longitude = excluded.location_longitude, location_name = excluded.location_name,
-                        healthkit_sample_id = excluded.healthkit_sample_id,
-                        healthkit_category = excluded.healthkit_category, properties = excluded.properties,
-                        updated_at = excluded.updated_at
-                    RETURNING \(Rows.eventColumns)
-                    """, arguments: arguments, Rows.event)
+            let written = try db.row(sql: upsertSQL, arguments: arguments, Rows.event)
             guard let written else { throw APIError(.internal, "the event \(event.id) was not written") }
             saved = written
         }

@@ -18,32 +18,55 @@ enum Rows {
             updatedAt: try row.decode(Int64.self, atIndex: first + 6).date)
     }
 
-    static let eventColumns = """
-        id, user_id, event_type_id, timestamp, notes, is_all_day, end_date, source_type, external_id, original_title,
-        geofence_id, location_latitude, location_longitude, location_name, healthkit_sample_id, healthkit_category,
-        properties, created_at, updated_at
-        """
+    /// The optional fields' columns come last, named by their keys (`EventDetails.fields`).
+    static let eventColumnNames =
+        [
+            "id", "user_id", "event_type_id", "timestamp", "notes", "is_all_day", "source_type", "properties",
+            "created_at", "updated_at",
+        ] + EventDetails.keys
+    static let eventColumns = eventColumnNames.joined(separator: ", ")
+    static let firstDetailColumn = 10
 
     static func event(_ row: any StorageRow) throws -> APIEvent {
         APIEvent(
-            id: try row.decode(String.self, atIndex: 0), userId: try row.decode(String.self, atIndex: 1),
+            id: try row.decode(String.self, atIndex: 0),
+            userId: try row.decode(String.self, atIndex: 1),
             eventTypeId: try row.decode(String.self, atIndex: 2),
-            timestamp: try row.decode(Int64.self, atIndex: 3).date, notes: try row.decode(String?.self, atIndex: 4),
+            timestamp: try row.decode(Int64.self, atIndex: 3).date,
+            notes: try row.decode(String?.self, atIndex: 4),
             isAllDay: try row.decode(Bool.self, atIndex: 5),
-            sourceType: EventSourceType(lenient: try row.decode(String.self, atIndex: 7)),
-            details: EventDetails(
-                endDate: try row.decode(Int64?.self, atIndex: 6)?.date,
-                externalId: try row.decode(String?.self, atIndex: 8),
-                originalTitle: try row.decode(String?.self, atIndex: 9),
-                geofenceId: try row.decode(String?.self, atIndex: 10),
-                locationLatitude: try row.decode(Double?.self, atIndex: 11),
-                locationLongitude: try row.decode(Double?.self, atIndex: 12),
-                locationName: try row.decode(String?.self, atIndex: 13),
-                healthKitSampleId: try row.decode(String?.self, atIndex: 14),
-                healthKitCategory: try row.decode(String?.self, atIndex: 15)),
-            properties: properties(try row.decode(String.self, atIndex: 16)),
-            createdAt: try row.decode(Int64.self, atIndex: 17).date,
-            updatedAt: try row.decode(Int64.self, atIndex: 18).date)
+            sourceType: EventSourceType(lenient: try row.decode(String.self, atIndex: 6)),
+            details: try details(row),
+            properties: properties(try row.decode(String.self, atIndex: 7)),
+            createdAt: try row.decode(Int64.self, atIndex: 8).date,
+            updatedAt: try row.decode(Int64.self, atIndex: 9).date)
+    }
+
+    /// The optional fields from their columns: text, a double, or Unix milliseconds.
+    static func details(_ row: any StorageRow) throws -> EventDetails {
+        var details = EventDetails()
+        for (offset, field) in EventDetails.fields.enumerated() {
+            let column = firstDetailColumn + offset
+            guard !row.isNull(column) else { continue }
+            switch field.kind {
+            case .text, .id: details[field] = .text(try row.decode(String.self, atIndex: column))
+            case .time: details[field] = .time(try row.decode(Int64.self, atIndex: column).date)
+            case .coordinate: details[field] = .number(try row.decode(Double.self, atIndex: column))
+            }
+        }
+        return details
+    }
+
+    /// The optional fields' column values, in `eventColumnNames` order.
+    static func detailValues(_ details: EventDetails) -> [any SQLValueConvertible] {
+        EventDetails.fields.map { field -> SQLValue in
+            switch details[field] {
+            case .text(let text)?: .text(text)
+            case .number(let number)?: .real(number)
+            case .time(let date)?: .integer(date.millisecondsSince1970)
+            case nil: .null
+            }
+        }
     }
 
     static func properties(_ text: String) -> [String: PropertyValue] {

@@ -15,6 +15,10 @@ protocol SQLValueConvertible: Sendable {
     var sqlValue: SQLValue { get }
 }
 
+extension SQLValue: SQLValueConvertible {
+    var sqlValue: SQLValue { self }
+}
+
 extension String: SQLValueConvertible {
     var sqlValue: SQLValue { .text(self) }
 }
