@@ -173,7 +173,7 @@ let package = Package(
         ),
 
         // MARK: Tests mirror the modules one to one
-        .testTarget(name: "ModelsTests", dependencies: ["Models"], swiftSettings: swiftSettings),
+        .testTarget(name: "ModelsTests", dependencies: ["Models", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "Protocols"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PersistenceTests",

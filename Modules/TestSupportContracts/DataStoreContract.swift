@@ -79,6 +79,16 @@ extension DataStoreContract {
                 #expect(try store.findEvent(id: event.id)?.syncStatus == .pending)
             }
         },
+        check("every optional event field (EventDetails.fields) is stored and read back, and nil clears it") {
+            subject in
+            let event = Build.event { $0.details = Build.everyDetail }
+            try subject.saved { store throws in try store.insertEvent(event) }
+            try subject.read { store throws in #expect(try store.findEvent(id: event.id) == event) }
+            try subject.saved { store throws in
+                try store.upsertEvent(id: event.id) { $0.details = EventDetails() }
+            }
+            try subject.read { store throws in #expect(try store.findEvent(id: event.id)?.details.isEmpty == true) }
+        },
         check("insert of a taken id throws alreadyExists and rolls back the unit of work") { subject in
             try subject.saved { store throws in try store.insertEventType(Build.eventType(syncStatus: .synced)) }
             let store = subject.factory.makeDataStore()

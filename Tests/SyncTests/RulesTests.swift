@@ -2,6 +2,7 @@ import Foundation
 import Hashing
 import Models
 import Protocols
+import TestSupport
 import Testing
 
 @testable import Sync
@@ -122,6 +123,32 @@ struct RulesTests {
         ChangeApplication.apply(
             ["location_latitude": .null, "location_longitude": .null, "source_type": "psychic"], to: &event)
         #expect(event.locationLatitude == nil && event.sourceType == .manual)
+    }
+
+    @Test(
+        "S75 every optional event field: a value of its kind sets it, null clears it when clearable, a wrong kind is ignored"
+    )
+    func applyingEveryDetail() {
+        let full = Build.everyDetail
+        let coordinates = EventDetails.fields.filter { if case .coordinate = $0.kind { true } else { false } }
+        var event = Build.event()
+        ChangeApplication.apply(
+            Dictionary(
+                uniqueKeysWithValues: EventDetails.fields.compactMap { field in
+                    full[field].map { (field.key, $0.json) }
+                }), to: &event)
+        #expect(event.details == full, "every field is set from its JSON")
+
+        ChangeApplication.apply(
+            Dictionary(uniqueKeysWithValues: EventDetails.fields.map { ($0.key, JSONValue.bool(true)) }), to: &event)
+        #expect(event.details == full, "a member of the wrong JSON type changes nothing")
+
+        ChangeApplication.apply(
+            Dictionary(uniqueKeysWithValues: EventDetails.fields.map { ($0.key, JSONValue.null) }), to: &event)
+        for field in EventDetails.fields {
+            #expect((event.details[field] == nil) == field.clearable, "\(field.key): null clears only the clearable")
+        }
+        #expect(coordinates.count == 2 && coordinates.allSatisfy { event.details[$0] == nil })
     }
 
     @Test("S75 S77 definitions, geofences and types: clear rules, string-only options, unknown property types")

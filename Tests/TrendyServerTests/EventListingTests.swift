@@ -23,6 +23,9 @@ struct EventListingTests {
                 #""event_type_id":"\#(coffee)","timestamp":"2026-01-17T01:44:54Z","end_date":"2026-01-17T02:00:00Z","source_type":"imported","external_id":"ext-1","original_title":"Orig","geofence_id":"\#(geofence)","location_latitude":52.520008,"location_longitude":13.404954,"location_name":"Berlin","properties":{"cups":{"type":"number","value":2.5},"kind":{"type":"select","value":"espresso"},"iced":{"type":"boolean","value":false}}"#,
                 #""event_type_id":"\#(tea)","timestamp":"2026-01-17T01:44:55Z","source_type":"healthkit","healthkit_sample_id":"hk-1","healthkit_category":"mindful","location_latitude":0,"location_longitude":1e-7,"properties":{}"#,
             ]
+            for key in EventDetails.keys {
+                #expect(bodies.contains { $0.contains("\"\(key)\":") }, "the page is checked with \(key) set")
+            }
             for body in bodies {
                 let created = try await harness.send(
                     "POST", "/api/v1/events", json: #"{"id":"\#(ServerHarness.newId())",\#(body)}"#)

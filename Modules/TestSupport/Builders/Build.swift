@@ -40,6 +40,26 @@ public enum Build {
         return event
     }
 
+    /// Every optional event field set, each to a value of its kind (`EventDetails.fields`), so that a check using
+    /// it covers a field added later without naming it. The id fields hold ids of rows nobody created.
+    public static var everyDetail: EventDetails {
+        var details = EventDetails()
+        for (number, field) in EventDetails.fields.enumerated() {
+            details[field] = sample(of: field, number: number)
+        }
+        return details
+    }
+
+    /// A value of the field's kind, different for each `number`.
+    public static func sample(of field: EventDetails.Field, number: Int) -> EventDetails.Value {
+        switch field.kind {
+        case .text: .text("\(field.key) \(number) ✓")
+        case .id: .text(id(900 + number))
+        case .time: .time(instant.addingTimeInterval(3600 + Double(number)))
+        case .coordinate(let range): .number(range.upperBound / 2 - Double(number) / 8)
+        }
+    }
+
     public static func geofence(
         id: String = Build.id(200), name: String = "Office", latitude: Double = 52.52, longitude: Double = 13.405,
         radius: Double = 150, eventTypeEntryId: String? = nil, eventTypeExitId: String? = nil,
