@@ -141,6 +141,18 @@ struct ComponentTests {
         #expect(throws: CLIError.self) { try CSV.parse("\"open") }
     }
 
+    @Test("CSV export: every optional event field round-trips, and import reads columns by name in any order")
+    func csvEveryField() throws {
+        let type = Build.eventType()
+        let event = Build.event(eventTypeId: type.id, notes: "n") { $0.details = Build.everyDetail }
+        let text = ExportDocument.csv(ImportBatch(eventTypes: [type], events: [event]))
+        let read = try ExportDocument.readCSV(Data(text.utf8))
+        #expect(read.events == [event] && read.eventTypes == [type])
+
+        let reordered = try CSV.parse(text).map { row in row.reversed().map(CSV.field).joined(separator: ",") }
+        #expect(try ExportDocument.readCSV(Data((reordered.joined(separator: "\r\n") + "\r\n").utf8)) == read)
+    }
+
     @Test("the config file is TOML: tables, dotted keys, inline comments, literal strings; rewritten as tables")
     func configFile() throws {
         let dotted = try ConfigFile.parse(
