@@ -126,75 +126,52 @@ extension EventDetails {
 
         static func text(
             _ key: String, _ path: any WritableKeyPath<EventDetails, String?> & Sendable, clearable: Bool
-        )
-            -> Field
-        {
-            Field(key: key, kind: .text, clearable: clearable, path)
+        ) -> Field {
+            Field(key, .text, clearable: clearable, path, wrap: Value.text) {
+                if case .text(let text) = $0 { text } else { nil }
+            }
         }
 
         static func id(
             _ key: String, _ path: any WritableKeyPath<EventDetails, String?> & Sendable, clearable: Bool
-        )
-            -> Field
-        {
-            Field(key: key, kind: .id, clearable: clearable, path)
-        }
-
-        private init(
-            key: String, kind: Kind, clearable: Bool, _ path: any WritableKeyPath<EventDetails, String?> & Sendable
-        ) {
-            self.key = key
-            self.kind = kind
-            self.clearable = clearable
-            read = { $0[keyPath: path].map(Value.text) }
-            write = { details, value in
-                switch value {
-                case .text(let text)?: details[keyPath: path] = text
-                case nil: details[keyPath: path] = nil
-                default: break
-                }
+        ) -> Field {
+            Field(key, .id, clearable: clearable, path, wrap: Value.text) {
+                if case .text(let text) = $0 { text } else { nil }
             }
         }
 
         static func time(
             _ key: String, _ path: any WritableKeyPath<EventDetails, Date?> & Sendable, clearable: Bool
-        )
-            -> Field
-        {
-            Field(
-                key: key, kind: .time, clearable: clearable, read: { $0[keyPath: path].map(Value.time) },
-                write: { details, value in
-                    switch value {
-                    case .time(let date)?: details[keyPath: path] = date
-                    case nil: details[keyPath: path] = nil
-                    default: break
-                    }
-                })
+        ) -> Field {
+            Field(key, .time, clearable: clearable, path, wrap: Value.time) {
+                if case .time(let date) = $0 { date } else { nil }
+            }
         }
 
         static func coordinate(
             _ key: String, _ path: any WritableKeyPath<EventDetails, Double?> & Sendable, in range: ClosedRange<Double>
         ) -> Field {
-            Field(
-                key: key, kind: .coordinate(range), clearable: true, read: { $0[keyPath: path].map(Value.number) },
-                write: { details, value in
-                    switch value {
-                    case .number(let number)?: details[keyPath: path] = number
-                    case nil: details[keyPath: path] = nil
-                    default: break
-                    }
-                })
+            Field(key, .coordinate(range), clearable: true, path, wrap: Value.number) {
+                if case .number(let number) = $0 { number } else { nil }
+            }
         }
 
-        private init(
-            key: String, kind: Kind, clearable: Bool, read: @escaping @Sendable (EventDetails) -> Value?,
-            write: @escaping @Sendable (inout EventDetails, Value?) -> Void
+        /// A field stored at `path`: `wrap` makes its value, `unwrap` takes a value of its kind back (nil for another).
+        private init<Stored>(
+            _ key: String, _ kind: Kind, clearable: Bool, _ path: any WritableKeyPath<EventDetails, Stored?> & Sendable,
+            wrap: @escaping @Sendable (Stored) -> Value, unwrap: @escaping @Sendable (Value) -> Stored?
         ) {
             self.key = key
             self.kind = kind
             self.clearable = clearable
-            self.read = read
-            self.write = write
+            read = { $0[keyPath: path].map(wrap) }
+            write = { details, value in
+                guard let value else {
+                    details[keyPath: path] = nil
+                    return
+                }
+                if let stored = unwrap(value) { details[keyPath: path] = stored }
+            }
         }
     }
 
