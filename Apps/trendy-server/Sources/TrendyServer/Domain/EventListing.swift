@@ -49,7 +49,13 @@ enum EventListing {
 
     /// What one member of an event object is written from.
     private enum Member {
-        case eventType, isAllDay, properties, sourceType
+        case eventType
+        /// `true` or `false`.
+        case bool(column: Int)
+        /// The known source type, or `manual` (as `EventSourceType(lenient:)` reads it).
+        case sourceType(column: Int)
+        /// The properties object, omitted when empty.
+        case properties(column: Int)
         /// Text, omitted when NULL.
         case text(column: Int)
         /// Unix milliseconds written as RFC 3339, omitted when NULL.
@@ -62,8 +68,9 @@ enum EventListing {
     private static let members: [(name: [UInt8], member: Member)] = {
         var members: [(String, Member)] = [
             ("created_at", .time(column: 8)), ("event_type", .eventType), ("event_type_id", .text(column: 2)),
-            ("id", .text(column: 0)), ("is_all_day", .isAllDay), ("notes", .text(column: 4)),
-            ("properties", .properties), ("source_type", .sourceType), ("timestamp", .time(column: 3)),
+            ("id", .text(column: 0)), ("is_all_day", .bool(column: 5)), ("notes", .text(column: 4)),
+            ("properties", .properties(column: 7)), ("source_type", .sourceType(column: 6)),
+            ("timestamp", .time(column: 3)),
             ("updated_at", .time(column: 9)), ("user_id", .text(column: 1)),
         ]
         for (offset, field) in EventDetails.fields.enumerated() {
@@ -108,16 +115,16 @@ enum EventListing {
                 guard let type = try types.json(row) else { continue }
                 open(name)
                 text.append(contentsOf: type)
-            case .isAllDay:
+            case .bool(let column):
                 open(name)
-                text.append(contentsOf: (row.bool(5) ? "true" : "false").utf8)
-            case .properties:
-                guard let properties = try properties(row) else { continue }
+                text.append(contentsOf: (row.bool(column) ? "true" : "false").utf8)
+            case .properties(let column):
+                guard let properties = try properties(row, column) else { continue }
                 open(name)
                 text.append(contentsOf: properties)
-            case .sourceType:
+            case .sourceType(let column):
                 open(name)
-                let source = row.withText(6) { EventSourceType(lenient: String(decoding: $0, as: UTF8.self)) }
+                let source = row.withText(column) { EventSourceType(lenient: String(decoding: $0, as: UTF8.self)) }
                 // Raw values are plain ASCII words: nothing to escape.
                 text.append(UInt8(ascii: "\""))
                 text.append(contentsOf: source.rawValue.utf8)
@@ -128,10 +135,10 @@ enum EventListing {
     }
 
     /// `properties` only when there are any, as `APIEvent` encodes them (read leniently, like `Rows.event`).
-    private static func properties(_ row: any StorageRow) throws -> Data? {
-        let empty = row.withText(7) { $0.count <= 2 }  // "{}" — nearly every event
+    private static func properties(_ row: any StorageRow, _ column: Int) throws -> Data? {
+        let empty = row.withText(column) { $0.count <= 2 }  // "{}" — nearly every event
         if empty { return nil }
-        let properties = Rows.properties(try row.decode(String.self, atIndex: 7))
+        let properties = Rows.properties(try row.decode(String.self, atIndex: column))
         if properties.isEmpty { return nil }
         return try JSONCoding.encode(properties)
     }
