@@ -101,12 +101,9 @@ extension APIEvent: Codable {
         var container = encoder.container(keyedBy: FieldKey.self)
         try container.encode(id, forKey: "id")
         try container.encode(userId, forKey: "user_id")
-        try container.encode(eventTypeId, forKey: "event_type_id")
-        try container.encodeTimestamp(timestamp, forKey: "timestamp")
-        try container.encodeIfPresent(notes, forKey: "notes")
-        try container.encode(isAllDay, forKey: "is_all_day")
-        try container.encode(sourceType, forKey: "source_type")
-        try details.encode(to: &container)
+        try container.encodeEventMembers(
+            eventTypeId: eventTypeId, timestamp: timestamp, notes: notes, isAllDay: isAllDay, sourceType: sourceType,
+            details: details)
         if !properties.isEmpty { try container.encode(properties, forKey: "properties") }
         try container.encodeTimestampIfPresent(createdAt, forKey: "created_at")
         try container.encodeTimestampIfPresent(updatedAt, forKey: "updated_at")

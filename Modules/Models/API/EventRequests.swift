@@ -71,12 +71,9 @@ extension CreateEventRequest: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldKey.self)
         try container.encodeIfPresent(id, forKey: "id")
-        try container.encode(eventTypeId, forKey: "event_type_id")
-        try container.encodeTimestamp(timestamp, forKey: "timestamp")
-        try container.encodeIfPresent(notes, forKey: "notes")
-        try container.encode(isAllDay, forKey: "is_all_day")
-        try container.encode(sourceType, forKey: "source_type")
-        try details.encode(to: &container)
+        try container.encodeEventMembers(
+            eventTypeId: eventTypeId, timestamp: timestamp, notes: notes, isAllDay: isAllDay, sourceType: sourceType,
+            details: details)
         try container.encode(properties, forKey: "properties")
     }
 }

@@ -77,13 +77,25 @@ extension Event: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldKey.self)
         try container.encode(id, forKey: "id")
-        try container.encode(eventTypeId, forKey: "event_type_id")
-        try container.encodeTimestamp(timestamp, forKey: "timestamp")
-        try container.encodeIfPresent(notes, forKey: "notes")
-        try container.encode(isAllDay, forKey: "is_all_day")
-        try container.encode(sourceType, forKey: "source_type")
-        try details.encode(to: &container)
+        try container.encodeEventMembers(
+            eventTypeId: eventTypeId, timestamp: timestamp, notes: notes, isAllDay: isAllDay, sourceType: sourceType,
+            details: details)
         if !properties.isEmpty { try container.encode(properties, forKey: "properties") }
         try container.encode(syncStatus, forKey: "sync_status")
+    }
+}
+
+extension KeyedEncodingContainer where Key == FieldKey {
+    /// The members that `Event`, `APIEvent` and `CreateEventRequest` write alike (the update writes nil as `null`).
+    mutating func encodeEventMembers(
+        eventTypeId: String, timestamp: Date, notes: String?, isAllDay: Bool, sourceType: EventSourceType,
+        details: EventDetails
+    ) throws {
+        try encode(eventTypeId, forKey: "event_type_id")
+        try encodeTimestamp(timestamp, forKey: "timestamp")
+        try encodeIfPresent(notes, forKey: "notes")
+        try encode(isAllDay, forKey: "is_all_day")
+        try encode(sourceType, forKey: "source_type")
+        try details.encode(to: &self)
     }
 }
