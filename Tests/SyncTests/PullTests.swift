@@ -168,6 +168,38 @@ struct PullTests {
         #expect(Set(a.serverEventTypes.map(\.name)) == ["Live from b", "Dead from b"])
     }
 
+    /// Found by `make proof` (convergence seed 62, 2026-11-23; docs/reliability.md, "Open: a replayed update can hide
+    /// a later edit"). Kept as a known issue until the spec says how the client learns the server's newer state.
+    @Test("a replayed update acknowledges a write that an edit fenced by S73 has since overtaken: the device diverges")
+    func replayedUpdateHidesLaterEdit() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+
+        // a's update reaches the server, but its answer is lost: the mutation stays pending under its key.
+        _ = try await a.events.updateEventType(id: type.id) { $0.icon = "icon-a" }
+        let update = try #require(try a.mutations(of: type.id).first)
+        let body = try JSONCoding.decode(UpdateEventTypeRequest.self, from: try #require(update.payload))
+        _ = try await a.network.updateEventTypeWithIdempotency(
+            id: type.id, body, idempotencyKey: update.clientRequestId)
+        // Then b's later edit lands on top of it.
+        _ = try await b.events.updateEventType(id: type.id) { $0.icon = "icon-b" }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+
+        // a's re-send fails once; its pull fences b's entry (S73) and moves the cursor past it.
+        a.network.enqueue(http(503), for: .updateEventTypeWithIdempotency)
+        #expect(await a.engine.performSync().outcome == .partial(bootstrapped: false))
+        // The next re-send is replayed: the server answers a's old state and changes nothing.
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(try a.mutations(of: type.id).isEmpty)
+        #expect(a.serverEventTypes.first { $0.id == type.id }?.icon == "icon-b")
+        let icon = try a.events.eventType(id: type.id)?.icon
+        withKnownIssue("the device keeps its own icon while the server holds b's") {
+            #expect(icon == "icon-b")
+        }
+    }
+
     @Test("S74 deletes always apply with the local cascade; children with a create mutation stay")
     func deletesCascade() async throws {
         let (a, b, type) = try await twoDevices()
