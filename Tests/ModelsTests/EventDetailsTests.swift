@@ -67,6 +67,11 @@ struct EventDetailsTests {
             #expect(try JSONText.parse(JSONCoding.encode(create))[field.key] == member, "\(field.key)")
         }
         #expect(Event.fieldNames.filter(EventDetails.keys.contains) == EventDetails.keys)
+        let full = Build.event(notes: "n", properties: ["k": PropertyValue(type: .text, value: "v")]) {
+            $0.details = details
+        }
+        let members = try JSONText.parse(JSONCoding.encode(full)).objectValue.map { Set($0.keys) }
+        #expect(members == Set(Event.fieldNames), "fieldNames (the CSV columns) lists every member an event writes")
         #expect(Set(EventDetails.keys).isSubset(of: MutationPayload.createKeys(of: .event)))
     }
 

@@ -130,7 +130,7 @@ struct RulesTests {
     )
     func applyingEveryDetail() {
         let full = Build.everyDetail
-        let coordinates = EventDetails.fields.filter { if case .coordinate = $0.kind { true } else { false } }
+        let coordinates = EventDetails.fields.filter(\.kind.isCoordinate)
         var event = Build.event()
         ChangeApplication.apply(
             Dictionary(

@@ -101,6 +101,8 @@ extension EventDetails {
         case time
         /// One of a location's coordinates, within its range; the pair is set or cleared together.
         case coordinate(ClosedRange<Double>)
+
+        public var isCoordinate: Bool { if case .coordinate = self { true } else { false } }
     }
 
     /// One optional field: its key, its kind, and how to read and write it on a value.

@@ -34,7 +34,7 @@ enum ChangeApplication {
         reader.clearable(&event.notes, "notes")
         for field in EventDetails.fields {
             guard let member = data[field.key] else { continue }
-            if case .coordinate = field.kind { continue }  // set or cleared as a pair, below
+            if field.kind.isCoordinate { continue }  // set or cleared as a pair, below
             if member == .null {
                 if field.clearable { event.details[field] = nil }
             } else if let value = field.value(json: member) {

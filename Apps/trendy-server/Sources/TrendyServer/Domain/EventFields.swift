@@ -114,8 +114,7 @@ struct EventFields: Equatable {
             switch state(field.key) {
             case .absent: break
             case .null:
-                let coordinate = if case .coordinate = field.kind { true } else { false }
-                if field.clearable && !(original && coordinate) { merged.details[field] = nil }
+                if field.clearable && !(original && field.kind.isCoordinate) { merged.details[field] = nil }
             case .value: if let value = changes.details[field] { merged.details[field] = value }
             }
         }
