@@ -320,8 +320,10 @@ extension DataStoreContract {
             #expect(try subject.read { try $0.findEvent(id: event.id)?.syncStatus } == .pending)
             #expect(try subject.saved { try $0.reviveMutation(id: create.id, at: subject.now) } == false)
         },
-        check("DS5 reviving a dead update makes it live with a new key and leaves the entity status") { subject in
-            try subject.saved { store in try store.upsertEvent(id: Build.id(1)) { _ in } }
+        check("DS5 (R8) reviving a dead update makes it live with a new key, rebuilt from the row") { subject in
+            let stored = try subject.saved { store in
+                try store.upsertEvent(id: Build.id(1)) { $0.eventTypeId = Build.id(9) }
+            }
             try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
             let row = try #require(try subject.queue().first)
             try subject.saved { store throws in
@@ -331,8 +333,20 @@ extension DataStoreContract {
                 #expect(try store.reviveMutation(id: row.id, at: subject.now))
             }
             let revived = try #require(try subject.queue().first)
-            #expect(revived.isLive && revived.payload == row.payload && revived.clientRequestId != row.clientRequestId)
+            #expect(revived.isLive && revived.clientRequestId != row.clientRequestId)
+            #expect(
+                revived.payload == (try MutationPayload.update(stored)),
+                "R8: the revived update carries the row as it is now, not the payload that failed")
             #expect(try subject.read { try $0.findEvent(id: Build.id(1))?.syncStatus } == .failed)
+            try subject.saved { store in try store.deleteEvent(id: Build.id(1)) }
+            try subject.saved { store throws in
+                let live = try #require(try store.fetchPendingMutations().first)
+                _ = try store.recordMutationFailure(
+                    id: live.id, revision: live.revision, message: "x", at: subject.now, maxAttempts: 5,
+                    deadLetterNow: true)
+                #expect(try store.reviveMutation(id: live.id, at: subject.now))
+            }
+            #expect(try subject.queue().first?.payload == revived.payload, "without a row the payload stays")
         },
     ]
 }

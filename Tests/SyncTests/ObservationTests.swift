@@ -60,7 +60,7 @@ struct ObservationTests {
         _ = try await a.syncedType()
         let b = try a.secondDevice()
         let recorder = await SnapshotRecorder(b.engine)
-        let gate = b.network.hold(.getAllEvents)
+        let gate = b.network.hold(.getEventsPage)
         let first = Task { await b.engine.performSync() }
         await gate.waitForArrivals(1)
         let joined = Task { await b.engine.performSync() }  // an extra, incremental round follows

@@ -106,8 +106,8 @@ struct PullTests {
         a.network.resetCalls()
         let report = await a.engine.performSync()
         #expect(report.outcome == .synced(bootstrapped: true))
-        #expect(a.network.callCount(.getLatestCursor) == 2, "before the snapshot and after it, unchanged")
-        #expect(a.network.callCount(.getAllEvents) == 1)
+        #expect(a.network.callCount(.getLatestCursor) == 1, "before the snapshot; a keyset listing is complete (R11)")
+        #expect(a.network.callCount(.getEventsPage) == 1)
         #expect(try a.history().first?.kind == .bootstrap)
         #expect(try Set(a.events.eventTypes().map(\.name)) == ["Coffee", "Tea"])
         // S71: A 410 from /changes makes the same round run a bootstrap.
@@ -130,6 +130,7 @@ struct PullTests {
         try await a.events.deleteEvent(id: pushedNow.id)
         try a.updateEngineState { $0.pendingDeleteIds = [fence.id] }
         a.network.enqueue(http(500), for: .deleteEvent)  // the first delete stays queued
+        a.network.setStickyError(http(503), for: .fetchEntity)  // the read-backs wait for the next round
         let report = await a.engine.performSync()
 
         #expect(report.outcome == .partial(bootstrapped: false))
@@ -137,6 +138,16 @@ struct PullTests {
         #expect(try a.events.geofence(id: fence.id) == nil, "fenced in the feed and in the geofence refresh")
         // S72: A create or update entry is skipped when its id is in pending_delete_ids or has a queued delete…
         #expect(try a.history().first?.fenced == 4, "two event updates, the geofence's create and its refresh")
+        // R4: a skip only because of pending_delete_ids is owed (the server still has the geofence: a restore, say);
+        // a skip because of a queued delete is not.
+        #expect(try Set(a.owed().map(\.id)) == [pushedNow.id, fence.id])
+
+        a.network.setStickyError(nil, for: .fetchEntity)
+        a.network.resetCalls()
+        _ = await a.engine.performSync()
+        #expect(try a.events.geofence(id: fence.id)?.name == "Office", "read back: the server holds it")
+        #expect(try a.events.event(id: pushedNow.id) == nil, "read back: 404, gone")
+        #expect(try a.owed().isEmpty)
     }
 
     @Test("S73 the pending-write fence: an entity with a live or dead create or update keeps its local values")
@@ -168,9 +179,10 @@ struct PullTests {
         #expect(Set(a.serverEventTypes.map(\.name)) == ["Live from b", "Dead from b"])
     }
 
-    /// Found by `make proof` (convergence seed 62, 2026-11-23; docs/reliability.md, "Open: a replayed update can hide
-    /// a later edit"). Kept as a known issue until the spec says how the client learns the server's newer state.
-    @Test("a replayed update acknowledges a write that an edit fenced by S73 has since overtaken: the device diverges")
+    /// Found by `make proof` (convergence seed 62, 2026-11-23; docs/reliability.md, "Fixed: a replayed update hid a
+    /// later edit"). Fixed by R4 and R5: the fenced entry and the replayed answer each make the type owed, and the
+    /// read-back after the replay brings b's icon.
+    @Test("R4 R5 a replayed update whose answer an edit fenced by S73 has since overtaken is read back: no divergence")
     func replayedUpdateHidesLaterEdit() async throws {
         let a = try SyncHarness()
         let type = try await a.syncedType()
@@ -194,10 +206,10 @@ struct PullTests {
         #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
         #expect(try a.mutations(of: type.id).isEmpty)
         #expect(a.serverEventTypes.first { $0.id == type.id }?.icon == "icon-b")
-        let icon = try a.events.eventType(id: type.id)?.icon
-        withKnownIssue("the device keeps its own icon while the server holds b's") {
-            #expect(icon == "icon-b")
-        }
+        // R5: the replayed answer proves nothing; R4: the type is read back, so the device holds b's icon.
+        let row = try a.events.eventType(id: type.id)
+        #expect(row?.icon == "icon-b" && row?.syncStatus == .synced)
+        #expect(try a.owed().isEmpty)
     }
 
     @Test("S74 deletes always apply with the local cascade; children with a create mutation stay")

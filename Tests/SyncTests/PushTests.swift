@@ -240,12 +240,20 @@ struct PushTests {
         #expect(h.serverEventTypes.first?.name == "Version 2")
     }
 
-    @Test("S38 a duplicate create confirmed by existing_id or by N2 completes, marks synced, deletes nothing")
+    @Test("S38 R5 a duplicate create confirmed by existing_id or by N2 completes, deletes nothing, is read back")
     func confirmedDuplicates() async throws {
         let h = try SyncHarness()
         _ = try await h.syncedType("Seed")  // a cursor: the next round pulls instead of bootstrapping
         let first = try await h.events.createEventType(name: "A")
         let second = try await h.events.createEventType(name: "B")
+        // The server holds both already (an earlier send arrived), under the names another device gave them.
+        for (type, name) in [(first, "A on the server"), (second, "B on the server")] {
+            _ = try h.model.createEventType(
+                user: h.network.userId,
+                CreateEventTypeRequest(id: type.id, name: name, color: type.color, icon: type.icon), key: nil)
+        }
+        let cursor = h.model.latestCursor(user: h.network.userId)
+        try h.updateEngineState { $0.cursor = cursor }  // their feed entries are behind this device: only R5 tells
         h.network.enqueue(
             http(409, "conflict", message: "duplicate id", existingId: first.id.uppercased()),
             for: .createEventTypeWithIdempotency)
@@ -257,6 +265,10 @@ struct PushTests {
         #expect(h.network.calls(of: .entityExists).first?.arguments["id"] == second.id)
         // S38: A duplicate on a create whose existing_id is the entity id, or whose id N2 confirms, completes the…
         #expect(try [first.id, second.id].map { try h.events.eventType(id: $0)?.syncStatus } == [.synced, .synced])
+        // R5: the stored entity may differ from what this device sent: each is read back in the same round.
+        #expect(h.network.calls(of: .fetchEntity).map { $0.arguments["id"] } == [first.id, second.id])
+        #expect(try h.events.eventType(id: first.id)?.name == "A on the server")
+        #expect(report.owed == 0 && report.outcome == .synced(bootstrapped: false))
     }
 
     @Test("S39 a duplicate held by another entity is a dead letter now, 'conflict:', the entity kept and failed")
@@ -279,7 +291,7 @@ struct PushTests {
         }
     }
 
-    @Test("S40 S41 a duplicate on update or delete is dropped; a delete answered 404 or 5xx 'not found' succeeds")
+    @Test("R6 S40 S41 a duplicate on an update is a dead letter now; a delete answered 404 or 5xx 'not found' succeeds")
     func droppedAndGone() async throws {
         let h = try SyncHarness()
         let a = try await h.syncedType("A")
@@ -293,9 +305,13 @@ struct PushTests {
         h.network.enqueue(http(500, message: "event type not found"), for: .deleteEventType)
         let report = await h.engine.performSync()
         // S41: A delete answered 404, or 5xx with "not found", completes as a success.
-        #expect(report.outcome == .synced(bootstrapped: false) && report.pushed == 3)
-        // S40: A duplicate on an update or delete drops the mutation and leaves the local row untouched.
-        #expect(try h.events.eventType(id: a.id)?.icon == "x", "the local row is untouched")
+        #expect(report.outcome == .partial(bootstrapped: false) && report.pushed == 2 && report.deadLettered == 1)
+        // S40 (R6): an update refused as a uniqueness conflict is a dead letter at once, never a silently dropped edit.
+        let dead = try #require(try h.mutations(of: a.id).first)
+        #expect(dead.isDeadLetter && dead.attempts == 1 && dead.lastError == "conflict: duplicate name")
+        let row = try h.events.eventType(id: a.id)
+        #expect(row?.icon == "x" && row?.syncStatus == .failed)
+        #expect(report.owed == 1, "read back once the dead letter is retried or discarded")
     }
 
     @Test("S42 an update answered 404 or 5xx 'not found' becomes a dead letter at once")

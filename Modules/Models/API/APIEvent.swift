@@ -26,6 +26,8 @@ public struct APIEvent: Sendable, Hashable, Identifiable {
     var storedDetails: Box<EventDetails>?
     /// Shared by the events of one listing (`Interner`).
     var embeddedType: Box<APIEventType>?
+    /// Set by the network client when the answer was replayed (api-v1 §7); not part of the JSON.
+    public var replayed = false
 
     public var details: EventDetails {
         get { storedDetails?.value ?? EventDetails() }
@@ -76,6 +78,8 @@ public struct APIEvent: Sendable, Hashable, Identifiable {
         !userId.isEmpty && !eventTypeId.isEmpty && !timestamp.isZeroInstant
     }
 }
+
+extension APIEvent: ReplayableAnswer {}
 
 extension APIEvent: Codable {
     public init(from decoder: any Decoder) throws {

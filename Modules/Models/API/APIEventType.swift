@@ -9,6 +9,8 @@ public struct APIEventType: Sendable, Hashable, Identifiable {
     public var icon: String
     public var createdAt: Date?
     public var updatedAt: Date?
+    /// Set by the network client when the answer was replayed (api-v1 §7); not part of the JSON.
+    public var replayed = false
 
     public init(
         id: String, userId: String, name: String, color: String, icon: String, createdAt: Date? = nil,
@@ -23,6 +25,8 @@ public struct APIEventType: Sendable, Hashable, Identifiable {
         self.updatedAt = updatedAt
     }
 }
+
+extension APIEventType: ReplayableAnswer {}
 
 extension APIEventType: Codable {
     enum CodingKeys: String, CodingKey {

@@ -16,6 +16,8 @@ public struct APIGeofence: Sendable, Hashable, Identifiable {
     public var iosRegionIdentifier: String?
     public var createdAt: Date?
     public var updatedAt: Date?
+    /// Set by the network client when the answer was replayed (api-v1 §7); not part of the JSON.
+    public var replayed = false
 
     public init(
         id: String,
@@ -49,6 +51,8 @@ public struct APIGeofence: Sendable, Hashable, Identifiable {
         self.updatedAt = updatedAt
     }
 }
+
+extension APIGeofence: ReplayableAnswer {}
 
 extension APIGeofence: Codable {
     enum CodingKeys: String, CodingKey {

@@ -13,6 +13,8 @@ public struct APIPropertyDefinition: Sendable, Hashable, Identifiable {
     public var displayOrder: Int
     public var createdAt: Date?
     public var updatedAt: Date?
+    /// Set by the network client when the answer was replayed (api-v1 §7); not part of the JSON.
+    public var replayed = false
 
     public init(
         id: String,
@@ -40,6 +42,8 @@ public struct APIPropertyDefinition: Sendable, Hashable, Identifiable {
         self.updatedAt = updatedAt
     }
 }
+
+extension APIPropertyDefinition: ReplayableAnswer {}
 
 extension APIPropertyDefinition: Codable {
     enum CodingKeys: String, CodingKey {

@@ -13,6 +13,9 @@ public struct BatchCreateEventsResponse: Sendable, Hashable {
     /// 2xx (sync-engine S59), and a body where every item failed looks the same under 207 and 400. A value built
     /// without one gets what api-v1 §5.3.5 prescribes: 201 when nothing failed, else 207.
     public var httpStatus: Int
+    /// Set by the network client when the answer was replayed (api-v1 §7): every item's outcome is then as it was
+    /// when first answered, and each item is read back (sync-engine R5). Not part of the JSON.
+    public var replayed = false
 
     public init(
         created: [APIEvent], errors: [BatchEventError] = [], total: Int, success: Int, failed: Int,
@@ -29,6 +32,8 @@ public struct BatchCreateEventsResponse: Sendable, Hashable {
     /// Whether the answer came with a 2xx status.
     public var isSuccessStatus: Bool { (200..<300).contains(httpStatus) }
 }
+
+extension BatchCreateEventsResponse: ReplayableAnswer {}
 
 extension BatchCreateEventsResponse: Codable {
     enum CodingKeys: String, CodingKey {

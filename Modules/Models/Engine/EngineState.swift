@@ -21,6 +21,9 @@ public struct EngineState: Sendable, Hashable {
     public var unfetchedDefinitionTypes: Set<String>
     /// When the geofences were last read whole (refresh or bootstrap), for `geofenceRefreshInterval` (S78).
     public var geofencesRefreshedAt: Date?
+    /// The `Trendy-Features` of the server's last answer (sync-engine R0); empty before the first answer and against
+    /// the original backend.
+    public var serverFeatures: ServerFeatures
 
     public init(
         cursor: Int64 = 0,
@@ -35,7 +38,8 @@ public struct EngineState: Sendable, Hashable {
         serverRoot: String? = nil,
         accountUserId: String? = nil,
         unfetchedDefinitionTypes: Set<String> = [],
-        geofencesRefreshedAt: Date? = nil
+        geofencesRefreshedAt: Date? = nil,
+        serverFeatures: ServerFeatures = ServerFeatures()
     ) {
         self.cursor = cursor
         self.bootstrapRequested = bootstrapRequested
@@ -50,5 +54,6 @@ public struct EngineState: Sendable, Hashable {
         self.accountUserId = accountUserId
         self.unfetchedDefinitionTypes = unfetchedDefinitionTypes
         self.geofencesRefreshedAt = geofencesRefreshedAt
+        self.serverFeatures = serverFeatures
     }
 }

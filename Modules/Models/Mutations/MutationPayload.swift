@@ -74,6 +74,42 @@ public enum MutationPayload {
         }
     }
 
+    /// Decodes an update body into its typed request and encodes it again.
+    public static func canonicalUpdate(_ payload: Data, of entityType: MutationEntityType) throws -> Data {
+        switch entityType {
+        case .eventType: try JSONCoding.encode(JSONCoding.decode(UpdateEventTypeRequest.self, from: payload))
+        case .geofence: try JSONCoding.encode(JSONCoding.decode(UpdateGeofenceRequest.self, from: payload))
+        case .propertyDefinition:
+            try JSONCoding.encode(JSONCoding.decode(UpdatePropertyDefinitionRequest.self, from: payload))
+        case .event: try JSONCoding.encode(JSONCoding.decode(UpdateEventRequest.self, from: payload))
+        }
+    }
+
+    /// The string a payload holds under `key`, lowercased (an id), or nil.
+    public static func id(in payload: Data?, key: String) -> String? {
+        guard let payload, let body = try? JSONText.parse(Array(payload)) else { return nil }
+        return body[key]?.stringValue?.lowercased()
+    }
+
+    /// The payload without the references in `keys`: a create leaves them out, an update sends `null`, which clears
+    /// them on the server (sync-engine R8: a payload never names a removed parent). Nil when the payload named none.
+    public static func clearing(
+        _ keys: [String], in payload: Data, of entityType: MutationEntityType, operation: MutationOperation
+    ) throws -> Data? {
+        guard case .object(var body) = try JSONCoding.decode(JSONValue.self, from: payload) else {
+            throw PayloadError.notAnObject
+        }
+        var changed = false
+        for key in keys where body[key] != nil && body[key] != .null {
+            body[key] = operation == .create ? nil : .null
+            changed = true
+        }
+        guard changed else { return nil }
+        let text = try JSONCoding.encode(JSONValue.object(body))
+        return operation == .create
+            ? try canonicalCreate(text, of: entityType) : try canonicalUpdate(text, of: entityType)
+    }
+
     /// The keys of each entity type's create request.
     public static func createKeys(of entityType: MutationEntityType) -> Set<String> {
         switch entityType {

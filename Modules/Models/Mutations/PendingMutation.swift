@@ -26,6 +26,9 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     public var createdAt: Date
     public var updatedAt: Date
 
+    /// The `last_error` of a create whose parent was removed (sync-engine R8); a retry rebuilds its payload.
+    public static let parentDeletedError = "parent deleted"
+
     public init(
         seq: Int64 = 0,
         id: String,

@@ -107,6 +107,7 @@ extension APIClient {
         }
         var response = try decode(BatchCreateEventsResponse.self, from: answer)
         response.httpStatus = answer.status
+        response.replayed = answer.replayed
         return response
     }
 
@@ -231,6 +232,40 @@ extension APIClient {
     public func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool {
         let answer = try await send(.get("\(type.pathComponent)/\(segment(id))")) { status, _ in status == 404 }
         return answer.status != 404
+    }
+
+    // MARK: N7, N8 (sync-engine R4, R11)
+
+    /// 200 → the entity; 404, or a 5xx whose message says "not found" (the original backend), → nil.
+    public func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity? {
+        let endpoint = Endpoint.get("\(type.pathComponent)/\(segment(id))")
+        let answer: Answer
+        do {
+            answer = try await send(endpoint) { status, _ in status == 404 }
+        } catch {
+            if Self.meansNotFound(error) { return nil }
+            throw error
+        }
+        if answer.status == 404 { return nil }
+        switch type {
+        case .eventType: return .eventType(try decode(APIEventType.self, from: answer))
+        case .event: return .event(try decode(APIEvent.self, from: answer))
+        case .geofence: return .geofence(try decode(APIGeofence.self, from: answer))
+        case .propertyDefinition: return .propertyDefinition(try decode(APIPropertyDefinition.self, from: answer))
+        }
+    }
+
+    /// The original backend answers some missing ids with a 500 whose message says "not found" (api-v1 §12.1).
+    static func meansNotFound(_ error: NetworkError) -> Bool {
+        guard case .http(let failure) = error, failure.status >= 500 else { return false }
+        return (failure.message ?? "").lowercased().contains("not found")
+    }
+
+    public func getEventsPage(limit: Int, after: String?) async throws -> EventsPage {
+        var query = [(name: "limit", value: "\(limit)")]
+        if let after { query.append((name: "after", value: after)) }
+        let answer = try await send(.get("events", query: query))
+        return EventsPage(events: try decode([APIEvent].self, from: answer), nextAfter: answer.nextAfter)
     }
 
     // MARK: Helpers

@@ -13,6 +13,10 @@ extension APIClient {
     struct Answer {
         let status: Int
         let body: Data
+        /// `Idempotency-Replayed: true` or `X-Idempotency-Replayed: true` (api-v1 §7).
+        var replayed = false
+        /// The `X-Next-After` token of a keyset page (api-v1 §5.3.1).
+        var nextAfter: String? = nil
     }
 
     /// Sends `endpoint` with the retries of sync-engine §2.3 and returns a 2xx answer, or throws `NetworkError`.
@@ -32,8 +36,17 @@ extension APIClient {
             let request = makeRequest(endpoint, url: url, token: token, requestId: requestId)
             let (data, response) = try await transfer(request)
             let status = response.statusCode
-            if (200..<300).contains(status) { return Answer(status: status, body: data) }
-            if let acceptedFailure, acceptedFailure(status, data) { return Answer(status: status, body: data) }
+            noteFeatures(response.value(forHTTPHeaderField: ServerFeatures.headerName))
+            if (200..<300).contains(status) || acceptedFailure?(status, data) == true {
+                let replayed = [
+                    response.value(forHTTPHeaderField: "Idempotency-Replayed"),
+                    response.value(forHTTPHeaderField: "X-Idempotency-Replayed"),
+                ]
+                .contains { $0?.lowercased() == "true" }
+                return Answer(
+                    status: status, body: data, replayed: replayed,
+                    nextAfter: response.value(forHTTPHeaderField: "X-Next-After"))
+            }
             let failure = FailureParsing.failure(
                 status: status, body: data, retryAfterHeader: response.value(forHTTPHeaderField: "Retry-After"),
                 requestId: requestId, now: clock.now())
@@ -65,6 +78,16 @@ extension APIClient {
     func send<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type) async throws(NetworkError) -> Value {
         let answer = try await send(endpoint)
         return try decode(type, from: answer)
+    }
+
+    /// As `send(_:as:)`, for a create or update answer: marks it replayed when the server says so (sync-engine R5).
+    func send<Value: Decodable & ReplayableAnswer>(
+        _ endpoint: Endpoint, as type: Value.Type
+    ) async throws(NetworkError) -> Value {
+        let answer = try await send(endpoint)
+        var value = try decode(type, from: answer)
+        value.replayed = answer.replayed
+        return value
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, from answer: Answer) throws(NetworkError) -> Value {

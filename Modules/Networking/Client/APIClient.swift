@@ -69,6 +69,8 @@ public final class APIClient: NetworkClientProtocol {
     /// the engine re-sends under the same idempotency key (docs/error-recovery.md).
     let bodySessionConfiguration: URLSessionConfiguration
     private let sentRequests = Atomic<Int>(0)
+    /// The `Trendy-Features` of the last answer (sync-engine R0); nil before the first.
+    private let lastFeatures = Mutex<ServerFeatures?>(nil)
     let logger: Logger
 
     public init(
@@ -96,6 +98,13 @@ public final class APIClient: NetworkClientProtocol {
     public var sentRequestCount: Int { sentRequests.load(ordering: .relaxed) }
 
     func countSentRequest() { sentRequests.add(1, ordering: .relaxed) }
+
+    public var serverFeatures: ServerFeatures? { lastFeatures.withLock { $0 } }
+
+    func noteFeatures(_ header: String?) {
+        let features = ServerFeatures(header: header)
+        lastFeatures.withLock { $0 = features }
+    }
 
     deinit {
         session.finishTasksAndInvalidate()

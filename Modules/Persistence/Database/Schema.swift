@@ -11,7 +11,32 @@ enum Schema {
         migrator.registerMigration("v2-query-indexes", migrate: addQueryIndexes)
         migrator.registerMigration("v3-unfetched-definition-types", migrate: addUnfetchedDefinitionTypes)
         migrator.registerMigration("v4-geofences-refreshed-at", migrate: addGeofencesRefreshedAt)
+        migrator.registerMigration("v5-owed-features-batches", migrate: addOwedFeaturesAndBatches)
         return migrator
+    }
+
+    /// Revision 3: the owed read-backs (sync-engine R4; `seq` is the token, never reused), the server's features
+    /// (R0), and the event-create batches sent and not answered yet (§4.7 step 2), re-sent exactly as they went.
+    private static func addOwedFeaturesAndBatches(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE owed_entities (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    entity_type TEXT NOT NULL
+                        CHECK (entity_type IN ('event_type', 'geofence', 'property_definition', 'event')),
+                    entity_id TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    marked_at INTEGER NOT NULL,
+                    UNIQUE (entity_type, entity_id)
+                ) STRICT;
+                ALTER TABLE sync_engine_state ADD COLUMN server_features TEXT NOT NULL DEFAULT '[]';
+                CREATE TABLE unanswered_batches (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    key TEXT NOT NULL UNIQUE,
+                    members TEXT NOT NULL,
+                    sent_at INTEGER NOT NULL
+                ) STRICT;
+                """)
     }
 
     /// When the geofences were last read whole, so a refresh can wait for `geofenceRefreshInterval` (S78).

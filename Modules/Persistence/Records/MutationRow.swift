@@ -84,14 +84,15 @@ enum EngineRows {
             serverRoot: try row.decode(String?.self, atIndex: 9),
             accountUserId: try row.decode(String?.self, atIndex: 10),
             unfetchedDefinitionTypes: try Column.stringSet(row, 11),
-            geofencesRefreshedAt: try Column.optionalDate(row, 12)
+            geofencesRefreshedAt: try Column.optionalDate(row, 12),
+            serverFeatures: ServerFeatures(try Column.stringSet(row, 13))
         )
     }
 
     static let stateColumnNames = [
         "cursor", "bootstrap_requested", "pending_delete_ids", "breaker_consecutive_429", "breaker_backoff_until",
         "breaker_multiplier", "breaker_retry_after_hint", "quiet_until", "last_success_at", "server_root",
-        "account_user_id", "unfetched_definition_types", "geofences_refreshed_at",
+        "account_user_id", "unfetched_definition_types", "geofences_refreshed_at", "server_features",
     ]
     static let loadStateSQL = "SELECT \(stateColumnNames.joined(separator: ", ")) FROM sync_engine_state WHERE id = 1"
     static let saveStateSQL =
@@ -107,7 +108,7 @@ enum EngineRows {
             state.breakerRetryAfterHint, Column.milliseconds(state.quietUntil),
             Column.milliseconds(state.lastSuccessAt),
             state.serverRoot, state.accountUserId, Column.json(state.unfetchedDefinitionTypes.sorted()),
-            Column.milliseconds(state.geofencesRefreshedAt),
+            Column.milliseconds(state.geofencesRefreshedAt), Column.json(state.serverFeatures.names.sorted()),
         ]
     }
 

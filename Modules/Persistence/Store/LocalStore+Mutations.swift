@@ -108,23 +108,42 @@ extension LocalStore {
         }
     }
 
+    /// DS5 with R8: a revived update is rebuilt from the entity's current row (kept as it is when the row is gone). A
+    /// revived create is rebuilt from the row, absorbing an update of the entity, when the server cannot hold it:
+    /// it was never sent, or its parent was removed (`"parent deleted"`), or the server refused it as a conflict.
+    /// Otherwise an earlier send may have stored it, so it keeps its payload under a new key and the update stays
+    /// queued behind it, to be applied after it.
     public func reviveMutation(id: String, at: Date) throws -> Bool {
         try perform { db in
             guard let dead = try Self.mutation(id: id, in: db), dead.isDeadLetter else { return false }
             var row = MutationCoalescer.changed(dead, payload: dead.payload, at: at, revive: true)
-            if row.operation == .create {
-                if let rebuilt = try self.createPayload(of: row.entityType, id: row.entityId, in: db) {
+            switch row.operation {
+            case .create:
+                let lastError = dead.lastError ?? ""
+                let refused =
+                    !dead.isSent || lastError == PendingMutation.parentDeletedError || lastError.hasPrefix("conflict:")
+                if refused, let rebuilt = try self.createPayload(of: row.entityType, id: row.entityId, in: db) {
                     row.payload = rebuilt
-                }
-                let siblings = try Self.mutations(of: row.entityType, entityId: row.entityId, in: db)
-                for update in siblings where update.operation == .update {
-                    try Self.remove(id: update.id, in: db)
+                    let siblings = try Self.mutations(of: row.entityType, entityId: row.entityId, in: db)
+                    for update in siblings where update.operation == .update {
+                        try Self.remove(id: update.id, in: db)
+                    }
                 }
                 try Self.setSyncStatus(.pending, of: row.entityType, id: row.entityId, in: db)
+            case .update:
+                if let rebuilt = try self.updatePayload(of: row.entityType, id: row.entityId, in: db) {
+                    row.payload = rebuilt
+                }
+            case .delete:
+                break
             }
             try Self.rewrite(row, in: db)
             return true
         }
+    }
+
+    public func rewriteMutation(_ mutation: PendingMutation) throws {
+        try perform { db in try Self.rewrite(mutation, in: db) }
     }
 
     // MARK: Row helpers (inside a transaction)
@@ -157,6 +176,16 @@ extension LocalStore {
 
     static func remove(id: String, in db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM pending_mutations WHERE id = ?").execute(arguments: [id])
+    }
+
+    /// The update body of the entity's current row, or nil when the row is gone.
+    func updatePayload(of type: MutationEntityType, id: String, in db: Database) throws -> Data? {
+        switch type {
+        case .event: try find(Event.self, id: id, in: db).map(MutationPayload.update)
+        case .eventType: try find(EventType.self, id: id, in: db).map(MutationPayload.update)
+        case .geofence: try find(Geofence.self, id: id, in: db).map(MutationPayload.update)
+        case .propertyDefinition: try find(PropertyDefinition.self, id: id, in: db).map(MutationPayload.update)
+        }
     }
 
     /// The create body of the entity's current row, or nil when the row is gone.

@@ -144,6 +144,20 @@ public protocol NetworkClientProtocol: Sendable {
     func updatePropertyDefinitionWithIdempotency(
         id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
     ) async throws -> APIPropertyDefinition
+
+    // MARK: Revision 3 (sync-engine R0, R4, R11, R14)
+
+    /// N7. `GET /api/v1/{collection}/{id}`: the entity on 200; nil on 404, or on a 5xx whose message says "not found"
+    /// (the original backend); anything else throws. What an owed read-back writes (R4).
+    func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity?
+
+    /// N8. `GET /api/v1/events?limit&after`: one keyset page (api-v1 §5.3.1). `after` nil starts the listing; the
+    /// page's `nextAfter` continues it and is nil on the last page. Only on servers with the `after` feature.
+    func getEventsPage(limit: Int, after: String?) async throws -> EventsPage
+
+    /// The `Trendy-Features` of the last answer received (R0); nil before any answer. An answer without the header
+    /// (the original backend) reports no feature.
+    var serverFeatures: ServerFeatures? { get }
 }
 
 extension NetworkClientProtocol {

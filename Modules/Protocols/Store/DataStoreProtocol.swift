@@ -191,6 +191,34 @@ public protocol DataStoreProtocol {
     /// DS11. History rows, newest first.
     func fetchSyncHistory(limit: Int) throws -> [SyncHistoryEntry]
 
+    /// DS15. Writes a queued mutation's payload, key, state, attempts, last error, revision and `updated_at` as
+    /// given, matched by `id`; a missing row is a no-op. For the queue rules outside coalescing (R7, R8).
+    func rewriteMutation(_ mutation: PendingMutation) throws
+
+    // MARK: DS12–DS14: owed read-backs (sync-engine R4)
+
+    /// DS12. Makes the entity owed (again): inserts it, or gives its row a new token.
+    func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason) throws
+
+    /// DS13. Every owed entity, oldest debt first.
+    func owedEntities() throws -> [OwedEntity]
+
+    /// DS14. Ends the entity's debt: only while its token is still `token` (a read-back), or whatever it is when
+    /// `token` is nil (an applied entry). True when a row was removed.
+    @discardableResult
+    func settleOwed(_ type: MutationEntityType, id: String, token: Int64?) throws -> Bool
+
+    // MARK: Unanswered batches (§4.7 step 2)
+
+    /// Keeps a sent event-create batch until its answer is recorded; a batch with the same key is replaced.
+    func recordUnansweredBatch(_ batch: UnansweredBatch) throws
+
+    /// The batches sent and not answered yet, oldest first.
+    func unansweredBatches() throws -> [UnansweredBatch]
+
+    /// Forgets the batch: its answer's outcomes are recorded. A missing key is a no-op.
+    func removeUnansweredBatch(key: String) throws
+
     // MARK: Queries for applications (Q1–Q3)
 
     /// Q1. Events matching `query`, `timestamp` descending then `id` descending.

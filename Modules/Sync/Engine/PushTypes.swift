@@ -12,14 +12,23 @@ struct PushRun {
     var untouched: Set<String>
     /// The breaker is half-open: the next request's answer decides it.
     var probe: Bool
+    /// Mutation id → the type an event update of the push set moves its event to, while the update is live and not
+    /// completed this round. A type delete waits for the updates that may move events away from it (R7): sent first,
+    /// the delete's cascade would take them on the server.
+    var openEventUpdates: [String: String] = [:]
 }
 
 /// What is written for one mutation once its answer is known (§4.6).
 enum Resolution: Equatable {
     case completed
+    /// Completed, but the answer proves nothing about the row today (a replay, a duplicate of the same entity): the
+    /// entity is read back (R5).
+    case completedOwed(OwedReason)
     /// A HealthKit match on the server: the mutation completes and the local event takes the server's id.
     case completedAs(APIEvent)
     case deadLetter(String)
+    /// A uniqueness conflict on an update: a dead letter now, and the entity is read back (R6).
+    case conflict(String)
     case counted(String)
     /// 429, in flight, a round-level stop: nothing is written.
     case untouched

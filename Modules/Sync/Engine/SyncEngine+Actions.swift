@@ -34,23 +34,33 @@ extension SyncEngine {
         return revived
     }
 
-    /// §6.3: removes mutations, live or dead (all when `ids` is nil), and marks their entities `failed`.
-    /// Discarding every mutation also resets the breaker fully. Returns the number removed.
+    /// §6.3 with R9: removes mutations, live or dead (all when `ids` is nil), and marks their entities `failed`.
+    /// The entity of a discarded update or delete, or of a discarded create that was sent, becomes owed, so the next
+    /// round restores the server's copy or removes the row; a discarded create that was never sent removes its row
+    /// at once, with the local cascade. Discarding every mutation also resets the breaker fully. Returns the number
+    /// removed.
     @discardableResult
     public func discardMutations(ids: [String]? = nil) async throws -> Int {
         let removed = try unitOfWork { store in
             let queue = try store.fetchPendingMutations()
-            let targets = ids.map { wanted in queue.filter { wanted.contains($0.id) } } ?? queue
+            // Creates last: removing a create's row may queue work for the rows that named it (R7, R8), which must not
+            // touch mutations this same call discards.
+            let targets = (ids.map { wanted in queue.filter { wanted.contains($0.id) } } ?? queue)
+                .sorted { ($0.operation == .create ? 1 : 0) < ($1.operation == .create ? 1 : 0) }
+            var engineState = try store.loadEngineState()
             for mutation in targets {
                 try store.deletePendingMutation(mutation)
                 try store.setSyncStatus(.failed, entityType: mutation.entityType, id: mutation.entityId)
+                if mutation.operation == .create && !mutation.isSent {
+                    try removeLocally(mutation.entityType, id: mutation.entityId, store)
+                } else {
+                    try store.markOwed(mutation.entityType, id: mutation.entityId, reason: .discarded)
+                }
+                if mutation.operation == .delete { engineState.pendingDeleteIds.remove(mutation.entityId) }
             }
-            if ids == nil {
-                var engineState = try store.loadEngineState()
-                CircuitBreaker.reset(&engineState, success: true)
-                try store.saveEngineState(engineState)
-                observedEngineState = engineState
-            }
+            if ids == nil { CircuitBreaker.reset(&engineState, success: true) }
+            try store.saveEngineState(engineState)
+            observedEngineState = engineState
             return targets.count
         }
         refreshCounts()

@@ -2,16 +2,25 @@ import Foundation
 import Models
 import Protocols
 
+/// One item of an event-create batch: the request as it is (or was) sent, and its mutation as claimed — nil when the
+/// mutation left the queue after a send that went unanswered (the item is still re-sent, so the body and key stay).
+struct BatchItem {
+    var row: PendingMutation?
+    var request: CreateEventRequest
+}
+
 extension SyncEngine {
-    /// Phase 4 (§4.7): event creates in batches of `batchSize` (`PushPlan.batches`), each under a key derived from
-    /// its members.
+    /// Phase 4 (§4.7): first every batch sent and not answered, exactly as it went (same members, bodies and key);
+    /// then the other event creates in batches of `batchSize` (`PushPlan.batches`), each kept as unanswered from the
+    /// claim that sends it until its answer is recorded.
     func pushEventCreates(
         _ mutations: [PendingMutation], _ run: inout PushRun, _ counters: inout RoundCounters
     )
         async throws
     {
+        let resent = try await resendUnansweredBatches(mutations, &run, &counters)
         var ready: [PendingMutation] = []
-        for mutation in mutations {
+        for mutation in mutations where !resent.contains(mutation.id) {
             if isDeferred(mutation, run) {
                 deferMutation(mutation, &run, &counters)
             } else {
@@ -20,38 +29,107 @@ extension SyncEngine {
         }
         for unit in PushPlan.batches(ready, size: configuration.batchSize) {
             try crossUnitBoundary(&run)
-            let claimed = try claim(unit, &run)
-            var rows: [PendingMutation] = []
-            var requests: [CreateEventRequest] = []
-            var invalid: [(PendingMutation, Resolution)] = []
-            for row in claimed {
-                if case .createEvent(let request)? = try? PushRequest(row) {
-                    rows.append(row)
-                    requests.append(request)
-                } else {
-                    invalid.append((row, .counted("invalid payload: it does not decode as an event create")))
-                }
-            }
+            let (items, invalid, key) = try claimBatch(unit, &run)
             if !invalid.isEmpty { try record(invalid, breaker: .none, &run, &counters) }
-            if !rows.isEmpty { try await sendBatch(rows, requests, &run, &counters) }
+            if let key { try await sendBatch(items, key: key, &run, &counters) }
             publishProgress(run)
         }
     }
 
+    /// Claims a unit, decodes its payloads and keeps the batch as unanswered, in one unit of work, so that the
+    /// batch is on disk before its request leaves. Returns the items, the undecodable rows, and the key.
+    private func claimBatch(
+        _ unit: [PendingMutation], _ run: inout PushRun
+    ) throws -> (items: [BatchItem], invalid: [(PendingMutation, Resolution)], key: String?) {
+        let (claimed, items, invalid, key) = try unitOfWork {
+            store -> ([PendingMutation], [BatchItem], [(PendingMutation, Resolution)], String?) in
+            let claimed = try store.claimMutations(ids: unit.map(\.id), at: now)
+            var items: [BatchItem] = []
+            var members: [UnansweredBatch.Member] = []
+            var invalid: [(PendingMutation, Resolution)] = []
+            for row in claimed {
+                if case .createEvent(let request)? = try? PushRequest(row), let payload = row.payload {
+                    items.append(BatchItem(row: row, request: request))
+                    members.append(
+                        UnansweredBatch.Member(
+                            mutationId: row.id, revision: row.revision, entityId: row.entityId, payload: payload))
+                } else {
+                    invalid.append((row, .counted("invalid payload: it does not decode as an event create")))
+                }
+            }
+            guard !items.isEmpty else { return (claimed, items, invalid, nil) }
+            let key = PushPlan.batchKey(items.compactMap(\.row), hashing: hashing)
+            try store.recordUnansweredBatch(UnansweredBatch(key: key, members: members, sentAt: now))
+            return (claimed, items, invalid, key)
+        }
+        for mutation in unit { run.untouched.remove(mutation.id) }
+        for row in claimed { sentThisRun[row.id] = row.revision }
+        run.recorded += unit.count - claimed.count
+        return (items, invalid, key)
+    }
+
+    /// Re-sends each unanswered batch with its members' bodies and its key, so the server replays what it ran or
+    /// runs it for the first time, and records the answer for the members still queued at the revision sent. A batch
+    /// none of whose members is queued any more is forgotten unsent. Returns the ids of every member, whatever
+    /// happened: they are not batched again this round.
+    private func resendUnansweredBatches(
+        _ pushSet: [PendingMutation], _ run: inout PushRun, _ counters: inout RoundCounters
+    ) async throws -> Set<String> {
+        let batches = try unitOfWork { try $0.unansweredBatches() }
+        let pushSetIds = Set(pushSet.map(\.id))
+        var members: Set<String> = []
+        for batch in batches {
+            let requests = batch.members.compactMap {
+                try? JSONCoding.decode(CreateEventRequest.self, from: $0.payload)
+            }
+            guard requests.count == batch.members.count else {
+                try unitOfWork { try $0.removeUnansweredBatch(key: batch.key) }  // unreadable: send the members afresh
+                continue
+            }
+            let ids = batch.members.map(\.mutationId)
+            members.formUnion(ids)
+            // S24: a batch whose members this run sent already waits for the next run.
+            guard ids.contains(where: pushSetIds.contains) else { continue }
+            try crossUnitBoundary(&run)
+            let live = try unitOfWork { try $0.claimMutations(ids: ids, at: now) }
+            let byId = Dictionary(live.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for id in ids {
+                if run.untouched.remove(id) != nil, byId[id] == nil { run.recorded += 1 }
+            }
+            for member in batch.members where byId[member.mutationId]?.revision == member.revision {
+                sentThisRun[member.mutationId] = member.revision
+            }
+            guard !live.isEmpty else {
+                try unitOfWork { try $0.removeUnansweredBatch(key: batch.key) }
+                continue
+            }
+            let items = zip(batch.members, requests).map { member, request in
+                // The outcome is recorded against the revision that was sent: a newer one stays queued.
+                BatchItem(
+                    row: byId[member.mutationId].map { row in
+                        var sent = row
+                        sent.revision = member.revision
+                        return sent
+                    }, request: request)
+            }
+            try await sendBatch(items, key: batch.key, &run, &counters)
+            publishProgress(run)
+        }
+        return members
+    }
+
     /// Sends one batch and records its answer; a thrown error is handled by §4.7.4.
     private func sendBatch(
-        _ rows: [PendingMutation], _ requests: [CreateEventRequest], _ run: inout PushRun,
-        _ counters: inout RoundCounters
+        _ items: [BatchItem], key: String, _ run: inout PushRun, _ counters: inout RoundCounters
     ) async throws {
         let response: BatchCreateEventsResponse
         do {
-            response = try await network.createEventsBatch(
-                requests, idempotencyKey: PushPlan.batchKey(rows, hashing: hashing))
+            response = try await network.createEventsBatch(items.map(\.request), idempotencyKey: key)
         } catch {
-            try await handleBatchError(error, rows, requests, &run, &counters)
+            try await handleBatchError(error, items, key: key, &run, &counters)
             return
         }
-        try await recordBatchAnswer(response, rows, requests, &run, &counters)
+        try await recordBatchAnswer(response, items, key: key, &run, &counters)
     }
 
     private enum BatchErrorHandling {
@@ -82,50 +160,71 @@ extension SyncEngine {
     }
 
     private func handleBatchError(
-        _ error: any Error, _ rows: [PendingMutation], _ requests: [CreateEventRequest], _ run: inout PushRun,
-        _ counters: inout RoundCounters
+        _ error: any Error, _ items: [BatchItem], key: String, _ run: inout PushRun, _ counters: inout RoundCounters
     ) async throws {
+        let rows = items.compactMap(\.row)
         switch Self.handling(of: error) {
         case .asSingleRequest:
-            _ = try await resolve(error, rows[0], &run, &counters)
+            // Unanswered: the batch stays as it is for the next round.
+            if let first = rows.first { _ = try await resolve(error, first, &run, &counters) }
         case .failEveryItem(let message):
             try record(
-                rows.map { ($0, .counted("batch failed: \(message)")) }, breaker: .reset(success: false), &run,
-                &counters)
+                rows.map { ($0, .counted("batch failed: \(message)")) }, breaker: .reset(success: false),
+                answering: key, &run, &counters)
         case .oneItemFallback:
-            for (row, request) in zip(rows, requests) {
+            // The batch was answered (nothing of it is stored on the server); each item goes alone, as a batch of
+            // its own that is kept until answered like any other.
+            try unitOfWork { try $0.removeUnansweredBatch(key: key) }
+            for item in items {
+                guard let row = item.row else { continue }
                 try crossUnitBoundary(&run)
+                let single = PushPlan.batchKey([row], hashing: hashing)
+                try unitOfWork { store in
+                    try store.recordUnansweredBatch(
+                        UnansweredBatch(
+                            key: single,
+                            members: [
+                                UnansweredBatch.Member(
+                                    mutationId: row.id, revision: row.revision, entityId: row.entityId,
+                                    payload: try JSONCoding.encode(item.request))
+                            ], sentAt: now))
+                }
                 do {
-                    let answer = try await network.createEventsBatch(
-                        [request], idempotencyKey: PushPlan.batchKey([row], hashing: hashing))
-                    try await recordBatchAnswer(answer, [row], [request], &run, &counters)
+                    let answer = try await network.createEventsBatch([item.request], idempotencyKey: single)
+                    try await recordBatchAnswer(answer, [item], key: single, &run, &counters)
                 } catch let stop as RoundStop {
                     throw stop
                 } catch is BreakerTripped {
                     throw BreakerTripped()
                 } catch {
                     let (resolution, effect) = try await resolve(error, row, &run, &counters)
-                    try record([(row, resolution)], breaker: effect, &run, &counters)
+                    let answered = resolution == .untouched ? nil : single
+                    try record([(row, resolution)], breaker: effect, answering: answered, &run, &counters)
                 }
             }
         }
     }
 
     /// §4.7.3: each item by its id among `created`, else by its HealthKit sample id, else by its index among
-    /// `errors`; an item in neither list is a counted failure. All outcomes in one unit of work.
+    /// `errors`; an item in neither list is a counted failure. All outcomes, and forgetting the batch, in one unit of
+    /// work. A replayed answer (R5) completes its created items as before and makes their entities owed.
     private func recordBatchAnswer(
-        _ response: BatchCreateEventsResponse, _ rows: [PendingMutation], _ requests: [CreateEventRequest],
-        _ run: inout PushRun, _ counters: inout RoundCounters
+        _ response: BatchCreateEventsResponse, _ items: [BatchItem], key: String, _ run: inout PushRun,
+        _ counters: inout RoundCounters
     ) async throws {
         var created = CreatedLookup(response.created)
         let errorsByIndex = Dictionary(response.errors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
         var outcomes: [(PendingMutation, Resolution)] = []
         var stop: (any Error)?
-        for (index, (row, request)) in zip(rows, requests).enumerated() {
-            if created.take(id: row.entityId.lowercased()) != nil {
-                outcomes.append((row, .completed))
-            } else if let sample = request.healthKitSampleId, let match = created.take(healthKitSampleId: sample) {
-                outcomes.append((row, .completedAs(match)))
+        let acknowledged: Resolution = response.replayed ? .completedOwed(.replayed) : .completed
+        for (index, item) in items.enumerated() {
+            let id = (item.row?.entityId ?? item.request.id ?? "").lowercased()
+            let match =
+                created.take(id: id)
+                ?? item.request.healthKitSampleId.flatMap { created.take(healthKitSampleId: $0) }
+            guard let row = item.row else { continue }  // left the queue: its answer changes nothing here
+            if let match {
+                outcomes.append((row, match.id.lowercased() == id ? acknowledged : .completedAs(match)))
             } else if let entry = errorsByIndex[index] {
                 let message = entry.message.lowercased()
                 if entry.type == "conflict" || message.contains("duplicate") || message.contains("unique") {
@@ -149,8 +248,11 @@ extension SyncEngine {
             }
         }
         // S59: the multiplier resets on a 2xx status, which the client reports; a 207 in which every item failed
-        // is still a 2xx, and a 400 carrying the same body is not.
-        try record(outcomes, breaker: .reset(success: response.isSuccessStatus), &run, &counters)
+        // is still a 2xx, and a 400 carrying the same body is not. A round stopped by a confirmation leaves the
+        // batch unanswered: its unrecorded members are re-sent with it.
+        try record(
+            outcomes, breaker: .reset(success: response.isSuccessStatus), answering: stop == nil ? key : nil, &run,
+            &counters)
         if let stop { throw stop }
     }
 }

@@ -17,13 +17,17 @@ struct ServerSnapshot {
 extension SyncEngine {
     /// §5.2: read the latest cursor, fetch the snapshot (again while the cursor moves, at most three times), then
     /// replace local data in one unit of work, keeping entities with pending local writes.
+    ///
+    /// Against a server with keyset paging (`after`, R11) one listing is complete, so it is taken once.
     func bootstrap(_ counters: inout RoundCounters) async throws {
         enter(.pulling)
         var latest = try await latestCursor()
+        let keyset = try noteServerFeatures().has(ServerFeatures.after)
         var snapshot = ServerSnapshot()
         for taken in 1...SyncConfiguration.maximumSnapshots {
             snapshot = ServerSnapshot()  // let the previous one go before fetching the next: one in memory at a time
-            snapshot = try await fetchSnapshot()
+            snapshot = try await fetchSnapshot(keyset: keyset)
+            if keyset { break }
             let again = try await latestCursor()
             if again == latest || taken == SyncConfiguration.maximumSnapshots { break }
             latest = again
@@ -44,22 +48,26 @@ extension SyncEngine {
         }
     }
 
-    private func fetchSnapshot() async throws -> ServerSnapshot {
+    private func fetchSnapshot(keyset: Bool) async throws -> ServerSnapshot {
         var snapshot = ServerSnapshot()
         do {
             snapshot.eventTypes = try await network.getEventTypes()
             snapshot.geofences = try await network.getGeofences(activeOnly: false)
             notePulled(snapshot.eventTypes.count + snapshot.geofences.count)
-            // The pages arrive while this actor waits; each reports how many events came so far.
-            let reported = Mutex(0)
-            snapshot.events = try await network.getAllEvents(batchSize: configuration.bootstrapEventsPageSize) {
-                [weak self] received in
-                let added = reported.withLock { seen in
-                    defer { seen = max(seen, received) }
-                    return max(0, received - seen)
+            if keyset {
+                snapshot.events = try await listEventsByKeyset()
+            } else {
+                // The pages arrive while this actor waits; each reports how many events came so far.
+                let reported = Mutex(0)
+                snapshot.events = try await network.getAllEvents(batchSize: configuration.bootstrapEventsPageSize) {
+                    [weak self] received in
+                    let added = reported.withLock { seen in
+                        defer { seen = max(seen, received) }
+                        return max(0, received - seen)
+                    }
+                    guard added > 0 else { return }
+                    Task { await self?.notePulled(added) }
                 }
-                guard added > 0 else { return }
-                Task { await self?.notePulled(added) }
             }
         } catch {
             throw stop(for: error)
@@ -77,40 +85,66 @@ extension SyncEngine {
         return snapshot
     }
 
+    /// R11: every event, by keyset pages (api-v1 §5.3.1): a delete during the listing cannot shift an unchanged
+    /// event over a page boundary, so no repeat is needed. A repeated id (a row whose `timestamp` changed during
+    /// the listing) keeps its first copy, like the offset listing.
+    private func listEventsByKeyset() async throws -> [APIEvent] {
+        var events: [APIEvent] = []
+        var seen = Set<String>()
+        var interner = APIEvent.Interner()
+        var after: String?
+        repeat {
+            if Task.isCancelled { throw RoundStop.cancelled }
+            let page = try await network.getEventsPage(limit: configuration.bootstrapEventsPageSize, after: after)
+            for var event in page.events where seen.insert(event.id.lowercased()).inserted {
+                interner.intern(&event)
+                events.append(event)
+            }
+            notePulled(page.events.count)
+            if let next = page.nextAfter, next == after { throw RoundStop.error("the event listing did not advance") }
+            after = page.nextAfter
+        } while after != nil
+        return events
+    }
+
     /// §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
     private func applySnapshot(_ snapshot: ServerSnapshot, cursor: Int64, _ counters: inout RoundCounters) throws {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
-            let queue = try store.fetchPendingMutations()
-            let protected = Set(queue.filter { $0.operation != .delete }.map(\.entityId))
-            let tombstoned = engineState.pendingDeleteIds.union(
-                queue.filter { $0.operation == .delete }.map(\.entityId))
+            let fences = try Fences(store: store, engineState: engineState)
+            let protected = fences.written
             let keptDefinitions = try store.fetchAllPropertyDefinitions()
                 .filter { snapshot.unfetchedTypes.contains($0.eventTypeId) }.map(\.id)
+            // Parents the snapshot lacks go with the deletes below; R8 keeps the queue from naming them.
+            let removedTypes = Set(try store.fetchAllEventTypes().map(\.id)).subtracting(protected)
+                .subtracting(snapshot.eventTypes.map { $0.id.lowercased() })
+            let removedFences = Set(try store.fetchAllGeofences().map(\.id)).subtracting(protected)
+                .subtracting(snapshot.geofences.map { $0.id.lowercased() })
             for type in MutationEntityType.allCases {
                 let keeping = type == .propertyDefinition ? protected.union(keptDefinitions) : protected
                 _ = try store.deleteEntities(type, keeping: keeping)
             }
-            func writable(_ id: String) -> Bool {
-                if protected.contains(id) || tombstoned.contains(id) {
-                    counters.fenced += 1
-                    return false
-                }
+            for id in removedTypes.sorted() { try ParentRemoval.parentRemoved(.eventType, id: id, store, at: now) }
+            for id in removedFences.sorted() { try ParentRemoval.parentRemoved(.geofence, id: id, store, at: now) }
+            func writable(_ type: MutationEntityType, _ id: String) throws -> Bool {
+                if try fences.skip(type, id, store, &counters) { return false }
+                try fences.settle(type, id, store)
                 counters.pulled += 1
                 return true
             }
-            for type in snapshot.eventTypes where writable(type.id.lowercased()) {
+            for type in snapshot.eventTypes where try writable(.eventType, type.id.lowercased()) {
                 try store.upsertEventType(id: type.id.lowercased()) { $0.replaceFields(with: type) }
             }
-            for fence in snapshot.geofences where writable(fence.id.lowercased()) {
+            for fence in snapshot.geofences where try writable(.geofence, fence.id.lowercased()) {
                 try store.upsertGeofence(id: fence.id.lowercased()) { $0.replaceFields(with: fence) }
             }
-            for definition in snapshot.propertyDefinitions where writable(definition.id.lowercased()) {
+            for definition in snapshot.propertyDefinitions
+            where try writable(.propertyDefinition, definition.id.lowercased()) {
                 try store.upsertPropertyDefinition(
                     id: definition.id.lowercased(), eventTypeId: definition.eventTypeId.lowercased()
                 ) { $0.replaceFields(with: definition) }
             }
-            for event in snapshot.events where writable(event.id.lowercased()) {
+            for event in snapshot.events where try writable(.event, event.id.lowercased()) {
                 try store.upsertEvent(id: event.id.lowercased()) { $0.replaceFields(with: event) }
             }
             engineState.cursor = cursor
@@ -174,13 +208,11 @@ extension SyncEngine {
             }
             for definition in definitions {
                 let id = definition.id.lowercased()
-                if fences.contains(id) {
-                    counters.fenced += 1
-                    continue
-                }
+                if try fences.skip(.propertyDefinition, id, store, &counters) { continue }
                 try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) {
                     $0.replaceFields(with: definition)
                 }
+                try fences.settle(.propertyDefinition, id, store)
                 counters.pulled += 1
             }
             engineState.unfetchedDefinitionTypes.remove(type)

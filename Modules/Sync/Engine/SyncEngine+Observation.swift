@@ -54,7 +54,7 @@ extension SyncEngine {
             state: state, isRunning: currentRun != nil, pendingCount: observedCounts.pending,
             deadLetterCount: observedCounts.failed, cursor: observedEngineState.cursor,
             lastSuccessAt: observedEngineState.lastSuccessAt, lastReport: lastReport, breakerOpen: backoff > 0,
-            retryAfterSeconds: max(quiet, backoff), pulledCount: pulledThisRun)
+            retryAfterSeconds: max(quiet, backoff), pulledCount: pulledThisRun, owedCount: observedOwed)
     }
 
     /// Sends the snapshot to every observer when any field changed.
@@ -80,7 +80,10 @@ extension SyncEngine {
 
     /// Re-reads queue sizes (after writes) and publishes.
     func refreshCounts() {
-        if let counts = try? unitOfWork({ try $0.countMutations() }) { observedCounts = counts }
+        if let (counts, owed) = try? unitOfWork({ (try $0.countMutations(), try $0.owedEntities().count) }) {
+            observedCounts = counts
+            observedOwed = owed
+        }
         publish()
     }
 }

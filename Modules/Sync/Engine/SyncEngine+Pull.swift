@@ -60,20 +60,50 @@ extension SyncEngine {
         }
     }
 
-    /// The ids pull, bootstrap and geofence refresh must not write (sync-engine §0 "Fence").
+    /// The ids pull, bootstrap, geofence refresh and read-backs must not write (sync-engine §0 "Fence"), and the
+    /// debts (R4) those skips and writes change.
     struct Fences {
-        /// Deleted locally: `pending_delete_ids` and queued deletes, any state.
-        let deleted: Set<String>
+        /// Deleted locally and pushed: `pending_delete_ids`.
+        let pendingDeletes: Set<String>
+        /// With a queued delete, any state.
+        let queuedDeletes: Set<String>
         /// With a queued create or update, any state.
         let written: Set<String>
+        /// Owed entities (R4), by id.
+        let owed: Set<String>
 
         init(store: any DataStoreProtocol, engineState: EngineState) throws {
             let queue = try store.fetchPendingMutations()
-            deleted = engineState.pendingDeleteIds.union(queue.filter { $0.operation == .delete }.map(\.entityId))
+            pendingDeletes = engineState.pendingDeleteIds
+            queuedDeletes = Set(queue.filter { $0.operation == .delete }.map(\.entityId))
             written = Set(queue.filter { $0.operation != .delete }.map(\.entityId))
+            owed = Set(try store.owedEntities().map(\.id))
         }
 
-        func contains(_ id: String) -> Bool { deleted.contains(id) || written.contains(id) }
+        func contains(_ id: String) -> Bool {
+            pendingDeletes.contains(id) || queuedDeletes.contains(id) || written.contains(id)
+        }
+
+        /// R4: a skip that leaves the local copy unreliable makes the entity owed. A queued delete does not: the
+        /// entity goes away on the server too (or its delete becomes a visible dead letter).
+        func owesAfterSkip(_ id: String) -> Bool {
+            written.contains(id) || (pendingDeletes.contains(id) && !queuedDeletes.contains(id))
+        }
+
+        /// Skips `id` when fenced: counts it, and makes it owed when the skip calls for a read-back (R4).
+        func skip(
+            _ type: MutationEntityType, _ id: String, _ store: any DataStoreProtocol, _ counters: inout RoundCounters
+        ) throws -> Bool {
+            guard contains(id) else { return false }
+            counters.fenced += 1
+            if owesAfterSkip(id) { try store.markOwed(type, id: id, reason: .fenced) }
+            return true
+        }
+
+        /// An entry or row written with no fence ends the entity's debt (R4).
+        func settle(_ type: MutationEntityType, _ id: String, _ store: any DataStoreProtocol) throws {
+            if owed.contains(id) { try store.settleOwed(type, id: id, token: nil) }
+        }
     }
 
     /// §4.10: one change entry.
@@ -83,20 +113,13 @@ extension SyncEngine {
         guard let type = entry.knownEntityType, let operation = entry.knownOperation else { return }
         let id = entry.entityId.lowercased()
         if operation == .delete {
-            switch type {
-            case .event: try store.deleteEvent(id: id)
-            case .eventType: try store.deleteEventType(id: id)
-            case .geofence: try store.deleteGeofence(id: id)
-            case .propertyDefinition: try store.deletePropertyDefinition(id: id)
-            }
+            try removeLocally(type, id: id, store)
+            try fences.settle(type, id, store)
             counters.pulled += 1
             return
         }
         guard case .object(let data)? = entry.data, !ChangeApplication.isPartial(data, type: type) else { return }
-        if fences.contains(id) {
-            counters.fenced += 1
-            return
-        }
+        if try fences.skip(type, id, store, &counters) { return }
         switch type {
         case .event:
             // An entry that can create the row needs no look-up first (the upsert reads the row anyway).
@@ -114,7 +137,24 @@ extension SyncEngine {
             let parent = data["event_type_id"]?.stringValue?.lowercased() ?? ""
             try store.upsertPropertyDefinition(id: id, eventTypeId: parent) { ChangeApplication.apply(data, to: &$0) }
         }
+        try fences.settle(type, id, store)
         counters.pulled += 1
+    }
+
+    /// Deletes an entity the server no longer has, with the local cascade (§1.4) and what a removed parent does to
+    /// the queue: events moved into a removed type get deletes (R7), payloads stop naming it (R8).
+    func removeLocally(_ type: MutationEntityType, id: String, _ store: any DataStoreProtocol) throws {
+        switch type {
+        case .event: try store.deleteEvent(id: id)
+        case .eventType:
+            try ParentRemoval.deleteEventsMoved(into: id, store, at: now)
+            try store.deleteEventType(id: id)
+            try ParentRemoval.parentRemoved(.eventType, id: id, store, at: now)
+        case .geofence:
+            try store.deleteGeofence(id: id)
+            try ParentRemoval.parentRemoved(.geofence, id: id, store, at: now)
+        case .propertyDefinition: try store.deletePropertyDefinition(id: id)
+        }
     }
 
     // MARK: Geofence refresh (§4.11)
@@ -129,11 +169,9 @@ extension SyncEngine {
             var written = 0
             for fence in fences {
                 let id = fence.id.lowercased()
-                if fenced.contains(id) {
-                    counters.fenced += 1
-                    continue
-                }
+                if try fenced.skip(.geofence, id, store, &counters) { continue }
                 try store.upsertGeofence(id: id) { $0.replaceFields(with: fence) }
+                try fenced.settle(.geofence, id, store)
                 written += 1
             }
             return written

@@ -15,6 +15,9 @@ extension SyncEngine {
         var run = PushRun(
             total: pushSet.count, openCreates: Set(captured.filter { $0.operation == .create }.map(\.entityId)),
             untouched: Set(pushSet.map(\.id)), probe: false)
+        for update in pushSet where update.operation == .update && update.entityType == .event {
+            run.openEventUpdates[update.id] = MutationPayload.id(in: update.payload, key: "event_type_id") ?? ""
+        }
         switch CircuitBreaker.status(engineState, now: now) {
         case .open(let until):
             counters.deferred += pushSet.count
@@ -62,6 +65,11 @@ extension SyncEngine {
     /// §4.4.4.2: deferred when its entity, or a parent it names, still has an open create.
     func isDeferred(_ mutation: PendingMutation, _ run: PushRun) -> Bool {
         if mutation.operation != .create && run.openCreates.contains(mutation.entityId) { return true }
+        if mutation.operation == .delete, mutation.entityType == .eventType,
+            run.openEventUpdates.values.contains(where: { $0 != mutation.entityId.lowercased() })
+        {
+            return true  // R7: an event update not done yet may move an event out of this type
+        }
         return PushPlan.parentIds(of: mutation).contains { run.openCreates.contains($0) }
     }
 
@@ -110,32 +118,37 @@ extension SyncEngine {
         let resolution: Resolution
         let effect: BreakerEffect
         do {
-            try await send(request, row)
-            (resolution, effect) = (.completed, .reset(success: true))
+            let replayed = try await send(request, row)
+            (resolution, effect) = (replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
         } catch {
             (resolution, effect) = try await resolve(error, row, &run, &counters)
         }
         try record([(row, resolution)], breaker: effect, &run, &counters)
     }
 
-    private func send(_ request: PushRequest, _ row: PendingMutation) async throws {
+    /// Sends one request; true when its answer was replayed from an earlier request with the same key (R5).
+    private func send(_ request: PushRequest, _ row: PendingMutation) async throws -> Bool {
         let id = row.entityId
         let key = row.clientRequestId
         switch request {
-        case .createEventType(let body): _ = try await network.createEventTypeWithIdempotency(body, idempotencyKey: key)
-        case .createGeofence(let body): _ = try await network.createGeofenceWithIdempotency(body, idempotencyKey: key)
+        case .createEventType(let body):
+            return try await network.createEventTypeWithIdempotency(body, idempotencyKey: key).replayed
+        case .createGeofence(let body):
+            return try await network.createGeofenceWithIdempotency(body, idempotencyKey: key).replayed
         case .createPropertyDefinition(let body):
-            _ = try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key)
+            return try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key).replayed
         case .createEvent:
             // Event creates never go alone: `pushEventCreates` sends them in batches (§4.7).
             throw PushRequest.NotASingleRequest()
         case .updateEventType(let body):
-            _ = try await network.updateEventTypeWithIdempotency(id: id, body, idempotencyKey: key)
-        case .updateEvent(let body): _ = try await network.updateEventWithIdempotency(id: id, body, idempotencyKey: key)
+            return try await network.updateEventTypeWithIdempotency(id: id, body, idempotencyKey: key).replayed
+        case .updateEvent(let body):
+            return try await network.updateEventWithIdempotency(id: id, body, idempotencyKey: key).replayed
         case .updateGeofence(let body):
-            _ = try await network.updateGeofenceWithIdempotency(id: id, body, idempotencyKey: key)
+            return try await network.updateGeofenceWithIdempotency(id: id, body, idempotencyKey: key).replayed
         case .updatePropertyDefinition(let body):
-            _ = try await network.updatePropertyDefinitionWithIdempotency(id: id, body, idempotencyKey: key)
+            return try await network.updatePropertyDefinitionWithIdempotency(id: id, body, idempotencyKey: key)
+                .replayed
         case .delete:
             switch row.entityType {
             case .event: try await network.deleteEvent(id: id)
@@ -143,6 +156,7 @@ extension SyncEngine {
             case .geofence: try await network.deleteGeofence(id: id)
             case .eventType: try await network.deleteEventType(id: id)
             }
+            return false
         }
     }
 
@@ -166,7 +180,11 @@ extension SyncEngine {
         case .gone: return (.deadLetter("not found on server"), .reset(success: false))
         case .failure(let message): return (.counted(message), .reset(success: false))
         case .duplicate(let existingId, let message):
-            guard row.operation == .create else { return (.completed, .reset(success: false)) }
+            switch row.operation {
+            case .delete: return (.completed, .reset(success: false))
+            case .update: return (.conflict("conflict: \(message)"), .reset(success: false))  // R6
+            case .create: break
+            }
             return (
                 try await confirmDuplicate(row, existingId: existingId, message: message, &run), .reset(success: false)
             )
@@ -181,9 +199,10 @@ extension SyncEngine {
         async throws -> Resolution
     {
         let conflict = Resolution.deadLetter("conflict: \(message)")
-        if let existingId { return existingId == row.entityId.lowercased() ? .completed : conflict }
+        let same = Resolution.completedOwed(.duplicate)  // R5: the stored entity may differ from this create
+        if let existingId { return existingId == row.entityId.lowercased() ? same : conflict }
         do {
-            return try await network.entityExists(row.entityType, id: row.entityId) ? .completed : conflict
+            return try await network.entityExists(row.entityType, id: row.entityId) ? same : conflict
         } catch {
             switch PushErrorClass.classify(error, operation: .create) {
             case .cancelled: throw RoundStop.cancelled
@@ -225,24 +244,32 @@ extension SyncEngine {
 
     /// Writes the outcomes of one unit and the breaker effect in one unit of work. Every write is conditional on
     /// the claimed revision: a newer local edit stays live.
+    ///
+    /// `answering` names an unanswered batch (§4.7 step 2) whose answer these outcomes are: it is forgotten in the
+    /// same unit of work.
     func record(
-        _ outcomes: [(PendingMutation, Resolution)], breaker effect: BreakerEffect, _ run: inout PushRun,
-        _ counters: inout RoundCounters
+        _ outcomes: [(PendingMutation, Resolution)], breaker effect: BreakerEffect, answering batchKey: String? = nil,
+        _ run: inout PushRun, _ counters: inout RoundCounters
     ) throws {
         if effect != .none { run.probe = false }
         try unitOfWork { store in
+            if let batchKey { try store.removeUnansweredBatch(key: batchKey) }
             for (row, resolution) in outcomes {
                 switch resolution {
                 case .untouched:
                     continue
-                case .completed, .completedAs:
+                case .completed, .completedAs, .completedOwed:
                     if try store.completeMutation(id: row.id, revision: row.revision) {
                         counters.pushed += 1
                         try settleEntity(after: row, resolution: resolution, store)
                     }
+                    if case .completedOwed(let reason) = resolution {
+                        try store.markOwed(row.entityType, id: row.entityId, reason: reason)
+                    }
                     if row.operation == .create { run.openCreates.remove(row.entityId) }
-                case .deadLetter(let message), .counted(let message):
-                    let deadLetterNow = if case .deadLetter = resolution { true } else { false }
+                    run.openEventUpdates[row.id] = nil
+                case .deadLetter(let message), .conflict(let message), .counted(let message):
+                    let deadLetterNow = if case .counted = resolution { false } else { true }
                     let result = try store.recordMutationFailure(
                         id: row.id, revision: row.revision, message: message, at: now,
                         maxAttempts: configuration.maxAttempts, deadLetterNow: deadLetterNow)
@@ -252,7 +279,11 @@ extension SyncEngine {
                         counters.failed += 1
                         counters.deadLettered += 1
                         if row.operation == .create { run.openCreates.remove(row.entityId) }
+                        run.openEventUpdates[row.id] = nil
                     case .skipped: break
+                    }
+                    if case .conflict = resolution {
+                        try store.markOwed(row.entityType, id: row.entityId, reason: .conflict)
                     }
                 }
                 run.recorded += 1

@@ -74,6 +74,7 @@ extension SyncEngine {
             try? refreshObservation()
             report.pending = observedCounts.pending
             report.deadLetters = observedCounts.failed
+            report.owed = observedOwed
             report.cursor = observedEngineState.cursor
             report.durationMs = Int((now.timeIntervalSince(started) * 1000).rounded())
             state = round.terminalState
@@ -139,7 +140,10 @@ extension SyncEngine {
         var stop: RoundStop?
         do {
             // §1.9 binds on first contact: after the health check here; without one, when the probe answers.
-            if hasLiveMutations { try bindAccount(types.map(\.userId)) }
+            if hasLiveMutations {
+                try bindAccount(types.map(\.userId))
+                try noteServerFeatures()
+            }
             let pushSet = try capture()
             pushSetIds = Set(pushSet.map(\.id))
             breakerLimited = try await push(pushSet, &counters)
@@ -155,6 +159,10 @@ extension SyncEngine {
                 await refetchUnfetchedDefinitions(&counters)
             }
             completedPull = true
+            // R4: the pull followed every delete this round pushed, so the resurrection fence ends before the
+            // read-backs, which re-check the queue instead.
+            try updateEngineState { $0.pendingDeleteIds = [] }
+            try await readBackOwed(&counters)
         } catch let probe as ProbeFailure {
             return RoundResult(
                 outcome: outcome(of: probe.stop), counters: counters, terminalState: terminalState(of: probe.stop))
@@ -218,6 +226,18 @@ extension SyncEngine {
                     throw RoundStop.error(SyncEngineError.accountMismatch(expected: account, found: user).description)
                 }
             }
+        }
+    }
+
+    /// R0: stores the features of the server's last answer when they changed, and returns what is stored.
+    @discardableResult
+    func noteServerFeatures() throws -> ServerFeatures {
+        guard let seen = network.serverFeatures, seen != observedEngineState.serverFeatures else {
+            return try readEngineState().serverFeatures
+        }
+        return try updateEngineState { engineState in
+            engineState.serverFeatures = seen
+            return seen
         }
     }
 
@@ -290,7 +310,10 @@ extension SyncEngine {
             return (.rateLimited(retryAfter: remaining), .rateLimited(retryAfter: remaining, pending: counts.pending))
         }
         let queue = try store.fetchPendingMutations()
-        let unfinished = queue.contains { pushSetIds.contains($0.id) } || queue.contains(where: \.isDeadLetter)
+        // R4: an entity left owed (a read-back that failed, or one still waiting behind its queue) is not converged.
+        let owed = try store.owedEntities()
+        let unfinished =
+            queue.contains { pushSetIds.contains($0.id) } || queue.contains(where: \.isDeadLetter) || !owed.isEmpty
         return (unfinished ? .partial(bootstrapped: bootstrapped) : .synced(bootstrapped: bootstrapped), .idle)
     }
 

@@ -37,6 +37,8 @@ public actor SyncEngine {
     /// The last engine state read or written, for snapshots only: decisions always re-read the store.
     var observedEngineState = EngineState()
     var observedCounts = MutationCounts(pending: 0, failed: 0)
+    /// Entities owed a read-back (R4), for snapshots.
+    var observedOwed = 0
     var published: SyncSnapshot?
     var observers: [UUID: AsyncStream<SyncSnapshot>.Continuation] = [:]
 
@@ -106,9 +108,11 @@ public actor SyncEngine {
     }
 
     func refreshObservation() throws {
-        let (engineState, counts) = try unitOfWork { store in (try store.loadEngineState(), try store.countMutations())
+        let (engineState, counts, owed) = try unitOfWork { store in
+            (try store.loadEngineState(), try store.countMutations(), try store.owedEntities().count)
         }
         observedEngineState = engineState
         observedCounts = counts
+        observedOwed = owed
     }
 }

@@ -108,14 +108,16 @@ public struct SyncReport: Equatable, Sendable {
     public var deferred: Int
     public var pending: Int
     public var deadLetters: Int
+    /// Entities still owed a read-back after the last round (R4): each blocks `synced`.
+    public var owed: Int
     public var cursor: Int64
     public var durationMs: Int
     public var message: String?
 
     public init(
         outcome: SyncOutcome, pushed: Int = 0, pulled: Int = 0, failed: Int = 0, deadLettered: Int = 0,
-        deferred: Int = 0, pending: Int = 0, deadLetters: Int = 0, cursor: Int64 = 0, durationMs: Int = 0,
-        message: String? = nil
+        deferred: Int = 0, pending: Int = 0, deadLetters: Int = 0, owed: Int = 0, cursor: Int64 = 0,
+        durationMs: Int = 0, message: String? = nil
     ) {
         self.outcome = outcome
         self.pushed = pushed
@@ -125,6 +127,7 @@ public struct SyncReport: Equatable, Sendable {
         self.deferred = deferred
         self.pending = pending
         self.deadLetters = deadLetters
+        self.owed = owed
         self.cursor = cursor
         self.durationMs = durationMs
         self.message = message
@@ -146,11 +149,13 @@ public struct SyncSnapshot: Equatable, Sendable {
     /// Rows received from the server by the run in progress: change-feed entries, and during a bootstrap the
     /// snapshot's rows as their pages arrive. Zero when no run is under way. For progress displays.
     public var pulledCount: Int
+    /// Entities owed a read-back (R4): the next round reads each back once nothing is queued for it.
+    public var owedCount: Int
 
     public init(
         state: SyncState = .idle, isRunning: Bool = false, pendingCount: Int = 0, deadLetterCount: Int = 0,
         cursor: Int64 = 0, lastSuccessAt: Date? = nil, lastReport: SyncReport? = nil, breakerOpen: Bool = false,
-        retryAfterSeconds: TimeInterval = 0, pulledCount: Int = 0
+        retryAfterSeconds: TimeInterval = 0, pulledCount: Int = 0, owedCount: Int = 0
     ) {
         self.state = state
         self.isRunning = isRunning
@@ -162,6 +167,7 @@ public struct SyncSnapshot: Equatable, Sendable {
         self.breakerOpen = breakerOpen
         self.retryAfterSeconds = retryAfterSeconds
         self.pulledCount = pulledCount
+        self.owedCount = owedCount
     }
 }
 

@@ -50,8 +50,18 @@ extension EventStore {
                 return
             }
             try validate()
+            try restoring(Entity.entityType, id: entity.id)
             try insert(entity, store, now, payload: payload)
             summary.created[Entity.entityType, default: 0] += 1
+        }
+        var engineState = try store.loadEngineState()
+        /// A restore (api-v1 §7 *Restores*): an entity deleted here and imported again replaces its queued delete with
+        /// a create — sent or not, the create brings it back on the server — and leaves the resurrection fence.
+        func restoring(_ type: MutationEntityType, id: String) throws {
+            for mutation in try store.fetchMutations(entityId: id) where mutation.operation == .delete {
+                try store.deletePendingMutation(mutation)
+            }
+            engineState.pendingDeleteIds.remove(id)
         }
         for var type in batch.eventTypes {
             type.syncStatus = .pending
@@ -88,6 +98,7 @@ extension EventStore {
                 try MutationPayload.create($0)
             }
         }
+        try store.saveEngineState(engineState)
         if !dryRun {
             try store.save()
             await engine?.noteLocalChanges()

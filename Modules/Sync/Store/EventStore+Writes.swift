@@ -21,10 +21,10 @@ extension EventStore {
     }
 
     @discardableResult
-    public func updateEventType(id: String, _ edit: (inout EventType) -> Void) async throws -> EventType {
+    public func updateEventType(id: String, _ edit: (inout EventType) throws -> Void) async throws -> EventType {
         try await write { store, now in
             guard var type = try store.findEventType(id: id) else { throw EventStoreError.notFound(.eventType, id: id) }
-            edit(&type)
+            try edit(&type)
             type.id = id
             try Validation.check(type, among: try store.fetchAllEventTypes())
             try store.upsertEventType(id: id) { $0 = type }
@@ -37,17 +37,22 @@ extension EventStore {
     }
 
     /// Deletes the type with its events and property definitions. Their mutations are removed first and no child
-    /// delete is queued: the server deletes the children with their type.
+    /// delete is queued — the server deletes the children with their type — except for events a queued update moved
+    /// into the type, which the server still holds under their old type: they get a delete of their own (R7).
+    /// Queued payloads stop naming the type (R8).
     public func deleteEventType(id: String) async throws {
         try await write { store, now in
             guard try store.findEventType(id: id) != nil else { throw EventStoreError.notFound(.eventType, id: id) }
+            let moved = Set(try ParentRemoval.deleteEventsMoved(into: id, store, at: now))
             let children = Set(
-                try store.fetchAllEvents().filter { $0.eventTypeId == id }.map(\.id)
+                try store.fetchEvents(matching: EventQuery(eventTypeId: id)).map(\.id)
                     + store.fetchAllPropertyDefinitions().filter { $0.eventTypeId == id }.map(\.id))
-            for mutation in try store.fetchPendingMutations() where children.contains(mutation.entityId) {
+            for mutation in try store.fetchPendingMutations()
+            where children.contains(mutation.entityId) && !moved.contains(mutation.entityId) {
                 try store.deletePendingMutation(mutation)
             }
             try store.deleteEventType(id: id)
+            try ParentRemoval.parentRemoved(.eventType, id: id, store, at: now)
             _ = try store.enqueueMutation(
                 entityType: .eventType, operation: .delete, entityId: id, payload: nil, at: now)
         }
@@ -82,10 +87,10 @@ extension EventStore {
     }
 
     @discardableResult
-    public func updateEvent(id: String, _ edit: (inout Event) -> Void) async throws -> Event {
+    public func updateEvent(id: String, _ edit: (inout Event) throws -> Void) async throws -> Event {
         try await write { store, now in
             guard var event = try store.findEvent(id: id) else { throw EventStoreError.notFound(.event, id: id) }
-            edit(&event)
+            try edit(&event)
             event.id = id
             event.timestamp = event.timestamp.roundedToMilliseconds
             event.endDate = event.endDate?.roundedToMilliseconds
@@ -124,10 +129,10 @@ extension EventStore {
     }
 
     @discardableResult
-    public func updateGeofence(id: String, _ edit: (inout Geofence) -> Void) async throws -> Geofence {
+    public func updateGeofence(id: String, _ edit: (inout Geofence) throws -> Void) async throws -> Geofence {
         try await write { store, now in
             guard var fence = try store.findGeofence(id: id) else { throw EventStoreError.notFound(.geofence, id: id) }
-            edit(&fence)
+            try edit(&fence)
             fence.id = id
             try Validation.check(fence, store)
             try store.upsertGeofence(id: id) { $0 = fence }
@@ -139,13 +144,15 @@ extension EventStore {
         }
     }
 
-    /// Deletes the geofence; its events lose their `geofence_id` locally, as on the server.
+    /// Deletes the geofence; its events lose their `geofence_id` locally, as on the server, and queued payloads stop
+    /// naming it (R8).
     public func deleteGeofence(id: String) async throws {
         try await write { store, now in
             guard try store.findGeofence(id: id) != nil else { throw EventStoreError.notFound(.geofence, id: id) }
             _ = try store.enqueueMutation(
                 entityType: .geofence, operation: .delete, entityId: id, payload: nil, at: now)
             try store.deleteGeofence(id: id)
+            try ParentRemoval.parentRemoved(.geofence, id: id, store, at: now)
         }
     }
 
@@ -170,7 +177,7 @@ extension EventStore {
 
     @discardableResult
     public func updatePropertyDefinition(
-        id: String, _ edit: (inout PropertyDefinition) -> Void
+        id: String, _ edit: (inout PropertyDefinition) throws -> Void
     ) async throws
         -> PropertyDefinition
     {
@@ -179,7 +186,7 @@ extension EventStore {
                 throw EventStoreError.notFound(.propertyDefinition, id: id)
             }
             let parent = definition.eventTypeId
-            edit(&definition)
+            try edit(&definition)
             definition.id = id
             definition.eventTypeId = parent
             definition.updatedAt = now

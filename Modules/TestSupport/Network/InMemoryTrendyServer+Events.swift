@@ -192,6 +192,52 @@ extension InMemoryTrendyServer {
     // MARK: Reads by id and the change feed
 
     /// N2: true when `id` is one of `user`'s entities of that type.
+    /// `GET /api/v1/events?limit&after` (api-v1 §5.3.1): the events strictly after `after`'s row, `timestamp`
+    /// descending then `id` descending, with `event_type` embedded; the token of the last row when more follow.
+    public func listEventsPage(user: String, limit: Int, after: String?) throws(NetworkError) -> EventsPage {
+        let pageSize = (1...1000).contains(limit) ? limit : 100
+        let token: EventsPageToken?
+        if let after {
+            guard let parsed = EventsPageToken(text: after) else {
+                throw Problems.badRequest("after is not a page token")
+            }
+            token = parsed
+        } else {
+            token = nil
+        }
+        return state.withLock { state in
+            let listed = Self.sortedEvents(
+                state.events.values.filter { event in
+                    event.userId == user
+                        && token?.precedes(timestamp: event.timestamp.millisecondsSince1970, id: event.id) != false
+                })
+            let page = listed.prefix(pageSize).map { event in
+                var event = event
+                event.eventType = state.eventTypes[event.eventTypeId]
+                return event
+            }
+            let more = listed.count > pageSize
+            return EventsPage(events: page, nextAfter: more ? page.last.map { EventsPageToken(after: $0).text } : nil)
+        }
+    }
+
+    /// `GET /api/v1/{collection}/{id}`: the entity, nil when it is not the user's (404).
+    public func entity(user: String, _ type: MutationEntityType, id: String) -> APIEntity? {
+        let id = id.lowercased()
+        return state.withLock { state in
+            switch type {
+            case .event:
+                guard var event = state.events[id], event.userId == user else { return nil }
+                event.eventType = state.eventTypes[event.eventTypeId]
+                return .event(event)
+            case .eventType: return state.eventTypes[id].flatMap { $0.userId == user ? .eventType($0) : nil }
+            case .geofence: return state.geofences[id].flatMap { $0.userId == user ? .geofence($0) : nil }
+            case .propertyDefinition:
+                return state.definitions[id].flatMap { $0.userId == user ? .propertyDefinition($0) : nil }
+            }
+        }
+    }
+
     public func exists(user: String, _ type: MutationEntityType, id: String) -> Bool {
         let id = id.lowercased()
         return state.withLock { state in

@@ -15,12 +15,22 @@ public final class InMemoryTrendyServer: Sendable {
     /// How far ahead of `clock` an event id's time may be; nil skips the check, for models whose clock is not the
     /// one the client's ids are made from.
     public let futureIdTolerance: TimeInterval?
+    /// What the model announces in `Trendy-Features` (api-v1 §2.1): what trendy-server announces, unless a test
+    /// plays an older server.
+    public let features: ServerFeatures
     let state = Mutex(State())
 
-    public init(clock: any SyncClock = ManualClock(), futureIdTolerance: TimeInterval? = 60) {
+    public init(
+        clock: any SyncClock = ManualClock(), futureIdTolerance: TimeInterval? = 60,
+        features: ServerFeatures = InMemoryTrendyServer.allFeatures
+    ) {
         self.clock = clock
         self.futureIdTolerance = futureIdTolerance
+        self.features = features
     }
+
+    /// The revision-3 features the model implements.
+    public static let allFeatures = ServerFeatures([ServerFeatures.after])
 
     struct State {
         var eventTypes: [String: APIEventType] = [:]
@@ -86,7 +96,11 @@ public final class InMemoryTrendyServer: Sendable {
             let scope = ReplayScope(user: user, method: method, path: path, key: key)
             if let replay = state.replays[scope] {
                 guard replay.fingerprint == fingerprint else { throw Problems.mismatch }
-                guard let response = replay.response as? Response else { throw Problems.mismatch }
+                guard var response = replay.response as? Response else { throw Problems.mismatch }
+                if var answer = response as? any ReplayableAnswer {
+                    answer.replayed = true
+                    if let marked = answer as? Response { response = marked }
+                }
                 return response
             }
             let response = try operation(&state)

@@ -61,9 +61,14 @@ extension MockNetworkClient {
         }
     }
 
-    /// Pages through `getEvents` like the real client, so scripted `getEvents` answers apply.
+    /// A scripted `[APIEvent]` answers it whole; otherwise it pages through `getEvents` like the real client, so
+    /// scripted `getEvents` answers apply.
     public func getAllEvents(batchSize: Int) async throws -> [APIEvent] {
-        try await call(.getAllEvents, ["batchSize": "\(batchSize)"]) { () -> Void in }
+        if let scripted = try await call(
+            .getAllEvents, ["batchSize": "\(batchSize)"], backend: { () -> [APIEvent]? in nil })
+        {
+            return scripted
+        }
         let pageSize = max(1, batchSize)
         var events: [APIEvent] = []
         var seen = Set<String>()
@@ -259,6 +264,20 @@ extension MockNetworkClient {
 
     public func getLatestCursor() async throws -> Int64 {
         try await call(.getLatestCursor) { server.latestCursor(user: userId) }
+    }
+
+    // MARK: N7, N8, features
+
+    public func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity? {
+        try await call(.fetchEntity, ["type": type.rawValue, "id": id]) { server.entity(user: userId, type, id: id) }
+    }
+
+    public func getEventsPage(limit: Int, after: String?) async throws -> EventsPage {
+        var arguments = ["limit": "\(limit)"]
+        if let after { arguments["after"] = after }
+        return try await call(.getEventsPage, arguments) { () throws(NetworkError) -> EventsPage in
+            try server.listEventsPage(user: userId, limit: limit, after: after)
+        }
     }
 
     public func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool {

@@ -21,6 +21,8 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         /// N1–N6.
         case createEventsBatchWithIdempotency, entityExists, updateEventTypeWithIdempotency
         case updateEventWithIdempotency, updateGeofenceWithIdempotency, updatePropertyDefinitionWithIdempotency
+        /// N7, N8 (revision 3).
+        case fetchEntity, getEventsPage
     }
 
     /// One recorded call.
@@ -39,6 +41,7 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         var globalStickyError: NetworkError?
         var calls: [Call] = []
         var gates: [Method: CallGate] = [:]
+        var announcedFeatures: ServerFeatures?
     }
 
     public let server: InMemoryTrendyServer
@@ -95,6 +98,14 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
     public var getChangesCallCount: Int { callCount(.getChanges) }
     public var getLatestCursorCallCount: Int { callCount(.getLatestCursor) }
     public var createEventsBatchCallCount: Int { callCount(.createEventsBatchWithIdempotency) }
+
+    /// The model's features once any call was answered (sync-engine R0), nil before; `announce(_:)` overrides them.
+    public var serverFeatures: ServerFeatures? {
+        state.withLock { state in state.calls.isEmpty ? nil : (state.announcedFeatures ?? server.features) }
+    }
+
+    /// Plays a server that announces `features` (nil: the model's own), e.g. the original backend's none.
+    public func announce(_ features: ServerFeatures?) { state.withLock { $0.announcedFeatures = features } }
 
     // MARK: Dispatch
 

@@ -28,6 +28,8 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         case enqueueMutation, claimMutations, completeMutation, recordMutationFailure, reviveMutation
         case setSyncStatus, deleteEntities, loadEngineState, saveEngineState, appendSyncHistory, fetchSyncHistory
         case fetchEvents, countMutations, fetchMutations
+        case rewriteMutation, markOwed, owedEntities, settleOwed
+        case recordUnansweredBatch, unansweredBatches, removeUnansweredBatch
     }
 
     /// The error an injected fault throws.
@@ -290,6 +292,33 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     }
 
     public func countMutations() throws -> MutationCounts { try call(.countMutations) { try $0.countMutations() } }
+
+    public func rewriteMutation(_ mutation: PendingMutation) throws {
+        try call(.rewriteMutation) { try $0.rewriteMutation(mutation) }
+    }
+
+    public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason) throws {
+        try call(.markOwed) { try $0.markOwed(type, id: id, reason: reason) }
+    }
+
+    public func owedEntities() throws -> [OwedEntity] { try call(.owedEntities) { try $0.owedEntities() } }
+
+    @discardableResult
+    public func settleOwed(_ type: MutationEntityType, id: String, token: Int64?) throws -> Bool {
+        try call(.settleOwed) { try $0.settleOwed(type, id: id, token: token) }
+    }
+
+    public func recordUnansweredBatch(_ batch: UnansweredBatch) throws {
+        try call(.recordUnansweredBatch) { try $0.recordUnansweredBatch(batch) }
+    }
+
+    public func unansweredBatches() throws -> [UnansweredBatch] {
+        try call(.unansweredBatches) { try $0.unansweredBatches() }
+    }
+
+    public func removeUnansweredBatch(key: String) throws {
+        try call(.removeUnansweredBatch) { try $0.removeUnansweredBatch(key: key) }
+    }
 
     public func fetchMutations(entityId: String) throws -> [PendingMutation] {
         try call(.fetchMutations) { try $0.fetchMutations(entityId: entityId) }

@@ -58,6 +58,12 @@ public struct SyncHarness: Sendable {
         try store.save()
     }
 
+    /// The entities owed a read-back (R4).
+    public func owed() throws -> [OwedEntity] {
+        let store = stores.makeDataStore()
+        return try store.owedEntities()
+    }
+
     public func history() throws -> [SyncHistoryEntry] {
         let store = stores.makeDataStore()
         return try store.fetchSyncHistory(limit: 1000)

@@ -1,9 +1,8 @@
 import Foundation
 import Models
 
-/// What the items of one batch ask the database before they insert — is the id taken, did this user create it
-/// within the idempotency window, is the (type, timestamp) slot held — read in three statements for the whole batch
-/// instead of three per item. Each insert is recorded, so a later item sees an earlier one of the same batch exactly
+/// What the items of one batch ask the database before they insert — is the id taken, is the (type, timestamp) slot
+/// held — read in two statements for the whole batch instead of two per item. Each insert is recorded, so a later item sees an earlier one of the same batch exactly
 /// as it would in the database. An id or slot the batch was not read for (an item whose fields did not parse here)
 /// is answered `.unknown`, and `Events.createOne` asks the database as it does for a single create.
 final class BatchLookups {
@@ -19,7 +18,6 @@ final class BatchLookups {
 
     private var askedIds: Set<String> = []
     private var stored: [String: APIEvent] = [:]
-    private var earlierCreates: [String: String] = [:]
     private var askedSlots: Set<Slot> = []
     private var holders: [Slot: String] = [:]
 
@@ -40,16 +38,6 @@ final class BatchLookups {
             {
                 stored[event.id] = event
             }
-            try db.forEachRow(
-                Self.earlierCreatesSQL(ids: ids.count), [request.userId, request.now - IdempotencyGuard.lifetime] + ids
-            ) { row in
-                if !row.isNull(1) {
-                    earlierCreates[row.withText(0) { String(decoding: $0, as: UTF8.self) }] = row.withText(1) {
-                        String(decoding: $0, as: UTF8.self)
-                    }
-                }
-                return true
-            }
         }
         let timestamps = Set(askedSlots.map(\.timestamp)).sorted()
         if !timestamps.isEmpty {
@@ -67,26 +55,9 @@ final class BatchLookups {
         }
     }
 
-    /// The user's creates of `ids` within the idempotency window (arguments: user, oldest time, the ids), each id's
-    /// oldest first so that the newest is the one kept. Ordered by entity first so that the plan walks
-    /// `changes_by_entity` for the asked ids: `ORDER BY id` alone made SQLite walk all of the user's changes in
-    /// `changes_by_user` order, a cost that grew with the account (seeding 1M events slowed from 5.5k to 1k
-    /// events/s). `BatchLookupPlanTests` holds the plan.
-    static func earlierCreatesSQL(ids: Int) -> String {
-        """
-        SELECT entity_id, data FROM changes WHERE user_id = ? AND operation = 'create' AND created_at > ?
-        AND entity_id IN (\(placeholders(ids))) ORDER BY entity_id, id
-        """
-    }
-
     /// The event stored under `id`, whoever owns it.
     func storedEvent(_ id: String) -> Answer<APIEvent> {
         askedIds.contains(id) ? .known(stored[id]) : .unknown
-    }
-
-    /// The snapshot of this user's newest create of `id` within the idempotency window.
-    func earlierCreate(_ id: String) -> Answer<String> {
-        askedIds.contains(id) ? .known(earlierCreates[id]) : .unknown
     }
 
     /// The id of this user's non-HealthKit event at `slot`.

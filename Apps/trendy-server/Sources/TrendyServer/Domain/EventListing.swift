@@ -15,6 +15,47 @@ enum EventListing {
         ORDER BY e.timestamp DESC, e.id DESC
         """
 
+    /// A keyset page (api-v1 §5.3.1): the events strictly after the token's row, one more than asked so that the page
+    /// knows whether another follows. Every page walks the index (user_id, timestamp DESC, id DESC) from its token, so
+    /// its cost does not depend on its depth.
+    static func keysetSQL(after: Bool) -> String {
+        let position = after ? " AND (timestamp < ? OR (timestamp = ? AND id < ?))" : ""
+        return """
+            SELECT \(Rows.eventColumns.qualified("e")), \(Rows.eventTypeColumns.qualified("t"))
+            FROM events e LEFT JOIN event_types t ON t.id = e.event_type_id AND t.user_id = e.user_id
+            WHERE e.id IN (SELECT id FROM events WHERE user_id = ?\(position) ORDER BY timestamp DESC, id DESC LIMIT ?)
+            ORDER BY e.timestamp DESC, e.id DESC
+            """
+    }
+
+    static func keysetPage(
+        user: String, limit: Int, after: EventsPageToken?, _ db: any StorageTransaction
+    ) throws -> (body: [UInt8], next: EventsPageToken?) {
+        var arguments: [any SQLValueConvertible] = [user]
+        if let after { arguments += [after.timestamp, after.timestamp, after.id] }
+        arguments.append(limit + 1)
+        var text: [UInt8] = [UInt8(ascii: "[")]
+        text.reserveCapacity(limit * 640 + 2)
+        var types = EmbeddedTypes()
+        var written = 0
+        var last: EventsPageToken?
+        var more = false
+        try db.forEachRow(keysetSQL(after: after != nil), arguments) { row in
+            if written == limit {
+                more = true
+                return false
+            }
+            if written > 0 { text.append(UInt8(ascii: ",")) }
+            written += 1
+            try write(row, types: &types, into: &text)
+            last = EventsPageToken(
+                timestamp: row.int64(3), id: row.withText(0) { String(decoding: $0, as: UTF8.self) })
+            return true
+        }
+        text.append(UInt8(ascii: "]"))
+        return (text, more ? last : nil)
+    }
+
     /// Index of the first event-type column in a `pageSQL` row.
     static let typeColumn = Rows.eventColumnNames.count
 

@@ -9,11 +9,31 @@ enum Events {
 
     // MARK: Reads
 
+    /// Offset pages, or (ours) keyset pages: a listing with neither `after` nor `offset` starts one, and every page
+    /// with more after it carries `X-Next-After` (api-v1 §5.3.1).
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let limit = try Query.integer(request, "limit", default: 50, valid: 1...1000, fallback: 100)
-        let offset = try Query.integer(request, "offset", default: 0, valid: 0...Int.max, fallback: 0)
-        let page = try EventListing.page(user: request.userId, limit: limit, offset: offset, db)
-        return APIResponse(status: .ok, body: page)
+        let afterText = request.original ? nil : request.query["after"].flatMap { $0.isEmpty ? nil : $0 }
+        let offsetGiven = request.query["offset"].map { !$0.isEmpty } ?? false
+        if afterText != nil && offsetGiven {
+            throw APIError(.badRequest, "after and offset exclude each other: page by one of them")
+        }
+        if offsetGiven || request.original {
+            let offset = try Query.integer(request, "offset", default: 0, valid: 0...Int.max, fallback: 0)
+            return APIResponse(
+                status: .ok, body: try EventListing.page(user: request.userId, limit: limit, offset: offset, db))
+        }
+        var after: EventsPageToken?
+        if let afterText {
+            guard let token = EventsPageToken(text: afterText) else {
+                throw APIError(.badRequest, "after is not a page token: pass the X-Next-After of the previous page")
+            }
+            after = token
+        }
+        let page = try EventListing.keysetPage(user: request.userId, limit: limit, after: after, db)
+        var response = APIResponse(status: .ok, body: page.body)
+        if let next = page.next { response.headers.append((.nextAfter, next.text)) }
+        return response
     }
 
     static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
@@ -95,9 +115,6 @@ enum Events {
             throw APIError.conflict(
                 code: "duplicate_id", field: "id", detail: "id: another event has this id", existingId: stored.id)
         }
-        if !request.original, let earlier = try earlierCreate(id, fields, request, db, lookups: lookups) {
-            return .existing(earlier)
-        }
         if let match = try healthKitMatch(fields, request, db) {
             guard request.original else { return .existing(match) }
             let partial = APIEvent(
@@ -157,36 +174,6 @@ enum Events {
             throw APIError(.futureTimestamp, "the id's time is more than 60 s ahead of the server's clock")
         }
         return text.lowercased()
-    }
-
-    /// The event this user created with `id` and the same fields within the idempotency window, since deleted.
-    ///
-    /// Such a create is a late re-send, not a new event: a client whose batch was committed but not answered sends
-    /// the item again, and if its batch has changed members meanwhile, it does so under a new key, so the key does
-    /// not replay it. Answering it with what was created then, and creating nothing, keeps a delete made meanwhile
-    /// (by another device) in force. docs/server.md, "Late re-sends of a deleted event".
-    static func earlierCreate(
-        _ id: String, _ fields: EventFields, _ request: APIRequest, _ db: any StorageTransaction,
-        lookups: BatchLookups? = nil
-    ) throws
-        -> APIEvent?
-    {
-        let snapshot: String?
-        if case .known(let answer) = lookups?.earlierCreate(id) ?? .unknown {
-            snapshot = answer
-        } else {
-            snapshot = try db.value(
-                String.self,
-                sql: """
-                    SELECT data FROM changes WHERE user_id = ? AND entity_id = ? AND operation = 'create'
-                    AND created_at > ? ORDER BY id DESC LIMIT 1
-                    """, arguments: [request.userId, id, request.now - IdempotencyGuard.lifetime])
-        }
-        guard let data = snapshot,
-            let earlier = try? JSONCoding.decode(APIEvent.self, from: Data(data.utf8)),
-            EventFields(earlier) == fields
-        else { return nil }
-        return earlier
     }
 
     /// HealthKit de-duplication (api-v1 §5.3.4 step 3): by sample id, else by type, category and whole second.

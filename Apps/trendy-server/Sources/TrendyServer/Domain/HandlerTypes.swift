@@ -29,6 +29,8 @@ struct APIResponse: Sendable {
     var body: [UInt8]
     /// What the handler saw that `/metrics` reports.
     var observation: Observation?
+    /// Headers of the answer besides the ones every answer gets (`X-Next-After`).
+    var headers: [(HTTPField.Name, String)] = []
 
     enum Observation: Sendable {
         /// A change-feed page: its size, and the `created_at` (ms) of its oldest change.

@@ -39,6 +39,7 @@ struct APIMiddleware: RouterMiddleware {
         }
         response.headers[.requestID] = context.requestId
         response.headers[.cacheControl] = "no-store"
+        if quirks != .original { response.headers[.trendyFeatures] = Self.features.header }
         let elapsed = ContinuousClock.now - started
         logger.info(
             "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
@@ -48,6 +49,10 @@ struct APIMiddleware: RouterMiddleware {
             ])
         return response
     }
+
+    /// The revision-3 capabilities this server has, announced on every answer (api-v1 §2.1); the original backend
+    /// announces none.
+    static let features = ServerFeatures([ServerFeatures.after])
 
     /// 1–128 visible ASCII characters (api-v1 §2.1).
     static func validRequestId(_ value: String?) -> String? {
@@ -113,4 +118,6 @@ extension HTTPField.Name {
     static let legacyRateLimitLimit = constant("X-RateLimit-Limit")
     static let legacyRateLimitRemaining = constant("X-RateLimit-Remaining")
     static let trendyFault = constant("X-Trendy-Fault")
+    static let trendyFeatures = constant(ServerFeatures.headerName)
+    static let nextAfter = constant("X-Next-After")
 }

@@ -116,6 +116,7 @@ final class Pipeline: Sendable {
         case nil: break
         }
         if !answer.body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }
+        for (name, value) in answer.headers { headers[name] = value }
         return Response(
             status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }

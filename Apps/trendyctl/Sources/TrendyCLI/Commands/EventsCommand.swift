@@ -188,26 +188,28 @@ struct EventsCommand: AsyncParsableCommand {
             let store = try context.store()
             let current = try Lookup.event(id, in: store)
             let now = context.now
-            let typeId = try type.map { try Lookup.eventType($0, in: store).id } ?? current.eventTypeId
+            let typeId = try type.map { try Lookup.eventType($0, in: store).id }
             let timestamp = try at.map { text throws(CLIError) in try TimeInput.parse(text, option: "--at", now: now) }
             let endDate = try end.map { text throws(CLIError) in try TimeInput.parse(text, option: "--end", now: now) }
-            let definitions = try store.propertyDefinitions(eventTypeId: typeId)
-            var values = current.properties
+            let definitions = try store.propertyDefinitions(eventTypeId: typeId ?? current.eventTypeId)
+            var assigned: [String: PropertyValue] = [:]
             for assignment in properties {
                 let (key, value) = try PropertyInput.parse(assignment, definitions: definitions, now: now)
-                values[key] = value
+                assigned[key] = value
             }
-            for key in unset { values[key] = nil }
             let location = try EventsCommand.location(lat, lon)
+            // The edit reads the row inside the transaction that writes it: only what the flags name changes, so a
+            // concurrent edit of another field (another process on this database) is kept.
             let edited = try await store.updateEvent(id: current.id) { event in
-                event.eventTypeId = typeId
+                if let typeId { event.eventTypeId = typeId }
                 if let timestamp { event.timestamp = timestamp }
                 if let endDate { event.endDate = endDate }
                 if clearEnd { event.endDate = nil }
                 if let allDay { event.isAllDay = allDay }
                 if let notes { event.notes = notes }
                 if clearNotes { event.notes = nil }
-                event.properties = values
+                for (key, value) in assigned { event.properties[key] = value }
+                for key in unset { event.properties[key] = nil }
                 if let location {
                     event.locationLatitude = location.0
                     event.locationLongitude = location.1

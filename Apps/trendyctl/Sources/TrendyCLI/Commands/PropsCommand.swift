@@ -115,15 +115,18 @@ struct PropsCommand: AsyncParsableCommand {
 
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
-            var draft = try Lookup.propertyDefinition(id, in: store)
-            if let label { draft.label = label }
-            if let kind { draft.propertyType = kind }
-            if !options.isEmpty { draft.options = options }
-            if clearOptions { draft.options = [] }
-            draft.defaultValue =
-                clearDefault ? nil : try PropsCommand.defaultValue(defaultText, for: draft, now: context.now)
-            if let order { draft.displayOrder = order }
-            let edited = try await store.updatePropertyDefinition(id: draft.id) { [draft] in $0 = draft }
+            let found = try Lookup.propertyDefinition(id, in: store)
+            let now = context.now
+            // Read and changed inside the transaction that writes it: a concurrent edit of another field is kept.
+            let edited = try await store.updatePropertyDefinition(id: found.id) { definition in
+                if let label { definition.label = label }
+                if let kind { definition.propertyType = kind }
+                if !options.isEmpty { definition.options = options }
+                if clearOptions { definition.options = [] }
+                definition.defaultValue =
+                    clearDefault ? nil : try PropsCommand.defaultValue(defaultText, for: definition, now: now)
+                if let order { definition.displayOrder = order }
+            }
             PropsCommand.render(edited, context)
         }
     }

@@ -20,7 +20,7 @@ struct StatusCommand: TrendyCommand {
             context.console.out(json: [
                 "server": server.map { .string($0.root.text) } ?? .null,
                 "pending": .number(Double(snapshot.pendingCount)), "failed": .number(Double(snapshot.deadLetterCount)),
-                "cursor": .number(Double(snapshot.cursor)),
+                "cursor": .number(Double(snapshot.cursor)), "owed": .number(Double(snapshot.owedCount)),
                 "last_sync_at": snapshot.lastSuccessAt.map(EntityJSON.time) ?? .null,
                 "state": .string(snapshot.state.name),
                 "circuit_breaker": ["open": .bool(breakerOpen), "retry_after_seconds": .number(Double(retryAfter))],
@@ -35,6 +35,9 @@ struct StatusCommand: TrendyCommand {
         record.add(
             "failed",
             "\(snapshot.deadLetterCount)" + (snapshot.deadLetterCount > 0 ? " — see `trendyctl queue list`" : ""))
+        if snapshot.owedCount > 0 {
+            record.add("owed", "\(snapshot.owedCount) to read back from the server at the next sync")
+        }
         record.add("cursor", String(snapshot.cursor))
         record.add("last sync", snapshot.lastSuccessAt.map(TimeInput.display) ?? "never")
         record.add("breaker", breakerOpen ? "open, retry in \(retryAfter) s" : "closed")

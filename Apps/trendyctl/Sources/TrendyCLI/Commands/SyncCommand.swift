@@ -9,7 +9,8 @@ struct SyncCommand: TrendyCommand {
         discussion: """
             Exit status: 0 synced, 5 partial (some changes failed; see `trendyctl queue list`), 75 offline or \
             rate limited (nothing was lost; try again later), 4 not logged in or token rejected, 1 other \
-            errors, 130 interrupted (143 on SIGTERM). Only one sync runs per database at a time; a second one exits 75.
+            errors, 130 interrupted (143 on SIGTERM). Only one sync runs per database at a time: a second one waits up \
+            to 2 s for the first, then exits 75; `--watch` waits as long as it takes and goes on.
 
             Examples:
               trendyctl sync
@@ -41,9 +42,21 @@ struct SyncCommand: TrendyCommand {
         repeat {
             let report: SyncReport
             do {
-                let lock = try SyncLock.acquire(databasePath: context.settings.databasePath)
-                let full = forceFull
+                let path = context.settings.databasePath
                 let console = context.console
+                let locked = await interrupt.run { [watch] () async -> Result<SyncLock, CLIError> in
+                    do throws(CLIError) {
+                        return .success(
+                            try await SyncLock.acquire(
+                                databasePath: path, waitingAtMost: watch ? nil : SyncLock.oneOffWait,
+                                waiting: { console.note("another sync is running on this database; waiting for it") }))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                if interrupt.fired { break }
+                let lock = try locked.get()
+                let full = forceFull
                 report = await interrupt.run { await Self.runOnce(engine, full: full, console: console) }
                 withExtendedLifetime(lock) {}
             }
@@ -118,6 +131,7 @@ struct SyncCommand: TrendyCommand {
             var line = "\(outcome.name): pushed \(report.pushed), pulled \(report.pulled)"
             if report.failed > 0 { line += ", \(report.failed) failed" }
             if report.pending > 0 { line += ", \(report.pending) pending" }
+            if report.owed > 0 { line += ", \(report.owed) to read back" }
             line += outcome.bootstrapped ? " (full download)" : ""
             console.out(line + " in \(report.durationMs) ms")
         }

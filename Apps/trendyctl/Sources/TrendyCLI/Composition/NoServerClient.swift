@@ -65,4 +65,7 @@ struct NoServerClient: NetworkClientProtocol {
     func updatePropertyDefinitionWithIdempotency(
         id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
     ) async throws -> APIPropertyDefinition { throw Self.unavailable }
+    func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity? { throw Self.unavailable }
+    func getEventsPage(limit: Int, after: String?) async throws -> EventsPage { throw Self.unavailable }
+    var serverFeatures: ServerFeatures? { nil }
 }

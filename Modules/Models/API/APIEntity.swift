@@ -1,0 +1,48 @@
+import Foundation
+
+/// One entity as the server returns it from its single `GET` (api-v1 §1): what a read-back writes (sync-engine R4).
+public enum APIEntity: Sendable, Hashable {
+    case eventType(APIEventType)
+    case event(APIEvent)
+    case geofence(APIGeofence)
+    case propertyDefinition(APIPropertyDefinition)
+
+    public var entityType: MutationEntityType {
+        switch self {
+        case .eventType: .eventType
+        case .event: .event
+        case .geofence: .geofence
+        case .propertyDefinition: .propertyDefinition
+        }
+    }
+
+    public var id: String {
+        switch self {
+        case .eventType(let type): type.id
+        case .event(let event): event.id
+        case .geofence(let fence): fence.id
+        case .propertyDefinition(let definition): definition.id
+        }
+    }
+
+    public var userId: String {
+        switch self {
+        case .eventType(let type): type.userId
+        case .event(let event): event.userId
+        case .geofence(let fence): fence.userId
+        case .propertyDefinition(let definition): definition.userId
+        }
+    }
+}
+
+/// One page of a keyset listing of events (api-v1 §5.3.1 `after`).
+public struct EventsPage: Sendable, Hashable {
+    public var events: [APIEvent]
+    /// The `X-Next-After` token of the answer: the page after this one starts there. Nil on the last page.
+    public var nextAfter: String?
+
+    public init(events: [APIEvent], nextAfter: String?) {
+        self.events = events
+        self.nextAfter = nextAfter
+    }
+}
