@@ -39,7 +39,7 @@ extension DataStoreContract {
                 breakerConsecutive429: 2, breakerBackoffUntil: Build.instant.addingTimeInterval(30),
                 breakerMultiplier: 4, breakerRetryAfterHint: 12.5, quietUntil: Build.instant.addingTimeInterval(60),
                 lastSuccessAt: Build.instant, serverRoot: "http://127.0.0.1:8080", accountUserId: Build.id(42),
-                unfetchedDefinitionTypes: [Build.id(3)])
+                unfetchedDefinitionTypes: [Build.id(3)], serverFeatures: ServerFeatures(["after", "stream"]))
             try subject.saved { try $0.saveEngineState(state) }
             #expect(try subject.read { try $0.loadEngineState() } == state)
             var cleared = state

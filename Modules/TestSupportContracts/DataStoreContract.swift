@@ -54,7 +54,7 @@ public enum DataStoreContract {
     }
 
     public static let checks: [Check] =
-        entityChecks + unitOfWorkChecks + coalescingChecks + outboxChecks + engineChecks
+        entityChecks + unitOfWorkChecks + coalescingChecks + outboxChecks + engineChecks + revision3Checks
 }
 
 // MARK: - Entities

@@ -44,7 +44,8 @@ public enum NetworkClientContract {
         Check(name: name, body: body)
     }
 
-    public static let checks: [Check] = eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks
+    public static let checks: [Check] =
+        eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks
 }
 
 // MARK: - Helpers

@@ -183,4 +183,31 @@ struct BatchTests {
         // S53: A 429 or idempotency_in_flight answer changes no mutation.
         #expect(after.map(\.lastError) == [nil, nil])
     }
+
+    @Test("§4.7.2 an unanswered batch is re-sent exactly as it went, a member deleted here included: nothing returns")
+    func unansweredBatchIsResentVerbatim() async throws {
+        let (a, _, events) = try await prepared(2)
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        #expect(await a.engine.performSync().outcome.name == "offline")
+        let batch = try #require(try a.saved { try $0.unansweredBatches() }.first)
+        #expect(batch.members.map(\.entityId) == events.map(\.id), "kept from the claim that sent it")
+        // The batch had in fact arrived: the server stored both events, and its answer was what got lost.
+        let requests = try batch.members.map { try JSONCoding.decode(CreateEventRequest.self, from: $0.payload) }
+        _ = try a.model.createEventsBatch(user: a.network.userId, requests, key: batch.key)
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        try await b.events.deleteEvent(id: events[1].id)  // another device deletes one of them
+        _ = await b.engine.performSync()
+        try await a.events.deleteEvent(id: events[0].id)  // this device deletes the other: it leaves the batch
+
+        a.network.resetCalls()
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        let resent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
+        #expect(resent.idempotencyKey == batch.key, "the same key")
+        #expect(resent.body?["events"]?.arrayValue?.count == 2, "the same members, the deleted one included")
+        #expect(a.serverEvents.isEmpty, "replayed, not run again: neither delete is undone")
+        #expect(try a.events.events().isEmpty && (try a.saved { try $0.unansweredBatches() }).isEmpty)
+        _ = await b.engine.performSync()
+        #expect(try b.events.events().isEmpty)
+    }
 }

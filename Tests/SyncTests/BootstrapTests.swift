@@ -178,6 +178,33 @@ struct BootstrapTests {
         #expect(try localRows(a).sorted() == localRows(b).sorted())
     }
 
+    @Test("R11 a bootstrap while another device deletes events misses no unchanged event (keyset pages)")
+    func keysetListingIgnoresConcurrentDeletes() async throws {
+        let b = try SyncHarness()
+        let type = try await b.syncedType()
+        var created: [Event] = []
+        for offset in 1...5 { created.append(try await b.event(type, Double(offset))) }
+        _ = await b.engine.performSync()
+        let c = try b.secondDevice(configuration: try SyncConfiguration(bootstrapEventsPageSize: 2))
+        // c reads the cursor and its first page, then b deletes the newest event before c asks for the next page.
+        let cursor = c.model.latestCursor(user: c.network.userId)
+        let firstPage = try c.model.listEventsPage(user: c.network.userId, limit: 2, after: nil)
+        try await b.events.deleteEvent(id: created[4].id)
+        _ = await b.engine.performSync()
+        c.network.enqueue(cursor, for: .getLatestCursor)
+        c.network.enqueue(firstPage, for: .getEventsPage)
+
+        #expect(await c.engine.performSync().outcome == .synced(bootstrapped: true))
+        let afters = c.network.calls(of: .getEventsPage).map { $0.arguments["after"] }
+        #expect(afters.count == 3 && afters[0] == nil && afters[1] == firstPage.nextAfter, "the pages chain by token")
+        let local = Set(try c.events.events().map(\.id))
+        // R11: every event that existed for the whole listing is there, though a delete shifted the rows after it.
+        #expect(Set(created.prefix(4).map(\.id)).isSubset(of: local))
+        #expect(c.network.callCount(.getLatestCursor) == 1, "one pass: keyset pages cannot shift")
+        _ = await c.engine.performSync()
+        #expect(try Set(c.events.events().map(\.id)) == Set(created.prefix(4).map(\.id)), "the next pull deletes it")
+    }
+
     @Test("S84 a property-definition fetch failure keeps that type's local definitions and the bootstrap succeeds")
     func unfetchedDefinitionsKept() async throws {
         let a = try SyncHarness()

@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Testing
+import TrendyServer
 import TrendyServerTesting
 
 @Suite("Route behaviour")
@@ -34,6 +35,51 @@ struct RouteBehaviourTests {
             #expect(deleted.status == 204 && deleted.body.isEmpty)
             #expect(created.header("Content-Type") == "application/json; charset=utf-8")
             #expect(created.header("Cache-Control") == "no-store")
+        }
+    }
+
+    @Test("api-v1 §2.1 Trendy-Features on every answer, /health and errors included; the original sends none")
+    func features() async throws {
+        try await ServerHarness.with { harness in
+            for response in [
+                try await harness.send("GET", "/health"), try await harness.send("GET", "/api/v1/event-types"),
+                try await harness.send("GET", "/api/v1/events/\(ServerHarness.newId())"),
+            ] {
+                let features = ServerFeatures(header: response.header(ServerFeatures.headerName))
+                #expect(features.has(ServerFeatures.after), "status \(response.status)")
+            }
+        }
+        var original = LiveTrendyServer.testConfiguration()
+        original.quirks = .original
+        try await ServerHarness.with(original) { harness in
+            let answer = try await harness.send("GET", "/api/v1/event-types")
+            #expect(answer.header(ServerFeatures.headerName) == nil)
+        }
+    }
+
+    @Test("api-v1 §5.3.1 after: keyset pages carry X-Next-After until the last; with offset, or malformed, it is 400")
+    func keysetListing() async throws {
+        try await ServerHarness.with { harness in
+            let type = try await harness.eventType()
+            for second in 1...3 {
+                let created = try await harness.send(
+                    "POST", "/api/v1/events",
+                    json:
+                        #"{"id":"\#(ServerHarness.newId())","event_type_id":"\#(type)","timestamp":"2026-01-01T00:00:0\#(second)Z"}"#
+                )
+                #expect(created.status == 201)
+            }
+            let first = try await harness.send("GET", "/api/v1/events?limit=2")
+            let token = try #require(first.header("X-Next-After"))
+            #expect((first.jsonArray?.count, first.header("X-Next-After") != nil) == (2, true))
+            let last = try await harness.send("GET", "/api/v1/events?limit=2&after=\(token)")
+            #expect(last.jsonArray?.count == 1 && last.header("X-Next-After") == nil, "the last page has no token")
+            let byOffset = try await harness.send("GET", "/api/v1/events?limit=2&offset=0")
+            #expect(byOffset.jsonArray?.count == 2 && byOffset.header("X-Next-After") == nil, "offset pages carry none")
+            for bad in ["after=\(token)&offset=0", "after=garbage", "after=12.not-a-uuid"] {
+                let refused = try await harness.send("GET", "/api/v1/events?\(bad)")
+                #expect(refused.status == 400 && refused.json?["type"] as? String == "urn:trendy:error:bad_request")
+            }
         }
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+import Models
+import Protocols
+import TestSupport
+import Testing
+
+// MARK: - Revision 3: owed read-backs (DS12–DS14), queue rewrites (DS15), unanswered batches (§4.7 step 2)
+
+extension DataStoreContract {
+    static let revision3Checks: [Check] = [
+        check("DS12 DS13 DS14 owed entities: oldest first; marking again gives a new token; settling checks it") {
+            subject in
+            try subject.saved { store throws in
+                try store.markOwed(.event, id: Build.id(1), reason: .fenced)
+                try store.markOwed(.eventType, id: Build.id(2), reason: .replayed)
+            }
+            let owed = try subject.read { try $0.owedEntities() }
+            #expect(owed.map(\.id) == [Build.id(1), Build.id(2)])
+            #expect(owed.map(\.entityType) == [.event, .eventType])
+            try subject.saved { try $0.markOwed(.event, id: Build.id(1), reason: .discarded) }
+            let again = try subject.read { try $0.owedEntities() }
+            #expect(again.map(\.id) == [Build.id(2), Build.id(1)], "marked again: the newest debt")
+            let renewed = try #require(again.last)
+            #expect(renewed.token != owed[0].token)
+            #expect(try subject.saved { try $0.settleOwed(.event, id: Build.id(1), token: owed[0].token) } == false)
+            #expect(try subject.saved { try $0.settleOwed(.event, id: Build.id(1), token: renewed.token) })
+            #expect(try subject.saved { try $0.settleOwed(.eventType, id: Build.id(2), token: nil) })
+            #expect(try subject.read { try $0.owedEntities() }.isEmpty)
+            #expect(try subject.saved { try $0.settleOwed(.event, id: Build.id(9), token: nil) } == false)
+        },
+        check("DS12 an owed mark rolls back with its unit of work") { subject in
+            do {
+                let store = subject.factory.makeDataStore()
+                try store.markOwed(.geofence, id: Build.id(1), reason: .conflict)
+            }  // released unsaved
+            #expect(try subject.read { try $0.owedEntities() }.isEmpty)
+        },
+        check("DS15 rewriteMutation writes payload, key, state, attempts, error, revision and updated_at") { subject in
+            try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
+            var row = try #require(try subject.queue().first)
+            row.payload = try updatePayload(notes: "y")
+            row.clientRequestId = Build.id(77)
+            row.state = .failed
+            row.attempts = 3
+            row.lastError = "parent deleted"
+            row.revision += 1
+            row.updatedAt = Build.instant.addingTimeInterval(5)
+            try subject.saved { try $0.rewriteMutation(row) }
+            #expect(try subject.queue() == [row])
+            var missing = row
+            missing.id = Build.id(404)
+            try subject.saved { try $0.rewriteMutation(missing) }
+            #expect(try subject.queue() == [row], "a missing row is a no-op")
+        },
+        check("unanswered batches: kept in order with their members, replaced by key, forgotten by key") { subject in
+            func batch(_ key: String, _ members: Int, at offset: Double) -> UnansweredBatch {
+                UnansweredBatch(
+                    key: key,
+                    members: (0..<members).map { index in
+                        UnansweredBatch.Member(
+                            mutationId: Build.id(100 + index), revision: index + 1, entityId: Build.id(200 + index),
+                            payload: Data(#"{"n":\#(index)}"#.utf8))
+                    }, sentAt: Build.instant.addingTimeInterval(offset))
+            }
+            try subject.saved { store throws in
+                try store.recordUnansweredBatch(batch("k1", 2, at: 0))
+                try store.recordUnansweredBatch(batch("k2", 1, at: 1))
+            }
+            #expect(try subject.read { try $0.unansweredBatches() } == [batch("k1", 2, at: 0), batch("k2", 1, at: 1)])
+            try subject.saved { try $0.removeUnansweredBatch(key: "k1") }
+            try subject.saved { try $0.removeUnansweredBatch(key: "missing") }
+            #expect(try subject.read { try $0.unansweredBatches() }.map(\.key) == ["k2"])
+        },
+    ]
+}

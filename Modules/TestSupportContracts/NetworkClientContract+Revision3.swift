@@ -1,0 +1,68 @@
+import Foundation
+import Models
+import Protocols
+import TestSupport
+import Testing
+
+// MARK: - Revision 3: features, single reads, keyset pages (api-v1 §2.1, §5.3.1; sync-engine R0, R4, R11)
+
+extension NetworkClientContract {
+    static let revision3Checks: [Check] = [
+        check("R0 every answer reports the server's features: after, at least") { subject in
+            let client = subject.client
+            _ = try await client.getLatestCursor()
+            let features = try #require(client.serverFeatures, "an answer was received")
+            #expect(features.has(ServerFeatures.after))
+        },
+        check("N7 fetchEntity: the entity whole on 200, nil on 404 and for another user's id") { subject in
+            let client = subject.client
+            let type = try await eventType(client)
+            let created = try await client.createEventsBatch(
+                [event(type: type.id, at: instant(30)) { $0.notes = "read me" }], idempotencyKey: key())
+            let stored = try #require(created.created.first)
+            guard case .event(let event)? = try await client.fetchEntity(.event, id: stored.id.uppercased()) else {
+                Issue.record("expected the event")
+                return
+            }
+            #expect(event.id == stored.id && event.notes == "read me" && event.eventTypeId == type.id)
+            guard case .eventType(let fetchedType)? = try await client.fetchEntity(.eventType, id: type.id) else {
+                Issue.record("expected the event type")
+                return
+            }
+            #expect(fetchedType.name == type.name)
+            #expect(try await client.fetchEntity(.geofence, id: newId()) == nil)
+            #expect(try await subject.otherUser.fetchEntity(.event, id: stored.id) == nil, "404 for another user")
+        },
+        check("N8 keyset pages: newest first, chained by token, each event once, a delete shifts nothing") { subject in
+            let client = subject.client
+            let type = try await eventType(client)
+            let other = try await eventType(client)
+            // Pairs share a timestamp (in two types): the id breaks the tie.
+            let created = try await client.createEventsBatch(
+                (0..<7).map { event(type: $0 % 2 == 0 ? type.id : other.id, at: instant(100 + $0 / 2)) },
+                idempotencyKey: key())
+            #expect(created.created.count == 7)
+            let expected = created.created.sorted {
+                ($0.timestamp, $0.id.lowercased()) > ($1.timestamp, $1.id.lowercased())
+            }.map { $0.id.lowercased() }
+
+            let first = try await client.getEventsPage(limit: 3, after: nil)
+            #expect(first.events.map { $0.id.lowercased() } == Array(expected.prefix(3)))
+            let token = try #require(first.nextAfter, "a full page with more after it carries a token")
+            #expect(first.events.allSatisfy { $0.eventType?.id == $0.eventTypeId }, "event_type is embedded")
+            // A delete of a listed event does not shift the next page.
+            try await client.deleteEvent(id: expected[0])
+            let second = try await client.getEventsPage(limit: 3, after: token)
+            #expect(second.events.map { $0.id.lowercased() } == Array(expected[3..<6]))
+            let third = try await client.getEventsPage(limit: 3, after: try #require(second.nextAfter))
+            #expect(third.events.map { $0.id.lowercased() } == [expected[6]] && third.nextAfter == nil)
+            let exact = try await client.getEventsPage(limit: 6, after: nil)
+            #expect(exact.events.count == 6 && exact.nextAfter == nil, "the last page carries no token")
+        },
+        check("N8 a malformed page token is 400 bad_request") { subject in
+            await expectFailure(400, "bad_request") {
+                _ = try await subject.client.getEventsPage(limit: 10, after: "not-a-token")
+            }
+        },
+    ]
+}
