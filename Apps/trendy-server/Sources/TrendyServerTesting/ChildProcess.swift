@@ -110,6 +110,9 @@ public enum ChildProcess {
 
         public var pid: Int32 { state.withLock { $0.pid } }
 
+        /// What the process has written on stderr so far. Does not wait.
+        public var stderrSoFar: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
+
         /// The exit status once the process has exited (and its output was read), else nil. Does not wait.
         public var exitStatus: Int32? { state.withLock { $0.status } }
 

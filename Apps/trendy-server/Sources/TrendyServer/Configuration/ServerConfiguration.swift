@@ -47,8 +47,19 @@ public struct ServerConfiguration: Sendable {
         public var beforeHandler: (@Sendable (String, String) async -> Void)?
         /// Called for every `/api/v1` request as it arrived, before authentication.
         public var observeRequest: (@Sendable (ObservedRequest) -> Void)?
+        /// Asked for every authenticated `/api/v1` request (method, path) where `--fault-*` would draw: a fault to
+        /// inject instead of a random one, so a test can fail exactly the request it means to.
+        public var scriptedFault: (@Sendable (String, String) -> ScriptedFault?)?
 
         public init() {}
+    }
+
+    /// A fault a test injects into one request (`TestHooks.scriptedFault`), as `--fault-*` would.
+    public enum ScriptedFault: Sendable {
+        /// 500 before the handler runs: nothing is written.
+        case internalError
+        /// The handler runs and commits, then the connection closes without an answer.
+        case drop
     }
 
     /// A request as the server received it.

@@ -41,7 +41,9 @@ final class Pipeline: Sendable {
         self.logger = logger
         authenticator = Authenticator(configuration: configuration)
         limiter = configuration.rateLimitPerMinute.map(RateLimiter.init(requestsPerMinute:))
-        faults = configuration.faults.isEnabled ? FaultInjector(configuration: configuration.faults) : nil
+        faults =
+            configuration.faults.isEnabled || configuration.testHooks.scriptedFault != nil
+            ? FaultInjector(configuration: configuration.faults, scripted: configuration.testHooks.scriptedFault) : nil
         idempotency = IdempotencyGuard(original: configuration.quirks == .original)
     }
 

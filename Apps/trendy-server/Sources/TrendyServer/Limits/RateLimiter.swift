@@ -63,10 +63,24 @@ final class FaultInjector: Sendable {
 
     let configuration: FaultConfiguration
     private let generator: Mutex<SplitMix64>
+    private let scripted: (@Sendable (String, String) -> ServerConfiguration.ScriptedFault?)?
 
-    init(configuration: FaultConfiguration) {
+    init(
+        configuration: FaultConfiguration,
+        scripted: (@Sendable (String, String) -> ServerConfiguration.ScriptedFault?)? = nil
+    ) {
         self.configuration = configuration
+        self.scripted = scripted
         generator = Mutex(SplitMix64(seed: configuration.seed ?? UInt64.random(in: .min ... .max)))
+    }
+
+    /// A test's scripted fault for the request (method, path) when it names one, otherwise `choose(isWrite:)`.
+    func choose(method: String, path: String, isWrite: Bool) -> Choice {
+        switch scripted?(method, path) {
+        case .internalError?: Choice(fault: .internalError, delayMilliseconds: 0)
+        case .drop?: Choice(fault: isWrite ? .drop : nil, delayMilliseconds: 0)
+        case nil: choose(isWrite: isWrite)
+        }
     }
 
     /// Draws in a fixed order (429, 500, drop, delay) so that a seed gives the same sequence of choices.

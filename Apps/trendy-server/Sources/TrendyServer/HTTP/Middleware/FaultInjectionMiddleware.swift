@@ -15,7 +15,8 @@ struct FaultInjectionMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response
     ) async throws -> Response {
-        let choice = faults.choose(isWrite: request.method != .get)
+        let choice = faults.choose(
+            method: request.method.rawValue, path: request.uri.path, isWrite: request.method != .get)
         if choice.delayMilliseconds > 0 {
             try await Task.sleep(nanoseconds: UInt64(choice.delayMilliseconds) * 1_000_000)
         }
