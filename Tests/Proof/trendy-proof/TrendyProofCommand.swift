@@ -135,6 +135,9 @@ struct TrendyProofCommand: AsyncParsableCommand {
         var entities = 0
         var switches = 0
         var connections: [Int] = []
+        var moves: [String: Int] = [:]
+        var quietChecks = 0
+        var unquietChecks = 0
         let seedRange = firstSeed..<(firstSeed + UInt64(count))
         let tally = try await runSeeds(seedRange) { seed in
             var settings = ProofSettings(seed: seed)
@@ -145,6 +148,9 @@ struct TrendyProofCommand: AsyncParsableCommand {
             deadLetters += outcome.deadLetters
             entities += outcome.serverEntities
             switches += outcome.switches
+            moves.merge(outcome.moves, uniquingKeysWith: +)
+            quietChecks += outcome.quietChecks
+            unquietChecks += outcome.unquietChecks
             for (index, count) in outcome.connectionsPerInstance.enumerated() {
                 if connections.count <= index { connections.append(0) }
                 connections[index] += count
@@ -157,6 +163,9 @@ struct TrendyProofCommand: AsyncParsableCommand {
             line += "\(instances) instances on PostgreSQL, \(perInstance) connections, \(switches) moves, "
         }
         line += "\(entities) server entities, \(deadLetters) dead letters, \(tally.seconds) s)"
+        line += "\n  \(quietChecks) comparisons with the server after a quiet pass mid-run (\(unquietChecks) passes "
+        line += "not quiet under faults)"
+        line += "\n  moves: " + moves.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         if let first = tally.failures.first {
             let seedOption = part == .instances ? "--instance-seeds" : "--seeds"
             line +=

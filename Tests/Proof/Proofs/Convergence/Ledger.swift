@@ -14,6 +14,9 @@ struct Ledger {
     var deleted: [String: String] = [:]
     /// Ids whose mutations a client discarded, by client.
     var discarded: [String: Set<String>] = [:]
+    /// Ids a client imported back after some client deleted them (api-v1 §7 restores): their delete no longer
+    /// stands for sure, whichever reached the server last wins.
+    var restored: Set<String> = []
 
     /// True when the entity was deleted by some client, or went with its deleted event type.
     func wasDeleted(_ id: String) -> Bool {

@@ -5,12 +5,20 @@ import Sync
 import TestSupport
 
 /// One random step of a run: a local write, a sync, or a user's action on the queue.
-enum Operation: CaseIterable {
+enum Operation: String, CaseIterable {
     case createType, editType, deleteType
     case createEvent, editEvent, deleteEvent
     case createGeofence, editGeofence, deleteGeofence
     case createDefinition, editDefinition, deleteDefinition
     case sync, goOffline, retryDeadLetters, discardOne
+    /// Issue 24's moves: a rename into the shared pool of names (offline renames to one name clash, R6); an event
+    /// moved into a type that is then deleted (R7); an import of a deleted entity's earlier copy (api-v1 §7
+    /// restores); a discard of a live change (R9); the device's two processes syncing at once (the sync lock) or
+    /// editing two fields of one event at once; a full resync while another device deletes events (R11); an edit
+    /// synced here and another of the same event synced elsewhere right after (a dropped answer followed by a later
+    /// edit, R5).
+    case renameType, moveThenDeleteType, restoreDeleted, discardLive, overlappingSyncs, concurrentEdits
+    case bootstrapRacingDeletes, editElsewhereAfterSync
 
     /// Relative frequency.
     var weight: Int {
@@ -31,6 +39,14 @@ enum Operation: CaseIterable {
         case .goOffline: 1
         case .retryDeadLetters: 2
         case .discardOne: 1
+        case .renameType: 2
+        case .moveThenDeleteType: 1
+        case .restoreDeleted: 2
+        case .discardLive: 1
+        case .overlappingSyncs: 2
+        case .concurrentEdits: 2
+        case .bootstrapRacingDeletes: 1
+        case .editElsewhereAfterSync: 2
         }
     }
 
@@ -53,13 +69,18 @@ extension ConvergenceRun {
         let local = try client.entities()
         func pickId<Value>(_ values: [String: Value]) -> String? { random.pick(values.keys.sorted()) }
         let name = "\(client.name) \(operation)"
+        /// Counts the move as made (the run prints how often each was) and returns its log line.
+        func acted(_ line: String) -> String {
+            moves[operation.rawValue, default: 0] += 1
+            return line
+        }
         /// Deletes one of `values` with `delete` and records it in the ledger.
         func deleteOne<Value>(_ values: [String: Value], _ delete: (String) async throws -> Void) async throws -> String
         {
             guard let id = pickId(values) else { return "\(name): nothing to delete" }
             try await delete(id)
             ledger.deleted[id] = client.name
-            return "\(name) \(id)"
+            return acted("\(name) \(id)")
         }
         do {
             switch operation {
@@ -69,12 +90,12 @@ extension ConvergenceRun {
                     name: "Type \(Int.random(in: 0..<12, using: &random))",
                     color: random.pick(["red", "green", "blue"]) ?? "red")
                 ledger.created[type.id] = .init(client: client.name, kind: .eventType, parentType: nil)
-                return "\(name) \(type.id) \(type.name)"
+                return acted("\(name) \(type.id) \(type.name)")
             case .editType:
                 guard let id = pickId(local.types) else { return "\(name): nothing to edit" }
                 let icon = "icon-\(Int.random(in: 0..<100, using: &random))"
                 _ = try await store.updateEventType(id: id) { $0.icon = icon }
-                return "\(name) \(id) icon=\(icon)"
+                return acted("\(name) \(id) icon=\(icon)")
             case .deleteType:
                 return try await deleteOne(local.types, store.deleteEventType(id:)) + " with its events and definitions"
             case .createEvent:
@@ -92,7 +113,7 @@ extension ConvergenceRun {
                     if let property { $0.properties = [property: PropertyValue(type: .text, value: "v")] }
                 }
                 ledger.created[event.id] = .init(client: client.name, kind: .event, parentType: typeId)
-                return "\(name) \(event.id) type=\(typeId) fence=\(fence ?? "-") property=\(property ?? "-")"
+                return acted("\(name) \(event.id) type=\(typeId) fence=\(fence ?? "-") property=\(property ?? "-")")
             case .editEvent:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = random.chance(0.2) ? nil : "edit \(Int.random(in: 0..<1000, using: &random))"
@@ -101,7 +122,7 @@ extension ConvergenceRun {
                     $0.notes = notes
                     $0.isAllDay = allDay
                 }
-                return "\(name) \(id) notes=\(notes ?? "nil") allDay=\(allDay)"
+                return acted("\(name) \(id) notes=\(notes ?? "nil") allDay=\(allDay)")
             case .deleteEvent:
                 return try await deleteOne(local.events, store.deleteEvent(id:))
             case .createGeofence:
@@ -110,7 +131,7 @@ extension ConvergenceRun {
                     latitude: Double(Int.random(in: -80..<80, using: &random)),
                     longitude: Double(Int.random(in: -170..<170, using: &random)))
                 ledger.created[fence.id] = .init(client: client.name, kind: .geofence, parentType: nil)
-                return "\(name) \(fence.id)"
+                return acted("\(name) \(fence.id)")
             case .editGeofence:
                 guard let id = pickId(local.geofences) else { return "\(name): nothing to edit" }
                 let radius = Double(Int.random(in: 50..<5000, using: &random))
@@ -119,7 +140,7 @@ extension ConvergenceRun {
                     $0.radius = radius
                     $0.eventTypeEntryId = entry
                 }
-                return "\(name) \(id) radius=\(radius) entry=\(entry ?? "-")"
+                return acted("\(name) \(id) radius=\(radius) entry=\(entry ?? "-")")
             case .deleteGeofence:
                 return try await deleteOne(local.geofences, store.deleteGeofence(id:))
             case .createDefinition:
@@ -129,35 +150,128 @@ extension ConvergenceRun {
                     eventTypeId: typeId, key: key, label: key.uppercased(), type: .text)
                 ledger.created[definition.id] = .init(
                     client: client.name, kind: .propertyDefinition, parentType: typeId)
-                return "\(name) \(definition.id) type=\(typeId) key=\(key)"
+                return acted("\(name) \(definition.id) type=\(typeId) key=\(key)")
             case .editDefinition:
                 guard let id = pickId(local.definitions) else { return "\(name): nothing to edit" }
                 let label = "Label \(Int.random(in: 0..<100, using: &random))"
                 _ = try await store.updatePropertyDefinition(id: id) { $0.label = label }
-                return "\(name) \(id) label=\(label)"
+                return acted("\(name) \(id) label=\(label)")
             case .deleteDefinition:
                 return try await deleteOne(local.definitions, store.deletePropertyDefinition(id:))
             case .sync:
                 guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
-                if settings.instances > 1 { return "\(name) → \(await syncTogether(index))" }
-                return "\(name) → \(try await sync(index))"
+                if settings.instances > 1 { return acted("\(name) → \(await syncTogether(index))") }
+                return acted("\(name) → \(try await sync(index))")
             case .goOffline:
                 let stretch = Int.random(in: 3..<15, using: &random)
                 clients[index].offlineFor = stretch
-                return "\(name) for \(stretch) of its operations"
+                return acted("\(name) for \(stretch) of its operations")
             case .retryDeadLetters:
                 let revived = try await client.engine.retryDeadLetters()
-                return "\(name): \(revived) revived"
+                return acted("\(name): \(revived) revived")
             case .discardOne:
                 let dead = try await client.engine.mutations(state: .failed)
                 guard let mutation = random.pick(dead) else { return "\(name): no dead letter" }
                 _ = try await client.engine.discardMutations(ids: [mutation.id])
                 ledger.discarded[client.name, default: []].insert(mutation.entityId)
-                return "\(name) \(mutation.operation) of \(mutation.entityId): \(mutation.lastError ?? "-")"
+                return acted("\(name) \(mutation.operation) of \(mutation.entityId): \(mutation.lastError ?? "-")")
+            case .renameType:
+                guard let id = pickId(local.types) else { return "\(name): nothing to rename" }
+                let newName = "Type \(Int.random(in: 0..<12, using: &random))"
+                _ = try await store.updateEventType(id: id) { $0.name = newName }
+                return acted("\(name) \(id) to \(newName)")
+            case .moveThenDeleteType:
+                guard let eventId = pickId(local.events), let event = local.events[eventId],
+                    let target = random.pick(local.types.keys.filter { $0 != event.eventTypeId }.sorted())
+                else { return "\(name): no event and other type" }
+                _ = try await store.updateEvent(id: eventId) { $0.eventTypeId = target }
+                try await store.deleteEventType(id: target)
+                ledger.deleted[target] = client.name
+                ledger.deleted[eventId] = client.name
+                return acted("\(name) \(eventId) into \(target), then \(target) deleted")
+            case .restoreDeleted:
+                let candidates = ledger.deleted.keys.filter { client.exported[$0] != nil && !local.allIds.contains($0) }
+                guard let id = random.pick(candidates.sorted()), let copy = client.exported[id] else {
+                    return "\(name): nothing deleted to restore"
+                }
+                var batch = ImportBatch()
+                switch copy {
+                case .eventType(let type): batch.eventTypes = [type]
+                case .event(let event): batch.events = [event]
+                case .geofence(let fence): batch.geofences = [fence]
+                }
+                _ = try await store.importEntities(batch, dryRun: false)
+                ledger.restored.insert(id)
+                return acted("\(name) restored \(id) from its earlier copy")
+            case .discardLive:
+                let live = try await client.engine.mutations(state: .pending)
+                guard let mutation = random.pick(live) else { return "\(name): nothing queued" }
+                _ = try await client.engine.discardMutations(ids: [mutation.id])
+                ledger.discarded[client.name, default: []].insert(mutation.entityId)
+                return acted("\(name) \(mutation.operation) of \(mutation.entityId)")
+            case .overlappingSyncs:
+                guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
+                async let first = client.sync()
+                async let second = client.sync(twin: true)
+                let (one, other) = await (first, second)
+                var wait = 0.0
+                for report in [one, other] {
+                    if case .rateLimited(let seconds) = report.outcome {
+                        if seconds > 5 { await client.engine.resetCircuitBreaker() } else { wait = max(wait, seconds) }
+                    }
+                }
+                clock.advance(by: wait)
+                return acted("\(name) → \(one.outcome) and, after waiting for the lock, \(other.outcome)")
+            case .concurrentEdits:
+                guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
+                let notes = "both \(Int.random(in: 0..<1000, using: &random))"
+                let value = PropertyValue(type: .text, value: .string("p\(Int.random(in: 0..<1000, using: &random))"))
+                let twin = client.twinEvents
+                async let first = store.updateEvent(id: id) { $0.notes = notes }
+                async let second = twin.updateEvent(id: id) { $0.properties["both"] = value }
+                _ = try await (first, second)
+                let row = try store.event(id: id)
+                if row?.notes != notes || row?.properties["both"] != value {
+                    localViolations.append(
+                        "\(client.name): one of two concurrent edits of \(id) was lost: \(String(describing: row))")
+                }
+                return acted("\(name) \(id) notes and a property at once")
+            case .bootstrapRacingDeletes:
+                guard client.offlineFor == 0, clients.count > 1 else { return "\(name): offline, skipped" }
+                let otherIndex = (index + 1 + Int.random(in: 0..<(clients.count - 1), using: &random)) % clients.count
+                let other = clients[otherIndex]
+                let victims = Array(try other.entities().events.keys.sorted().prefix(3))
+                for id in victims { ledger.deleted[id] = other.name }
+                async let resync = client.fullResync()
+                async let deletes: SyncReport? = {
+                    for id in victims { try? await other.events.deleteEvent(id: id) }
+                    return other.offlineFor == 0 ? await other.sync() : nil
+                }()
+                let (report, _) = await (resync, deletes)
+                if case .rateLimited = report.outcome { await client.engine.resetCircuitBreaker() }
+                return acted("\(name) full resync → \(report.outcome) while \(other.name) deleted \(victims.count)")
+            case .editElsewhereAfterSync:
+                guard clients.count > 1, let id = pickId(local.events) else { return "\(name): nothing to edit" }
+                let other = clients[(index + 1) % clients.count]
+                guard try other.entities().events[id] != nil else { return "\(name): \(id) not on the other device" }
+                let mine = "here \(Int.random(in: 0..<1000, using: &random))"
+                let theirs = "there \(Int.random(in: 0..<1000, using: &random))"
+                _ = try await store.updateEvent(id: id) { $0.notes = mine }
+                let here = client.offlineFor == 0 ? await client.sync() : nil
+                _ = try await other.events.updateEvent(id: id) { $0.notes = theirs }
+                let there = other.offlineFor == 0 ? await other.sync() : nil
+                for (device, report) in [(client, here), (other, there)] {
+                    if case .rateLimited? = report?.outcome { await device.engine.resetCircuitBreaker() }
+                }
+                return acted(
+                    "\(name) \(id) notes=\(mine) → \(here.map { "\($0.outcome)" } ?? "offline"); \(other.name) "
+                        + "notes=\(theirs) → \(there.map { "\($0.outcome)" } ?? "offline")")
             }
         } catch let error as EventStoreError {
+            moves["\(operation.rawValue) refused locally", default: 0] += 1
             return "\(name) refused locally: \(error)"
         } catch let error as DataStoreError {
+            moves["\(operation.rawValue) refused locally", default: 0] += 1
             return "\(name) refused locally: \(error)"
         }
     }
@@ -166,9 +280,9 @@ extension ConvergenceRun {
     /// reach the instances concurrently (the feed and idempotency under concurrent writers, docs/server.md).
     func syncTogether(_ index: Int) async -> String {
         let online = clients.indices.filter { $0 == index || clients[$0].offlineFor == 0 }
-        let engines = online.map { clients[$0].engine }
+        let devices = online.map { clients[$0] }
         let reports = await withTaskGroup(of: (Int, SyncReport).self) { group in
-            for (slot, engine) in engines.enumerated() { group.addTask { (slot, await engine.performSync()) } }
+            for (slot, device) in devices.enumerated() { group.addTask { (slot, await device.sync()) } }
             var reports: [Int: SyncReport] = [:]
             for await (slot, report) in group { reports[slot] = report }
             return reports
@@ -191,7 +305,7 @@ extension ConvergenceRun {
     /// One `performSync()`; a quiet period is waited out on the clients' clock, and a tripped breaker is reset as
     /// a user would, so the run keeps moving without moving the clock minutes ahead.
     func sync(_ index: Int) async throws -> String {
-        let report = await clients[index].engine.performSync()
+        let report = await clients[index].sync()
         if case .rateLimited(let seconds) = report.outcome {
             if seconds > 5 { await clients[index].engine.resetCircuitBreaker() } else { clock.advance(by: seconds) }
         }

@@ -7,26 +7,81 @@ import Protocols
 import Sync
 import TestSupport
 
-/// One device of the run: an `EventStore` and a `SyncEngine` on a SQLite file, `APIClient` over loopback.
+/// One device of the run: an `EventStore` and a `SyncEngine` on a SQLite file, `APIClient` over loopback — twice,
+/// as an app and its widget (or trendyctl's `--watch` and a one-off `sync`) are two processes on one database: each
+/// pair has a database connection pool of its own, and the device's rounds take one lock (`DeviceLock`).
 struct ProofClient {
     let name: String
     let engine: SyncEngine
     let events: EventStore
+    /// The second process on the same database.
+    let twinEngine: SyncEngine
+    let twinEvents: EventStore
+    let lock = DeviceLock()
+    /// The database, read directly (engine state, owed entities, the queue).
+    let stores: DefaultDataStoreFactory
     /// Operations left before this device comes back online; it does not sync meanwhile.
     var offlineFor = 0
+    /// The last local copy of every entity this device held, for restores of deleted ones (an earlier export).
+    var exported: [String: Exported] = [:]
+
+    enum Exported {
+        case eventType(EventType)
+        case event(Event)
+        case geofence(Geofence)
+    }
 
     init(name: String, directory: URL, root: ServerRoot, token: String, clock: ManualClock) throws {
         self.name = name
-        let client = APIClient(
-            configuration: try APIClient.Configuration(
-                serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
-            tokenProvider: StaticTokenProvider(token), clock: clock)
-        let stores = try DefaultDataStoreFactory(
-            .file(path: directory.appendingPathComponent("\(name).sqlite").path), clock: clock)
-        engine = SyncEngine(
-            networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
-            configuration: .standard(serverRoot: root))
-        events = EventStore(engine: engine, dataStoreFactory: stores, clock: clock)
+        let path = directory.appendingPathComponent("\(name).sqlite").path
+        func process() throws -> (SyncEngine, EventStore, DefaultDataStoreFactory) {
+            let client = APIClient(
+                configuration: try APIClient.Configuration(
+                    serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
+                tokenProvider: StaticTokenProvider(token), clock: clock)
+            let stores = try DefaultDataStoreFactory(.file(path: path), clock: clock)
+            let engine = SyncEngine(
+                networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
+                configuration: .standard(serverRoot: root))
+            return (engine, EventStore(engine: engine, dataStoreFactory: stores, clock: clock), stores)
+        }
+        (engine, events, stores) = try process()
+        (twinEngine, twinEvents, _) = try process()
+    }
+
+    /// Ids this device may hold apart from the server by design: those with a queued mutation (a dead letter keeps
+    /// its local edit, §9.1), those owed a read-back (R4), the children of a dead create, and the definitions of types
+    /// whose definitions a bootstrap could not fetch yet (S84).
+    func heldIds() throws -> Set<String> {
+        let store = stores.makeDataStore()
+        let queue = try store.fetchPendingMutations()
+        var held = Set(queue.map(\.entityId)).union(try store.owedEntities().map(\.id))
+        let unfetched = try store.loadEngineState().unfetchedDefinitionTypes
+        for definition in try store.fetchAllPropertyDefinitions() where unfetched.contains(definition.eventTypeId) {
+            held.insert(definition.id)
+        }
+        try store.save()
+        return held
+    }
+
+    /// Remembers the current copy of every type, event and geofence, as an export would.
+    mutating func export() throws {
+        let local = try entities()
+        for (id, type) in local.types { exported[id] = .eventType(type) }
+        for (id, event) in local.events { exported[id] = .event(event) }
+        for (id, fence) in local.geofences { exported[id] = .geofence(fence) }
+    }
+
+    /// One round of `engine` (or the twin's) under the device's sync lock.
+    func sync(twin: Bool = false) async -> SyncReport {
+        let engine = twin ? twinEngine : engine
+        return await lock.withLock { await engine.performSync() }
+    }
+
+    /// A full resync under the device's sync lock.
+    func fullResync() async -> SyncReport {
+        let engine = engine
+        return await lock.withLock { await engine.forceFullResync() }
     }
 
     /// A device that talks to `server` directly.

@@ -1,11 +1,14 @@
 import Foundation
 import Models
+import Persistence
+import Protocols
 import Sync
 
 extension ConvergenceRun {
     /// The first broken guarantee, or nil. Checked in order: nothing left to push; convergence field by field;
     /// no duplicate; no resurrection; no lost write.
     func verdict(server: Entities) async throws -> String? {
+        if let violation = localViolations.first { return violation }
         var locals: [(ProofClient, Entities, [PendingMutation])] = []
         for client in clients {
             let queue = try await client.engine.mutations()
@@ -17,6 +20,11 @@ extension ConvergenceRun {
             }
             if let silent = queue.first(where: { ($0.lastError ?? "").isEmpty }) {
                 return "\(client.name) has a dead letter for \(silent.entityId) without a reason"
+            }
+            // R4: once settled, an entity is owed only while a dead letter holds it back.
+            let held = Set(queue.map(\.entityId))
+            if let owed = try client.stores.makeDataStore().owedEntities().first(where: { !held.contains($0.id) }) {
+                return "\(client.name) still owes a read-back of \(owed.entityType.rawValue) \(owed.id) after settling"
             }
             locals.append((client, try client.entities(), queue))
         }
@@ -32,7 +40,8 @@ extension ConvergenceRun {
         }
         for (id, deleter) in ledger.deleted.sorted(by: { $0.key < $1.key }) {
             let gaveUp = locals.first { $0.0.name == deleter }?.2.contains { $0.entityId == id } ?? false
-            if gaveUp || ledger.wasDiscarded(id) { continue }
+            // A restore (api-v1 §7) brings a deleted id back on purpose; convergence still holds it to the server.
+            if gaveUp || ledger.wasDiscarded(id) || ledger.restored.contains(id) { continue }
             if server.allIds.contains(id) { return "\(id), deleted on \(deleter), is on the server again" }
             for (client, local, queue) in locals
             where local.allIds.contains(id) && !queue.contains(where: { $0.entityId == id }) {
