@@ -69,12 +69,13 @@ extension DataStoreContract {
             // S19: Every round that passed the health check adds exactly one history row; rounds stopped before it…
             #expect(try subject.read { try $0.fetchSyncHistory(limit: 2) }.map(\.pushed) == [7, 6])
         },
-        check("Q1 event queries filter by type, time and status, newest first, limited") { subject in
+        check("Q1 event queries filter by type, time, status and geofence, newest first, limited") { subject in
             try subject.saved { store throws in
                 for number in 1...6 {
                     try store.upsertEvent(id: Build.id(number)) {
                         $0.eventTypeId = number <= 3 ? Build.id(100) : Build.id(101)
                         $0.timestamp = Build.instant.addingTimeInterval(Double(number) * 60)
+                        if number.isMultiple(of: 2) { $0.geofenceId = Build.id(200) }
                     }
                 }
                 try store.setSyncStatus(.pending, entityType: .event, id: Build.id(2))
@@ -90,6 +91,7 @@ extension DataStoreContract {
                 try ids(EventQuery(since: since, until: until)) == [Build.id(5), Build.id(4), Build.id(3), Build.id(2)])
             #expect(try ids(EventQuery(syncStatus: .pending)) == [Build.id(2)])
             #expect(try ids(EventQuery(limit: 2)) == [Build.id(6), Build.id(5)])
+            #expect(try ids(EventQuery(geofenceId: Build.id(200))) == [Build.id(6), Build.id(4), Build.id(2)])
         },
         check("Q2 Q3 mutation counts by state, and the mutations of one entity in queue order") { subject in
             try subject.enqueue(.create, id: Build.id(1), payload: try createPayload)

@@ -152,4 +152,55 @@ struct ParentRemovalTests {
         let restored = try a.events.event(id: event.id)
         #expect(a.serverEvents.map(\.id) == [event.id] && restored != nil)
     }
+
+    @Test(
+        "R9 discarding a type's delete brings back what its local cascade removed: its events, definitions, references")
+    func discardedTypeDeleteRestoresChildren() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let event = try await h.event(type, 1)
+        let definition = try await h.events.createPropertyDefinition(
+            eventTypeId: type.id, key: "size", label: "Size", type: .text)
+        let fence = try await h.events.createGeofence(name: "Park", latitude: 1, longitude: 2) {
+            $0.eventTypeEntryId = type.id
+        }
+        _ = await h.engine.performSync()
+        try await h.events.deleteEventType(id: type.id)
+        #expect(try h.events.event(id: event.id) == nil && h.events.geofence(id: fence.id)?.eventTypeEntryId == nil)
+        #expect(try Set(h.owed().map(\.id)) == [event.id, definition.id, fence.id], "owed after the type's delete")
+
+        try await h.engine.discardMutations()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(try h.events.eventType(id: type.id) != nil && h.events.event(id: event.id) != nil)
+        #expect(try h.events.propertyDefinition(id: definition.id) != nil)
+        #expect(try h.events.geofence(id: fence.id)?.eventTypeEntryId == type.id)
+        #expect(try h.owed().isEmpty)
+    }
+
+    @Test("a type's delete that goes through settles what its cascade made owed, without a read-back")
+    func typeDeleteSettlesItsChildren() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        try await h.event(type, 1)
+        _ = await h.engine.performSync()
+        try await h.events.deleteEventType(id: type.id)
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        let owed = try h.owed()
+        #expect(h.network.callCount(.fetchEntity) == 0 && owed.isEmpty)
+    }
+
+    @Test("api-v1 §7 restoring a type whose delete is still queued brings its events back from the server")
+    func restoreTypeBeforeItsDeleteWasSent() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let event = try await h.event(type, 1)
+        _ = await h.engine.performSync()
+        let exported = try #require(try h.events.eventType(id: type.id))
+        try await h.events.deleteEventType(id: type.id)
+        _ = try await h.events.importEntities(ImportBatch(eventTypes: [exported]), dryRun: false)
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(try h.events.event(id: event.id) != nil, "the server never deleted it; it is read back")
+        #expect(h.serverEvents.map(\.id) == [event.id])
+    }
 }

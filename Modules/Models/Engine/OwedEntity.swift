@@ -9,11 +9,15 @@ public struct OwedEntity: Sendable, Hashable {
     /// Changes each time the entity is made owed again: a read-back settles the debt only when the token it read
     /// is still the current one, so a debt incurred while its GET was in flight is not lost.
     public var token: Int64
+    /// An entity whose queued mutations go first: the read-back waits for them (a child removed by its parent's
+    /// local cascade waits for the parent's delete).
+    public var after: String?
 
-    public init(entityType: MutationEntityType, id: String, token: Int64 = 0) {
+    public init(entityType: MutationEntityType, id: String, token: Int64 = 0, after: String? = nil) {
         self.entityType = entityType
         self.id = id
         self.token = token
+        self.after = after
     }
 }
 
@@ -31,4 +35,7 @@ public enum OwedReason: String, Sendable, Hashable, CaseIterable {
     case discarded
     /// A difference found by `verify()` (R10).
     case verify
+    /// Removed or changed by a parent's local cascade (a type's events and definitions, the references to a type or
+    /// a geofence): owed after the parent's delete, in case that delete is discarded or withdrawn by a restore.
+    case cascaded
 }

@@ -26,6 +26,7 @@ enum Schema {
                         CHECK (entity_type IN ('event_type', 'geofence', 'property_definition', 'event')),
                     entity_id TEXT NOT NULL,
                     reason TEXT NOT NULL,
+                    after_id TEXT,
                     marked_at INTEGER NOT NULL,
                     UNIQUE (entity_type, entity_id)
                 ) STRICT;

@@ -51,12 +51,13 @@ extension LocalStore {
 extension LocalStore {
     public func fetchEvents(matching query: EventQuery) throws -> [Event] {
         // Only the filters given are in the SQL, so SQLite can use an index for them ("?1 IS NULL OR …" would make it
-        // scan every event). At most 16 shapes, each a cached statement.
+        // scan every event). At most 32 shapes, each a cached statement.
         var conditions: [String] = []
         if query.eventTypeId != nil { conditions.append("event_type_id = ?") }
         if query.since != nil { conditions.append("timestamp >= ?") }
         if query.until != nil { conditions.append("timestamp <= ?") }
         if query.syncStatus != nil { conditions.append("sync_status = ?") }
+        if query.geofenceId != nil { conditions.append("geofence_id = ?") }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let sql = Event.statements.select + filter + " ORDER BY timestamp DESC, id DESC LIMIT ?"
         return try perform { db in
@@ -65,6 +66,7 @@ extension LocalStore {
                 if let since = query.since { statement.bind(since) }
                 if let until = query.until { statement.bind(until) }
                 if let status = query.syncStatus { statement.bind(status.rawValue) }
+                if let geofenceId = query.geofenceId { statement.bind(geofenceId) }
                 statement.bind(Int64(query.limit.map { max(0, $0) } ?? -1))
             }
         }

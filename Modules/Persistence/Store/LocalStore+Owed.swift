@@ -6,20 +6,22 @@ import Protocols
 // MARK: - DS12–DS14: owed read-backs (sync-engine R4)
 
 extension LocalStore {
-    public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason) throws {
+    public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason, after: String?) throws {
         try perform { db in
             // REPLACE deletes and inserts: the row gets a new `seq`, so a read-back of the old debt cannot settle it.
             try db.cachedStatement(
-                sql:
-                    "INSERT OR REPLACE INTO owed_entities (entity_type, entity_id, reason, marked_at) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [type.rawValue, id, reason.rawValue, now.millisecondsSince1970])
+                sql: """
+                    INSERT OR REPLACE INTO owed_entities (entity_type, entity_id, reason, after_id, marked_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [type.rawValue, id, reason.rawValue, after, now.millisecondsSince1970])
         }
     }
 
     public func owedEntities() throws -> [OwedEntity] {
         try perform { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT entity_type, entity_id, seq FROM owed_entities ORDER BY seq")
+                db.cachedStatement(sql: "SELECT entity_type, entity_id, seq, after_id FROM owed_entities ORDER BY seq")
             )
             .compactMap { row in
                 guard let type = MutationEntityType(rawValue: try row.decode(String.self, atIndex: 0)) else {
@@ -27,7 +29,7 @@ extension LocalStore {
                 }
                 return OwedEntity(
                     entityType: type, id: try row.decode(String.self, atIndex: 1),
-                    token: try row.decode(Int64.self, atIndex: 2))
+                    token: try row.decode(Int64.self, atIndex: 2), after: try row.decode(String?.self, atIndex: 3))
             }
         }
     }

@@ -197,8 +197,9 @@ public protocol DataStoreProtocol {
 
     // MARK: DS12–DS14: owed read-backs (sync-engine R4)
 
-    /// DS12. Makes the entity owed (again): inserts it, or gives its row a new token.
-    func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason) throws
+    /// DS12. Makes the entity owed (again): inserts it, or gives its row a new token. With `after`, its read-back
+    /// waits while that entity has a queued mutation.
+    func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason, after: String?) throws
 
     /// DS13. Every owed entity, oldest debt first.
     func owedEntities() throws -> [OwedEntity]
@@ -240,16 +241,19 @@ public struct EventQuery: Sendable, Hashable {
     public var until: Date?
     public var syncStatus: SyncStatus?
     public var limit: Int?
+    /// Events that name this geofence.
+    public var geofenceId: String?
 
     public init(
         eventTypeId: String? = nil, since: Date? = nil, until: Date? = nil, syncStatus: SyncStatus? = nil,
-        limit: Int? = nil
+        limit: Int? = nil, geofenceId: String? = nil
     ) {
         self.eventTypeId = eventTypeId
         self.since = since
         self.until = until
         self.syncStatus = syncStatus
         self.limit = limit
+        self.geofenceId = geofenceId
     }
 }
 
@@ -261,5 +265,12 @@ public struct MutationCounts: Sendable, Hashable {
     public init(pending: Int, failed: Int) {
         self.pending = pending
         self.failed = failed
+    }
+}
+
+extension DataStoreProtocol {
+    /// DS12 for a debt that waits for nothing else.
+    public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason) throws {
+        try markOwed(type, id: id, reason: reason, after: nil)
     }
 }

@@ -266,6 +266,12 @@ extension SyncEngine {
                     if case .completedOwed(let reason) = resolution {
                         try store.markOwed(row.entityType, id: row.entityId, reason: reason)
                     }
+                    if row.operation == .delete {
+                        // The server's cascade did what the local one did: the children's debts are paid.
+                        for owed in try store.owedEntities() where owed.after == row.entityId {
+                            try store.settleOwed(owed.entityType, id: owed.id, token: owed.token)
+                        }
+                    }
                     if row.operation == .create { run.openCreates.remove(row.entityId) }
                     run.openEventUpdates[row.id] = nil
                 case .deadLetter(let message), .conflict(let message), .counted(let message):

@@ -15,7 +15,7 @@ extension SyncEngine {
     func readBackOwed(_ counters: inout RoundCounters) async throws {
         let due = try unitOfWork { store in
             let queued = Set(try store.fetchPendingMutations().map(\.entityId))
-            return try store.owedEntities().filter { !queued.contains($0.id) }
+            return try store.owedEntities().filter { !Self.waits($0, queued) }
         }
         guard !due.isEmpty else { return }
         var start = 0
@@ -46,6 +46,11 @@ extension SyncEngine {
         refreshCounts()
     }
 
+    /// True while the entity, or the entity it waits for (a parent whose delete goes first), has a queued mutation.
+    static func waits(_ owed: OwedEntity, _ queued: Set<String>) -> Bool {
+        queued.contains(owed.id) || owed.after.map(queued.contains) == true
+    }
+
     /// N7 for each owed entity of `chunk`, concurrently; the answers in the order of `chunk`.
     private func fetch(_ chunk: [OwedEntity]) async -> [Result<APIEntity?, any Error>] {
         await withTaskGroup(of: (Int, Result<APIEntity?, any Error>).self) { [network] group in
@@ -73,7 +78,7 @@ extension SyncEngine {
         try unitOfWork { store in
             let current = Set(try store.owedEntities())
             let queued = Set(try store.fetchPendingMutations().map(\.entityId))
-            for (owed, answer) in read where current.contains(owed) && !queued.contains(owed.id) {
+            for (owed, answer) in read where current.contains(owed) && !Self.waits(owed, queued) {
                 let id = owed.id.lowercased()
                 switch answer {
                 case .eventType(let type)?:

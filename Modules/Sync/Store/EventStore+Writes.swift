@@ -44,12 +44,26 @@ extension EventStore {
         try await write { store, now in
             guard try store.findEventType(id: id) != nil else { throw EventStoreError.notFound(.eventType, id: id) }
             let moved = Set(try ParentRemoval.deleteEventsMoved(into: id, store, at: now))
-            let children = Set(
-                try store.fetchEvents(matching: EventQuery(eventTypeId: id)).map(\.id)
-                    + store.fetchAllPropertyDefinitions().filter { $0.eventTypeId == id }.map(\.id))
-            for mutation in try store.fetchPendingMutations()
-            where children.contains(mutation.entityId) && !moved.contains(mutation.entityId) {
+            let events = try store.fetchEvents(matching: EventQuery(eventTypeId: id)).map(\.id)
+            let definitions = try store.fetchAllPropertyDefinitions().filter { $0.eventTypeId == id }.map(\.id)
+            let children = Set(events + definitions)
+            let queue = try store.fetchPendingMutations()
+            let created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
+            for mutation in queue where children.contains(mutation.entityId) && !moved.contains(mutation.entityId) {
                 try store.deletePendingMutation(mutation)
+            }
+            // What the local cascade removes is owed after the type's delete: should that delete be discarded or
+            // withdrawn by a restore, the children come back from the server; once it goes through, the server's
+            // cascade has done the same and the debts are settled.
+            for event in events where !created.contains(event) && !moved.contains(event) {
+                try store.markOwed(.event, id: event, reason: .cascaded, after: id)
+            }
+            for definition in definitions where !created.contains(definition) {
+                try store.markOwed(.propertyDefinition, id: definition, reason: .cascaded, after: id)
+            }
+            for fence in try store.fetchAllGeofences() where fence.eventTypeEntryId == id || fence.eventTypeExitId == id
+            {
+                try store.markOwed(.geofence, id: fence.id, reason: .cascaded, after: id)
             }
             try store.deleteEventType(id: id)
             try ParentRemoval.parentRemoved(.eventType, id: id, store, at: now)
@@ -151,6 +165,9 @@ extension EventStore {
             guard try store.findGeofence(id: id) != nil else { throw EventStoreError.notFound(.geofence, id: id) }
             _ = try store.enqueueMutation(
                 entityType: .geofence, operation: .delete, entityId: id, payload: nil, at: now)
+            for event in try store.fetchEvents(matching: EventQuery(geofenceId: id)) {
+                try store.markOwed(.event, id: event.id, reason: .cascaded, after: id)
+            }
             try store.deleteGeofence(id: id)
             try ParentRemoval.parentRemoved(.geofence, id: id, store, at: now)
         }

@@ -297,8 +297,8 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.rewriteMutation) { try $0.rewriteMutation(mutation) }
     }
 
-    public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason) throws {
-        try call(.markOwed) { try $0.markOwed(type, id: id, reason: reason) }
+    public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason, after: String?) throws {
+        try call(.markOwed) { try $0.markOwed(type, id: id, reason: reason, after: after) }
     }
 
     public func owedEntities() throws -> [OwedEntity] { try call(.owedEntities) { try $0.owedEntities() } }

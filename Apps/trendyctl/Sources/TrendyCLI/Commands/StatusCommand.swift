@@ -156,7 +156,7 @@ struct QueueCommand: AsyncParsableCommand {
             let selection = try await QueueCommand.selection(ids, all: all, in: engine, failedOnly: false)
             let count = try await engine.discardMutations(ids: selection)
             context.console.out(json: ["discarded": .number(Double(count))], orText: "\(count)")
-            context.console.note("discarded \(count) change(s); `trendyctl sync --full` restores the server's copies")
+            context.console.note("discarded \(count) change(s); the next `trendyctl sync` restores the server's copies")
         }
     }
 }
