@@ -65,11 +65,12 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive $(SOURCES)
 
-## The long proofs (docs/reliability.md), one summary line at the end: 200 seeds of randomized convergence with
-## faults, the same 200 seeds on two instances sharing a throwaway PostgreSQL, 50 kill -9 crash trials (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer
+## The long proofs (docs/reliability.md), one summary line at the end: 1000 seeds of randomized convergence with
+## faults (each move it makes counted, every device compared with the server after each quiet pass), 200 seeds on
+## two instances sharing a throwaway PostgreSQL, 50 kill -9 crash trials (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer
 ## on the parsers, schemathesis against a live trendy-server, and 100 rounds of the concurrent-writer feed check on
 ## two instances sharing a throwaway PostgreSQL. `make test` runs short versions of the first three.
-PROOF_SEEDS ?= 200
+PROOF_SEEDS ?= 1000
 PROOF_OPERATIONS ?= 150
 PROOF_CRASH_TRIALS ?= 50
 PROOF_FUZZ_ITERATIONS ?= 1000

@@ -28,6 +28,16 @@ extension DataStoreContract {
             #expect(try subject.read { try $0.owedEntities() }.isEmpty)
             #expect(try subject.saved { try $0.settleOwed(.event, id: Build.id(9), token: nil) } == false)
         },
+        check("DS12 a debt that waits for nothing is not turned into one that waits for a parent") { subject in
+            try subject.saved { try $0.markOwed(.event, id: Build.id(1), reason: .discarded) }
+            try subject.saved { try $0.markOwed(.event, id: Build.id(1), reason: .cascaded, after: Build.id(9)) }
+            #expect(try subject.read { try $0.owedEntities() }.map(\.after) == [nil])
+            try subject.saved { try $0.markOwed(.event, id: Build.id(2), reason: .cascaded, after: Build.id(9)) }
+            try subject.saved { try $0.markOwed(.event, id: Build.id(2), reason: .cascaded, after: Build.id(8)) }
+            #expect(try subject.read { try $0.owedEntities() }.last?.after == Build.id(8))
+            try subject.saved { try $0.markOwed(.event, id: Build.id(2), reason: .replayed) }
+            #expect(try subject.read { try $0.owedEntities() }.last?.after == nil)
+        },
         check("DS12 an owed mark rolls back with its unit of work") { subject in
             do {
                 let store = subject.factory.makeDataStore()

@@ -204,3 +204,40 @@ struct ParentRemovalTests {
         #expect(h.serverEvents.map(\.id) == [event.id])
     }
 }
+
+extension ParentRemovalTests {
+    @Test("a restore of an event whose move into a deleted type queued its delete keeps the event")
+    func restoreAfterMoveThenDelete() async throws {
+        let h = try SyncHarness()
+        let coffee = try await h.syncedType("Coffee")
+        let tea = try await h.syncedType("Tea")
+        let event = try await h.event(coffee, 1)
+        _ = await h.engine.performSync()
+        let exported = try #require(try h.events.event(id: event.id))
+        _ = try await h.events.updateEvent(id: event.id) { $0.eventTypeId = tea.id }
+        try await h.events.deleteEventType(id: tea.id)
+        _ = try await h.events.importEntities(ImportBatch(events: [exported]), dryRun: false)
+        #expect(try h.events.event(id: event.id) != nil)
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: false), "\(report)")
+        #expect(try h.events.event(id: event.id)?.eventTypeId == coffee.id)
+        #expect(h.serverEvents.map(\.id) == [event.id])
+    }
+}
+
+extension ParentRemovalTests {
+    @Test("an imported entity deleted again before a sync is deleted on the server too: its create counts as sent")
+    func restoreThenDeleteAgain() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let event = try await h.event(type, 1)
+        _ = await h.engine.performSync()
+        let exported = try #require(try h.events.event(id: event.id))
+        try await h.events.deleteEvent(id: event.id)
+        _ = try await h.events.importEntities(ImportBatch(events: [exported]), dryRun: false)
+        try await h.events.deleteEvent(id: event.id)
+        #expect(try h.queue().map(\.operation) == [.delete], "the restore's create went; the delete stays")
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(h.serverEvents.isEmpty)
+    }
+}

@@ -17,11 +17,9 @@ import TrendyServerTesting
 struct NoEditLostTests {
     /// Runs `body` with a server and `count` devices of one account.
     func devices(
-        _ count: Int = 2, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ count: Int = 2, on configuration: ServerConfiguration = serverConfiguration(tokens: Users.tokens),
         _ body: ([CLI]) async throws -> Void
     ) async throws {
-        var configuration = serverConfiguration(tokens: Users.tokens)
-        configure(&configuration)
         try await LiveTrendyServer.with(configuration) { server in
             let clis = try (0..<count).map { _ in try CLI(server: server.root.text, token: "alice-token") }
             try await body(clis)
@@ -100,12 +98,11 @@ struct NoEditLostTests {
     @Test("R8 a geofence edit queued while another device deletes its entry type: queue retry succeeds")
     func geofenceEditAfterTypeDeleted() async throws {
         let failing = Mutex(false)
-        try await devices(configure: { configuration in
-            configuration.testHooks.scriptedFault = { method, path in
-                method == "PUT" && path.hasPrefix("/api/v1/geofences/") && failing.withLock { $0 }
-                    ? .internalError : nil
-            }
-        }) { clis in
+        var configuration = serverConfiguration(tokens: Users.tokens)
+        configuration.testHooks.scriptedFault = { method, path in
+            method == "PUT" && path.hasPrefix("/api/v1/geofences/") && failing.withLock { $0 } ? .internalError : nil
+        }
+        try await devices(on: configuration) { clis in
             let (a, b) = (clis[0], clis[1])
             _ = try await a.json("types", "add", "Walk")
             let fence = try id(
@@ -178,16 +175,13 @@ struct NoEditLostTests {
         let listings = RequestCounter()
         let armed = Mutex(false)
         let held = CallGate()
-        try await devices(
-            3,
-            configure: { configuration in
-                configuration.testHooks.beforeHandler = { method, path in
-                    // The fresh device's second page waits until the other device's deletes are in.
-                    guard method == "GET", path == "/api/v1/events", armed.withLock({ $0 }) else { return }
-                    if listings.increment() == 2 { _ = await held.pass() }
-                }
-            }
-        ) { clis in
+        var configuration = serverConfiguration(tokens: Users.tokens)
+        configuration.testHooks.beforeHandler = { method, path in
+            // The fresh device's second page waits until the other device's deletes are in.
+            guard method == "GET", path == "/api/v1/events", armed.withLock({ $0 }) else { return }
+            if listings.increment() == 2 { _ = await held.pass() }
+        }
+        try await devices(3, on: configuration) { clis in
             let (a, b, fresh) = (clis[0], clis[1], clis[2])
             _ = try await a.json("types", "add", "Coffee")
             let file = a.home.appendingPathComponent("events.json")
@@ -218,15 +212,12 @@ struct NoEditLostTests {
     func watchWaitsForTheLock() async throws {
         let held = CallGate()
         let pulls = RequestCounter()
-        try await devices(
-            1,
-            configure: { configuration in
-                configuration.testHooks.beforeHandler = { method, path in
-                    guard method == "GET", path == "/api/v1/changes" else { return }
-                    if pulls.increment() == 1 { _ = await held.pass() }
-                }
-            }
-        ) { clis in
+        var configuration = serverConfiguration(tokens: Users.tokens)
+        configuration.testHooks.beforeHandler = { method, path in
+            guard method == "GET", path == "/api/v1/changes" else { return }
+            if pulls.increment() == 1 { _ = await held.pass() }
+        }
+        try await devices(1, on: configuration) { clis in
             let cli = clis[0]
             _ = try await cli.json("types", "add", "Coffee")
             _ = try await cli.json("sync")  // bootstrap: no feed request
@@ -256,17 +247,17 @@ struct NoEditLostTests {
         // Per path: the first write of device a is committed but unanswered; its re-send fails once (while its pull
         // fences b's later edit); the next re-send is replayed from the idempotency record.
         let script = Mutex<[String: [ServerConfiguration.ScriptedFault?]]>([:])
-        try await devices(configure: { configuration in
-            configuration.testHooks.scriptedFault = { method, path in
-                script.withLock { script in
-                    let key = "\(method) \(path)"
-                    guard var queue = script[key], !queue.isEmpty else { return nil }
-                    let next = queue.removeFirst()
-                    script[key] = queue
-                    return next
-                }
+        var configuration = serverConfiguration(tokens: Users.tokens)
+        configuration.testHooks.scriptedFault = { method, path in
+            script.withLock { script in
+                let key = "\(method) \(path)"
+                guard var queue = script[key], !queue.isEmpty else { return nil }
+                let next = queue.removeFirst()
+                script[key] = queue
+                return next
             }
-        }) { clis in
+        }
+        try await devices(on: configuration) { clis in
             let (a, b) = (clis[0], clis[1])
             let type = try id(try await a.json("types", "add", "Coffee", "--icon", "cup"))
             _ = try await a.json("sync")

@@ -8,6 +8,18 @@ import Protocols
 extension LocalStore {
     public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason, after: String?) throws {
         try perform { db in
+            // A debt that waits for nothing stays so: a cascade's debt marked over it must not let the parent's
+            // delete settle what a discard or a replay still owes.
+            var after = after
+            if after != nil,
+                let existing = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT after_id FROM owed_entities WHERE entity_type = ? AND entity_id = ?"),
+                    arguments: [type.rawValue, id]),
+                try existing.decode(String?.self, atIndex: 0) == nil
+            {
+                after = nil
+            }
             // REPLACE deletes and inserts: the row gets a new `seq`, so a read-back of the old debt cannot settle it.
             try db.cachedStatement(
                 sql: """

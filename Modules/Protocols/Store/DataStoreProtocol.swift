@@ -198,7 +198,7 @@ public protocol DataStoreProtocol {
     // MARK: DS12–DS14: owed read-backs (sync-engine R4)
 
     /// DS12. Makes the entity owed (again): inserts it, or gives its row a new token. With `after`, its read-back
-    /// waits while that entity has a queued mutation.
+    /// waits while that entity has a queued mutation — unless it was already owed without one, which stays.
     func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason, after: String?) throws
 
     /// DS13. Every owed entity, oldest debt first.

@@ -274,6 +274,7 @@ extension SyncEngine {
                     bootstrapped: kind == .bootstrap,
                     pushSetIds: pushSetIds, engineState: engineState, store: store)
                 if completedPull { engineState.pendingDeleteIds = [] }
+                if let seen = network.serverFeatures { engineState.serverFeatures = seen }  // R0
                 if case .synced = decided.0 { engineState.lastSuccessAt = now }
                 if case .partial = decided.0 { engineState.lastSuccessAt = now }
                 let finished = now

@@ -30,7 +30,8 @@ public struct ImportSummary: Sendable, Equatable {
 
 extension EventStore {
     /// Writes `batch` in ONE unit of work, parents first. An entity whose id exists locally with the same values is
-    /// left alone; a new one is created with its create mutation, exactly like a local write, so it syncs. An id that
+    /// left alone; a new one is created with its create mutation, like a local write, so it syncs — a create marked
+    /// sent, since the server may hold the entity already. An id that
     /// exists with other values, or anything the validations of a local write refuse, throws: nothing is written.
     /// With `dryRun` every check runs and the counts come back, and the unit of work is rolled back.
     public func importEntities(_ batch: ImportBatch, dryRun: Bool) async throws -> ImportSummary {
@@ -52,6 +53,11 @@ extension EventStore {
             try validate()
             try restoring(Entity.entityType, id: entity.id)
             try insert(entity, store, now, payload: payload)
+            // An exported entity may be on the server already (a restore, another device's data): its create counts
+            // as sent, so a delete before the next sync is pushed instead of cancelling the create (§1.7) and leaving
+            // the server's copy behind.
+            let creates = try store.fetchMutations(entityId: entity.id).filter { $0.operation == .create }
+            _ = try store.claimMutations(ids: creates.map(\.id), at: now)
             summary.created[Entity.entityType, default: 0] += 1
         }
         var engineState = try store.loadEngineState()

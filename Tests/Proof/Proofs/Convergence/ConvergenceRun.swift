@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Networking
+import Persistence
 import Protocols
 import Sync
 import TestSupport
@@ -131,7 +132,7 @@ final class ConvergenceRun {
             configuration: try APIClient.Configuration(serverRoot: server.root),
             tokenProvider: StaticTokenProvider(server.token))
         let remote = try await Entities.server(api)
-        let divergence = try await verdict(server: remote)
+        let divergence = try await verdict(server: remote, diagnosisServer: server)
         var deadLetters = 0
         for client in clients { deadLetters += try await client.engine.mutations(state: .failed).count }
         var outcome = ProofOutcome(
@@ -155,7 +156,11 @@ final class ConvergenceRun {
             for index in online {
                 let report = await clients[index].sync()
                 if case .rateLimited(let seconds) = report.outcome {
-                    if seconds > 5 { await clients[index].engine.resetCircuitBreaker() } else { clock.advance(by: seconds) }
+                    if seconds > 5 {
+                        await clients[index].engine.resetCircuitBreaker()
+                    } else {
+                        clock.advance(by: seconds)
+                    }
                 }
                 let settled = report.outcome.name == "synced" || report.outcome.name == "partial"
                 if !settled || report.pushed + report.pulled + report.failed + report.deadLettered > 0 { quiet = false }
@@ -167,7 +172,8 @@ final class ConvergenceRun {
                 if let difference = Entities.firstDifference(
                     client.name, try client.entities(), remote, skipping: try client.heldIds())
                 {
-                    localViolations.append("after a quiet pass: \(difference)")
+                    localViolations.append(
+                        "after a quiet pass: \(difference)\n" + (try await diagnosis(of: difference, server: server)))
                 }
             }
             quietChecks += 1
@@ -175,6 +181,38 @@ final class ConvergenceRun {
         }
         unquietChecks += 1
         return "not quiet in 6 passes (faults): no comparison"
+    }
+
+    /// For a difference naming an id: the server's feed entries of that id and each device's cursor, queue and debts
+    /// for it, so that a report shows the path.
+    func diagnosis(of difference: String, server: ProofServer) async throws -> String {
+        guard let id = difference.split(separator: " ").first(where: { UUIDText.isCanonical(String($0)) }) else {
+            return ""
+        }
+        var lines: [String] = []
+        let api = APIClient(
+            configuration: try APIClient.Configuration(serverRoot: server.root, maxRateLimitRetries: 0),
+            tokenProvider: StaticTokenProvider(server.token))
+        var since: Int64 = 0
+        for _ in 0..<200 {
+            guard let page = try? await api.getChanges(since: since, limit: 500) else { break }
+            for entry in page.changes where entry.entityId.lowercased() == id {
+                lines.append("  server change \(entry.id): \(entry.operation) \(entry.entityType)")
+            }
+            since = page.nextCursor
+            if !page.hasMore { break }
+        }
+        for client in clients {
+            let store = client.stores.makeDataStore()
+            let cursor = try store.loadEngineState().cursor
+            let queue = try store.fetchMutations(entityId: String(id)).map {
+                "\($0.operation)/\($0.state)/\($0.lastError ?? "-")"
+            }
+            let owed = try store.owedEntities().filter { $0.id == id }.map { "owed after \($0.after ?? "-")" }
+            try store.save()
+            lines.append("  \(client.name): cursor \(cursor), queue \(queue), \(owed)")
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The server's data, read again while a fault answers (the faults are on during the run); nil if it keeps failing.

@@ -92,12 +92,12 @@ struct ProofClient {
     /// Every entity this device holds, by id.
     func entities() throws -> Entities {
         var entities = Entities()
-        for type in try events.eventTypes() {
-            entities.types[type.id] = type
-            for definition in try events.propertyDefinitions(eventTypeId: type.id) {
-                entities.definitions[definition.id] = definition
-            }
-        }
+        for type in try events.eventTypes() { entities.types[type.id] = type }
+        // Every definition, orphans included: a definition whose type this device does not hold (held back behind a
+        // dead letter, say) is still data to compare.
+        let store = stores.makeDataStore()
+        for definition in try store.fetchAllPropertyDefinitions() { entities.definitions[definition.id] = definition }
+        try store.save()
         for event in try events.events() { entities.events[event.id] = event }
         for fence in try events.geofences() { entities.geofences[fence.id] = fence }
         return entities

@@ -7,7 +7,7 @@ import Sync
 extension ConvergenceRun {
     /// The first broken guarantee, or nil. Checked in order: nothing left to push; convergence field by field;
     /// no duplicate; no resurrection; no lost write.
-    func verdict(server: Entities) async throws -> String? {
+    func verdict(server: Entities, diagnosisServer: ProofServer) async throws -> String? {
         if let violation = localViolations.first { return violation }
         var locals: [(ProofClient, Entities, [PendingMutation])] = []
         for client in clients {
@@ -32,7 +32,7 @@ extension ConvergenceRun {
             // Entities with a dead letter here keep the local edit by design (§9.1: visible, not overwritten).
             let held = Set(queue.map(\.entityId))
             if let divergence = Entities.firstDifference(client.name, local, server, skipping: held) {
-                return divergence
+                return divergence + "\n" + (try await diagnosis(of: divergence, server: diagnosisServer))
             }
         }
         for id in server.allIds where ledger.created[id] == nil {
