@@ -241,3 +241,21 @@ extension ParentRemovalTests {
         #expect(h.serverEvents.isEmpty)
     }
 }
+
+extension ParentRemovalTests {
+    @Test("R7 an event whose create was sent, then moved into a type deleted before a sync, is deleted on the server")
+    func sentCreateMovedThenTypeDeleted() async throws {
+        let h = try SyncHarness()
+        let coffee = try await h.syncedType("Coffee")
+        let tea = try await h.syncedType("Tea")
+        let event = try await h.event(coffee, 1)
+        h.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await h.engine.performSync()  // sent, unanswered: the server may hold it
+        _ = try await h.events.updateEvent(id: event.id) { $0.eventTypeId = tea.id }
+        try await h.events.deleteEventType(id: tea.id)
+        #expect(try h.queue().map(\.operation) == [.delete, .delete], "R7 the event's create and move became a delete")
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        let local = try h.events.events()
+        #expect(h.serverEvents.isEmpty && local.isEmpty)
+    }
+}

@@ -116,8 +116,8 @@ enum SQLiteSchema {
                     CREATE INDEX idempotency_by_age ON idempotency_records(created_at);
                     """)
         }
-        // A create of an id that was created and deleted within the idempotency window is looked up by entity
-        // (Events.earlierCreate).
+        // Changes looked up by entity (a shipped migration: the late re-send look-up it served is gone, the index
+        // stays).
         migrator.registerMigration("v2-changes-by-entity") { db in
             try db.execute(sql: "CREATE INDEX changes_by_entity ON changes(user_id, entity_id, id)")
         }
