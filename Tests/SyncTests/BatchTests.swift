@@ -210,4 +210,17 @@ struct BatchTests {
         _ = await b.engine.performSync()
         #expect(try b.events.events().isEmpty)
     }
+
+    @Test("§4.7.2 an unanswered batch whose members all left the queue is forgotten without a request")
+    func unansweredBatchOfDeletedMembers() async throws {
+        let (h, _, events) = try await prepared(2)
+        h.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await h.engine.performSync()
+        for event in events { try await h.events.deleteEvent(id: event.id) }
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(h.network.callCount(.createEventsBatchWithIdempotency) == 0, "nothing waits for its answer")
+        #expect(h.network.calls(of: .deleteEvent).count == 2, "the deletes go: the batch may have arrived")
+        #expect(try h.saved { try $0.unansweredBatches() }.isEmpty)
+    }
 }

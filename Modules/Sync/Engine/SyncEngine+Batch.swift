@@ -88,20 +88,23 @@ extension SyncEngine {
             }
             let ids = batch.members.map(\.mutationId)
             members.formUnion(ids)
+            try crossUnitBoundary(&run)
+            // The members were claimed when the batch was first sent: this only reads the live ones.
+            let live = try unitOfWork { try $0.claimMutations(ids: ids, at: now) }
+            guard !live.isEmpty else {
+                // Every member left the queue (deleted here, dead): nothing waits for this answer any more.
+                try unitOfWork { try $0.removeUnansweredBatch(key: batch.key) }
+                for id in ids where run.untouched.remove(id) != nil { run.recorded += 1 }
+                continue
+            }
             // S24: a batch whose members this run sent already waits for the next run.
             guard ids.contains(where: pushSetIds.contains) else { continue }
-            try crossUnitBoundary(&run)
-            let live = try unitOfWork { try $0.claimMutations(ids: ids, at: now) }
             let byId = Dictionary(live.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             for id in ids {
                 if run.untouched.remove(id) != nil, byId[id] == nil { run.recorded += 1 }
             }
             for member in batch.members where byId[member.mutationId]?.revision == member.revision {
                 sentThisRun[member.mutationId] = member.revision
-            }
-            guard !live.isEmpty else {
-                try unitOfWork { try $0.removeUnansweredBatch(key: batch.key) }
-                continue
             }
             let items = zip(batch.members, requests).map { member, request in
                 // The outcome is recorded against the revision that was sent: a newer one stays queued.
