@@ -75,7 +75,8 @@ extension NetworkClientContract {
             let cleared = try await client.updatePropertyDefinitionWithIdempotency(
                 id: select.id,
                 UpdatePropertyDefinitionRequest(
-                    key: "mood", label: "Mood", propertyType: .text, options: nil, defaultValue: nil, displayOrder: 5),
+                    key: "mood", label: "Mood", propertyType: .text, displayOrder: 5,
+                    cleared: ["options", "default_value"]),
                 idempotencyKey: key())
             #expect(cleared.options.isEmpty && cleared.defaultValue == nil && cleared.displayOrder == 5)
             try await client.deletePropertyDefinition(id: first.id)

@@ -60,6 +60,48 @@ extension NetworkClientContract {
             let exact = try await client.getEventsPage(limit: 6, after: nil)
             #expect(exact.events.count == 6 && exact.nextAfter == nil, "the last page carries no token")
         },
+        check("R1 §3.5a a PUT changes only the keys it holds; properties_patch sets and removes keys, the rest stay") {
+            subject in
+            let client = subject.client
+            let type = try await eventType(client)
+            let created = try await client.createEventsBatch(
+                [
+                    event(type: type.id, at: instant(40)) {
+                        $0.notes = "kept"
+                        $0.details.locationName = "Park"
+                        $0.properties = [
+                            "km": PropertyValue(type: .number, value: 5),
+                            "mood": PropertyValue(type: .text, value: "ok"),
+                            "shoes": PropertyValue(type: .text, value: "old"),
+                        ]
+                    }
+                ], idempotencyKey: key())
+            let id = try #require(created.created.first?.id)
+            let cursor = try await client.getLatestCursor()
+            let patch = UpdateEventRequest(
+                isAllDay: true,
+                propertiesPatch: [
+                    "mood": nil, "km": PropertyValue(type: .number, value: 6),
+                    "new": .init(type: .boolean, value: true),
+                ],
+                cleared: ["location_name"])
+            let updated = try await client.updateEventWithIdempotency(id: id, patch, idempotencyKey: key())
+            #expect(updated.notes == "kept" && updated.isAllDay && updated.locationName == nil, "absent keys stay")
+            #expect(
+                updated.properties == [
+                    "km": PropertyValue(type: .number, value: 6), "shoes": PropertyValue(type: .text, value: "old"),
+                    "new": PropertyValue(type: .boolean, value: true),
+                ], "one key set, one removed, one added, one untouched")
+            let rows = try await changesAfter(cursor, client)
+            #expect(
+                rows.count == 1
+                    && rows.first?.data?["properties"]?.objectValue?.keys.sorted() == ["km", "new", "shoes"],
+                "§3.5a the feed row carries the whole resulting map")
+            let noop = try await client.updateEventWithIdempotency(
+                id: id, UpdateEventRequest(propertiesPatch: ["mood": nil]), idempotencyKey: key())
+            #expect(noop.properties == updated.properties)
+            #expect(try await changesAfter(cursor, client).count == 1, "removing an absent key changes nothing")
+        },
         check("N8 a malformed page token is 400 bad_request") { subject in
             await expectFailure(400, "bad_request") {
                 _ = try await subject.client.getEventsPage(limit: 10, after: "not-a-token")

@@ -75,14 +75,14 @@ struct EventDetailsTests {
         #expect(Set(EventDetails.keys).isSubset(of: MutationPayload.createKeys(of: .event)))
     }
 
-    @Test("an update writes every field, nil as null; a create omits nil fields")
+    @Test("a full-state update writes an unset clearable field as null and leaves the others out; a create omits both")
     func nilFields() throws {
         let event = Build.event()
         let update = try JSONText.parse(JSONCoding.encode(UpdateEventRequest(event)))
         let create = try JSONText.parse(JSONCoding.encode(CreateEventRequest(event)))
-        for key in EventDetails.keys {
-            #expect(update[key] == .null, "\(key)")
-            #expect(create[key] == nil, "\(key)")
+        for field in EventDetails.fields {
+            #expect(update[field.key] == (field.clearable ? .null : nil), "\(field.key)")
+            #expect(create[field.key] == nil, "\(field.key)")
         }
     }
 

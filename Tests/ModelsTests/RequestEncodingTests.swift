@@ -45,9 +45,9 @@ struct RequestEncodingTests {
         try expectBytes(try JSONCoding.encode(batch), equal: "request.batch.json")
     }
 
-    @Test("S8 update bodies carry every key with explicit nulls; the geofence sends its region id")
+    @Test("full-state update bodies (what a patch is taken from) carry every field, null for an unset clearable one")
     func updateBodies() throws {
-        // S8: each body is compared byte for byte with a fixture that carries every key, `null` for nil.
+        // Each body is compared byte for byte with a fixture; the geofence sends its region id.
         try expectBytes(try MutationPayload.update(Self.eventType), equal: "request.update-event-type.json")
         try expectBytes(try MutationPayload.update(Self.event), equal: "request.update-event.json")
         try expectBytes(try MutationPayload.update(Self.geofence), equal: "request.update-geofence.json")

@@ -150,7 +150,7 @@ struct PullTests {
         #expect(try a.owed().isEmpty)
     }
 
-    @Test("S73 the pending-write fence: an entity with a live or dead create or update keeps its local values")
+    @Test("S73 R3 an entity with a live or dead update is rebased: the server's other fields and the local edit stay")
     func pendingWriteFence() async throws {
         let configuration = try SyncConfiguration(maxAttempts: 1)
         let a = try SyncHarness(configuration: configuration)
@@ -158,8 +158,8 @@ struct PullTests {
         let dead = try await a.syncedType("Dead")
         let b = try a.secondDevice()
         _ = await b.engine.performSync()
-        _ = try await b.events.updateEventType(id: live.id) { $0.name = "Live from b" }
-        _ = try await b.events.updateEventType(id: dead.id) { $0.name = "Dead from b" }
+        _ = try await b.events.updateEventType(id: live.id) { $0.color = "#000001" }
+        _ = try await b.events.updateEventType(id: dead.id) { $0.color = "#000002" }
         _ = await b.engine.performSync()
 
         _ = try await a.events.updateEventType(id: live.id) { $0.name = "Live from a" }
@@ -172,11 +172,17 @@ struct PullTests {
         #expect(
             try a.mutations(of: live.id).map(\.isLive) == [true]
                 && a.mutations(of: dead.id).map(\.isDeadLetter) == [true])
-        // S73: A create or update entry is skipped when the entity has a queued create or update, live or dead.
-        #expect(try a.events.eventType(id: live.id)?.name == "Live from a")
-        #expect(try a.events.eventType(id: dead.id)?.name == "Dead from a")
-        #expect(try a.history().first?.fenced == 2)
-        #expect(Set(a.serverEventTypes.map(\.name)) == ["Live from b", "Dead from b"])
+        // S73 (R3): b's entries are applied, then a's queued patch over them; the row keeps its update's status.
+        let liveRow = try a.events.eventType(id: live.id)
+        let deadRow = try a.events.eventType(id: dead.id)
+        #expect(liveRow?.name == "Live from a" && liveRow?.color == "#000001" && liveRow?.syncStatus == .pending)
+        #expect(deadRow?.name == "Dead from a" && deadRow?.color == "#000002" && deadRow?.syncStatus == .failed)
+        #expect(try a.history().first?.fenced == 0, "a rebase counts as pulled")
+        #expect(try Set(a.owed().map(\.id)) == [live.id, dead.id], "R3 either way owed")
+
+        #expect(await a.engine.performSync().outcome == .partial(bootstrapped: false), "the dead letter stays")
+        let server = Dictionary(uniqueKeysWithValues: a.serverEventTypes.map { ($0.id, $0) })
+        #expect(server[live.id]?.name == "Live from a" && server[live.id]?.color == "#000001", "both edits kept")
     }
 
     /// Found by `make proof` (convergence seed 62, 2026-11-23; docs/reliability.md, "Fixed: a replayed update hid a

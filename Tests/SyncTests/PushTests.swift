@@ -60,7 +60,7 @@ struct PushTests {
         #expect(unkeyed.allSatisfy { $0.idempotencyKey == nil }, "S30 GET and DELETE never carry a key")
     }
 
-    @Test("S31 an unanswered batch is re-sent under the same key; a recorded outcome changes it")
+    @Test("S31 an unanswered batch is re-sent under the same key, also after a 5xx; a first send's outcome changes it")
     func batchKeys() async throws {
         let h = try SyncHarness()
         let type = try await h.syncedType()
@@ -70,12 +70,81 @@ struct PushTests {
         #expect(await h.engine.performSync().outcome == .offline("lost"))
         h.network.enqueue(http(503), for: .createEventsBatchWithIdempotency)
         _ = await h.engine.performSync()
+        #expect(try h.queue().map(\.attempts) == [1, 1], "the 5xx is counted on every item")
         _ = await h.engine.performSync()
-        let keys = h.network.calls(of: .createEventsBatchWithIdempotency).compactMap(\.idempotencyKey)
-        let members = try h.queue()
-        #expect(keys.count == 3 && keys[0] == keys[1] && keys[2] != keys[1])
+        var keys = h.network.calls(of: .createEventsBatchWithIdempotency).compactMap(\.idempotencyKey)
+        // S31 (docs/error-recovery.md, "Lost answers"): the first send may have committed; only its key can replay
+        // it, so a 5xx to a re-send leaves the batch unanswered under that key.
+        #expect(keys.count == 3 && Set(keys).count == 1)
+        #expect(try h.queue().isEmpty)
+
+        h.network.resetCalls()
+        try await h.event(type, 3)
+        h.network.enqueue(http(503), for: .createEventsBatchWithIdempotency)
+        _ = await h.engine.performSync()
+        _ = await h.engine.performSync()
+        keys = h.network.calls(of: .createEventsBatchWithIdempotency).compactMap(\.idempotencyKey)
         // S31: A batch key is the SHA-256 (lowercase hex) of the members' client_request_id:attempts lines; an…
-        #expect(members.isEmpty)
+        #expect(
+            keys.count == 2 && keys[0] != keys[1], "a 5xx to a first send stored nothing: the attempt changes the key")
+        #expect(try h.queue().isEmpty)
+    }
+
+    @Test("R5 a batch that committed unanswered, then met a 5xx, replays under its key: a delete made since stands")
+    func committedBatchAfterServerError() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let event = try await a.event(type, 1)
+        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
+        #expect(await a.engine.performSync().outcome == .offline("lost"))
+        // The lost send had committed: the server holds the event and the stored answer under the batch's key.
+        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
+        let body = try JSONCoding.decode(
+            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
+        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        try await b.events.deleteEvent(id: event.id)
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+
+        a.network.enqueue(http(503), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        _ = await a.engine.performSync()
+        let keys = a.network.calls(of: .createEventsBatchWithIdempotency).compactMap(\.idempotencyKey)
+        #expect(keys.count == 3 && Set(keys).count == 1, "the replay comes under the key that committed")
+        #expect(!a.serverEvents.contains { $0.id == event.id }, "not restored on the server")
+        #expect(try a.events.event(id: event.id) == nil, "R5 the replay was read back: gone here too")
+        #expect(try a.queue().isEmpty && a.owed().isEmpty)
+    }
+
+    @Test("R5 a committed, unanswered batch whose members died waits for their retry, then replays under its key")
+    func committedBatchRetriedAfterDeadLetter() async throws {
+        let a = try SyncHarness(configuration: try SyncConfiguration(maxAttempts: 1))
+        let type = try await a.syncedType()
+        let event = try await a.event(type, 1)
+        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
+        let body = try JSONCoding.decode(
+            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
+        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        a.network.enqueue(http(503), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        #expect(try a.queue().map(\.isDeadLetter) == [true])
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        try await b.events.deleteEvent(id: event.id)
+        _ = await b.engine.performSync()
+        _ = await a.engine.performSync()  // nothing live: the batch waits, unsent
+
+        #expect(try await a.engine.retryDeadLetters() == 1)
+        _ = await a.engine.performSync()
+        let keys = a.network.calls(of: .createEventsBatchWithIdempotency).compactMap(\.idempotencyKey)
+        #expect(keys.count == 3 && Set(keys).count == 1, "the retry replays under the key that committed")
+        #expect(!a.serverEvents.contains { $0.id == event.id }, "not restored on the server")
+        #expect(try a.events.event(id: event.id) == nil)
+        let left = try a.queue()
+        #expect(left.isEmpty, "\(left)")
     }
 
     @Test("An unanswered batch is re-sent with exactly its members; events created since go in a batch of their own")

@@ -57,7 +57,7 @@ struct MockNetworkClientTests {
         _ = try await client.getChanges(since: 7, limit: 25)
         let update = try #require(client.calls(of: .updateEventTypeWithIdempotency).first)
         #expect(update.arguments == ["id": type.id] && update.idempotencyKey == "k2")
-        #expect(update.body?["name"] == "Black tea" && update.body?["color"] == .null)
+        #expect(update.body?["name"] == "Black tea" && update.body?["color"] == nil, "a partial update: color left out")
         #expect(client.calls(of: .getChanges).first?.arguments == ["since": "7", "limit": "25"])
         #expect(
             client.calls.map(\.method) == [

@@ -122,6 +122,26 @@ struct BadInputTests {
         }
     }
 
+    @Test("§3.5a a properties_patch entry that is neither a property value nor null is 400 naming its key")
+    func badPropertiesPatch() async throws {
+        try await ServerHarness.with { harness in
+            let type = try await harness.eventType()
+            let id = ServerHarness.newId()
+            let created = try await harness.send(
+                "POST", "/api/v1/events",
+                json: #"{"id": "\#(id)", "event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z"}"#)
+            #expect(created.status == 201)
+            let before = try await harness.feedCount()
+            let bad = try await harness.send(
+                "PUT", "/api/v1/events/\(id)",
+                json: #"{"notes": "x", "properties_patch": {"mood": "good", "ok": null}}"#)
+            #expect(bad.status == 400 && bad.fields == ["properties_patch.mood"] && bad.fieldCodes == ["invalid_value"])
+            let notObject = try await harness.send("PUT", "/api/v1/events/\(id)", json: #"{"properties_patch": [1]}"#)
+            #expect(notObject.status == 400 && notObject.fields == ["properties_patch"])
+            #expect(try await harness.feedCount() == before, "nothing written")
+        }
+    }
+
     @Test("ids: a version-4 event id is invalid_uuid, a far-future one future_timestamp, a braced one invalid_uuid")
     func eventIds() async throws {
         try await ServerHarness.with { harness in

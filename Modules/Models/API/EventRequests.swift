@@ -78,10 +78,9 @@ extension CreateEventRequest: Codable {
     }
 }
 
-/// Body of `PUT /api/v1/events/{id}`: the create keys minus `id`, every key written, nil as `null`.
-///
-/// On the server `null` clears the clearable fields (api-v1 §3.5) and leaves the others unchanged, so a body
-/// built from the full local state makes the stored row equal the local row.
+/// Body of `PUT /api/v1/events/{id}`: a partial update (api-v1 §3.5) — a nil field is left out and stays as it is
+/// on the server, except that the clearable fields named in `cleared` are sent as `null`. `properties` replaces the
+/// whole map; `propertiesPatch` (api-v1 §3.5a) sets or, with nil, removes single keys.
 @dynamicMemberLookup
 public struct UpdateEventRequest: Sendable, Hashable {
     public var eventTypeId: String?
@@ -89,9 +88,16 @@ public struct UpdateEventRequest: Sendable, Hashable {
     public var notes: String?
     public var isAllDay: Bool?
     public var sourceType: EventSourceType?
-    /// Nil members are written as `null`, which clears a clearable field.
+    /// Set members are sent; unset ones are left out unless `cleared` names them.
     public var details: EventDetails
     public var properties: [String: PropertyValue]?
+    /// Property key → its new value, or nil to remove the key; the other keys of the stored map stay.
+    public var propertiesPatch: [String: PropertyValue?]?
+    /// Wire keys sent as `null`: among `clearable`.
+    public var cleared: Set<String>
+
+    /// The clearable fields of an event (api-v1 §3.5): `notes` and the clearable details.
+    public static let clearable: Set<String> = Set(["notes"] + EventDetails.fields.filter(\.clearable).map(\.key))
 
     public init(
         eventTypeId: String? = nil,
@@ -100,7 +106,9 @@ public struct UpdateEventRequest: Sendable, Hashable {
         isAllDay: Bool? = nil,
         sourceType: EventSourceType? = nil,
         details: EventDetails = EventDetails(),
-        properties: [String: PropertyValue]? = nil
+        properties: [String: PropertyValue]? = nil,
+        propertiesPatch: [String: PropertyValue?]? = nil,
+        cleared: Set<String> = []
     ) {
         self.eventTypeId = eventTypeId
         self.timestamp = timestamp
@@ -109,13 +117,20 @@ public struct UpdateEventRequest: Sendable, Hashable {
         self.sourceType = sourceType
         self.details = details
         self.properties = properties
+        self.propertiesPatch = propertiesPatch
+        self.cleared = cleared
     }
 
-    /// The full-state update body for a local event (sync-engine §1.6).
+    /// Every field of a local event, unset clearable fields as `null`, the whole property map: the state a patch is
+    /// taken from (sync-engine R1).
     public init(_ event: Event) {
+        var cleared: Set<String> = event.notes == nil ? ["notes"] : []
+        for field in EventDetails.fields where field.clearable && event.details[field] == nil {
+            cleared.insert(field.key)
+        }
         self.init(
             eventTypeId: event.eventTypeId, timestamp: event.timestamp, notes: event.notes, isAllDay: event.isAllDay,
-            sourceType: event.sourceType, details: event.details, properties: event.properties)
+            sourceType: event.sourceType, details: event.details, properties: event.properties, cleared: cleared)
     }
 
     public subscript<Value>(dynamicMember path: WritableKeyPath<EventDetails, Value>) -> Value {
@@ -134,19 +149,22 @@ extension UpdateEventRequest: Codable {
             isAllDay: try container.decodeIfPresent(Bool.self, forKey: "is_all_day"),
             sourceType: try container.decodeIfPresent(EventSourceType.self, forKey: "source_type"),
             details: try EventDetails(from: container, strict: false),
-            properties: try container.decodeIfPresent([String: PropertyValue].self, forKey: "properties")
+            properties: try container.decodeIfPresent([String: PropertyValue].self, forKey: "properties"),
+            propertiesPatch: try container.decodeIfPresent([String: PropertyValue?].self, forKey: "properties_patch"),
+            cleared: try container.nullKeys(Self.clearable)
         )
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FieldKey.self)
-        try container.encodeOrNull(eventTypeId, forKey: "event_type_id")
-        try container.encodeTimestampOrNull(timestamp, forKey: "timestamp")
-        try container.encodeOrNull(notes, forKey: "notes")
-        try container.encodeOrNull(isAllDay, forKey: "is_all_day")
-        try container.encodeOrNull(sourceType, forKey: "source_type")
-        try details.encode(to: &container, nulls: true)
-        try container.encodeOrNull(properties, forKey: "properties")
+        try container.encodeIfPresent(eventTypeId, forKey: "event_type_id")
+        try container.encodeIfPresent(timestamp.map(RFC3339.string(from:)), forKey: "timestamp")
+        try container.encode(notes, forKey: "notes", cleared: cleared)
+        try container.encodeIfPresent(isAllDay, forKey: "is_all_day")
+        try container.encodeIfPresent(sourceType, forKey: "source_type")
+        try details.encode(to: &container, clearing: cleared)
+        try container.encodeIfPresent(properties, forKey: "properties")
+        try container.encodeIfPresent(propertiesPatch, forKey: "properties_patch")
     }
 }
 

@@ -18,27 +18,28 @@ public struct CreateEventTypeRequest: Sendable, Hashable, Codable {
     }
 }
 
-/// Body of `PUT /api/v1/event-types/{id}`. Every key is written; nil is an explicit `null` (= unchanged here).
+/// Body of `PUT /api/v1/event-types/{id}`: a partial update (api-v1 §3.5) — a nil field is left out and stays as
+/// it is on the server. None of an event type's fields is clearable.
 public struct UpdateEventTypeRequest: Sendable, Hashable, Codable {
     public var name: String?
     public var color: String?
     public var icon: String?
 
-    public init(name: String?, color: String?, icon: String?) {
+    public init(name: String? = nil, color: String? = nil, icon: String? = nil) {
         self.name = name
         self.color = color
         self.icon = icon
     }
 
-    /// The full-state update body for a local event type (sync-engine §1.6).
+    /// Every field of a local event type: the state a patch is taken from (sync-engine R1).
     public init(_ eventType: EventType) {
         self.init(name: eventType.name, color: eventType.color, icon: eventType.icon)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeOrNull(name, forKey: .name)
-        try container.encodeOrNull(color, forKey: .color)
-        try container.encodeOrNull(icon, forKey: .icon)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(color, forKey: .color)
+        try container.encodeIfPresent(icon, forKey: .icon)
     }
 }

@@ -88,8 +88,8 @@ extension CreateGeofenceRequest: Codable {
     }
 }
 
-/// Body of `PUT /api/v1/geofences/{id}`: the create keys minus `id`, plus `ios_region_identifier`; every key
-/// written, nil as `null`.
+/// Body of `PUT /api/v1/geofences/{id}`: a partial update (api-v1 §3.5) — a nil field is left out, except that the
+/// clearable references named in `cleared` are sent as `null`.
 public struct UpdateGeofenceRequest: Sendable, Hashable {
     public var name: String?
     public var latitude: Double?
@@ -101,6 +101,11 @@ public struct UpdateGeofenceRequest: Sendable, Hashable {
     public var notifyOnEntry: Bool?
     public var notifyOnExit: Bool?
     public var iosRegionIdentifier: String?
+    /// Wire keys sent as `null`: `event_type_entry_id`, `event_type_exit_id` (the clearable fields).
+    public var cleared: Set<String>
+
+    /// The clearable fields of a geofence (api-v1 §3.5).
+    public static let clearable: Set<String> = ["event_type_entry_id", "event_type_exit_id"]
 
     public init(
         name: String? = nil,
@@ -112,7 +117,8 @@ public struct UpdateGeofenceRequest: Sendable, Hashable {
         isActive: Bool? = nil,
         notifyOnEntry: Bool? = nil,
         notifyOnExit: Bool? = nil,
-        iosRegionIdentifier: String? = nil
+        iosRegionIdentifier: String? = nil,
+        cleared: Set<String> = []
     ) {
         self.name = name
         self.latitude = latitude
@@ -124,15 +130,20 @@ public struct UpdateGeofenceRequest: Sendable, Hashable {
         self.notifyOnEntry = notifyOnEntry
         self.notifyOnExit = notifyOnExit
         self.iosRegionIdentifier = iosRegionIdentifier
+        self.cleared = cleared
     }
 
-    /// The full-state update body; `ios_region_identifier` is the stored value, else the geofence id (§1.6).
+    /// Every field of a local geofence, unset references as `null`; `ios_region_identifier` is the stored value,
+    /// else the geofence id: the state a patch is taken from (sync-engine R1).
     public init(_ geofence: Geofence) {
         self.init(
             name: geofence.name, latitude: geofence.latitude, longitude: geofence.longitude, radius: geofence.radius,
             eventTypeEntryId: geofence.eventTypeEntryId, eventTypeExitId: geofence.eventTypeExitId,
             isActive: geofence.isActive, notifyOnEntry: geofence.notifyOnEntry, notifyOnExit: geofence.notifyOnExit,
-            iosRegionIdentifier: geofence.iosRegionIdentifier ?? geofence.id)
+            iosRegionIdentifier: geofence.iosRegionIdentifier ?? geofence.id,
+            cleared: Self.clearable.filter { key in
+                (key == "event_type_entry_id" ? geofence.eventTypeEntryId : geofence.eventTypeExitId) == nil
+            })
     }
 }
 
@@ -151,21 +162,22 @@ extension UpdateGeofenceRequest: Codable {
             isActive: try container.decodeIfPresent(Bool.self, forKey: .isActive),
             notifyOnEntry: try container.decodeIfPresent(Bool.self, forKey: .notifyOnEntry),
             notifyOnExit: try container.decodeIfPresent(Bool.self, forKey: .notifyOnExit),
-            iosRegionIdentifier: try container.decodeIfPresent(String.self, forKey: .iosRegionIdentifier)
+            iosRegionIdentifier: try container.decodeIfPresent(String.self, forKey: .iosRegionIdentifier),
+            cleared: try container.nullKeys(Self.clearable)
         )
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeOrNull(name, forKey: .name)
-        try container.encodeOrNull(latitude, forKey: .latitude)
-        try container.encodeOrNull(longitude, forKey: .longitude)
-        try container.encodeOrNull(radius, forKey: .radius)
-        try container.encodeOrNull(eventTypeEntryId, forKey: .eventTypeEntryId)
-        try container.encodeOrNull(eventTypeExitId, forKey: .eventTypeExitId)
-        try container.encodeOrNull(isActive, forKey: .isActive)
-        try container.encodeOrNull(notifyOnEntry, forKey: .notifyOnEntry)
-        try container.encodeOrNull(notifyOnExit, forKey: .notifyOnExit)
-        try container.encodeOrNull(iosRegionIdentifier, forKey: .iosRegionIdentifier)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(latitude, forKey: .latitude)
+        try container.encodeIfPresent(longitude, forKey: .longitude)
+        try container.encodeIfPresent(radius, forKey: .radius)
+        try container.encode(eventTypeEntryId, forKey: .eventTypeEntryId, cleared: cleared)
+        try container.encode(eventTypeExitId, forKey: .eventTypeExitId, cleared: cleared)
+        try container.encodeIfPresent(isActive, forKey: .isActive)
+        try container.encodeIfPresent(notifyOnEntry, forKey: .notifyOnEntry)
+        try container.encodeIfPresent(notifyOnExit, forKey: .notifyOnExit)
+        try container.encodeIfPresent(iosRegionIdentifier, forKey: .iosRegionIdentifier)
     }
 }

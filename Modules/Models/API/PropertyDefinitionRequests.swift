@@ -75,8 +75,8 @@ extension CreatePropertyDefinitionRequest: Codable {
     }
 }
 
-/// Body of `PUT /api/v1/property-definitions/{id}`: `options` is always an array, `display_order` always an
-/// integer, `default_value` is `null` when unset.
+/// Body of `PUT /api/v1/property-definitions/{id}`: a partial update (api-v1 §3.5) — a nil field is left out,
+/// except that the clearable fields named in `cleared` are sent as `null` (`options` then clears to `[]`).
 public struct UpdatePropertyDefinitionRequest: Sendable, Hashable {
     public var key: String?
     public var label: String?
@@ -84,6 +84,11 @@ public struct UpdatePropertyDefinitionRequest: Sendable, Hashable {
     public var options: [String]?
     public var defaultValue: JSONValue?
     public var displayOrder: Int?
+    /// Wire keys sent as `null`: `options`, `default_value` (the clearable fields).
+    public var cleared: Set<String>
+
+    /// The clearable fields of a property definition (api-v1 §3.5).
+    public static let clearable: Set<String> = ["options", "default_value"]
 
     public init(
         key: String? = nil,
@@ -91,7 +96,8 @@ public struct UpdatePropertyDefinitionRequest: Sendable, Hashable {
         propertyType: PropertyType? = nil,
         options: [String]? = nil,
         defaultValue: JSONValue? = nil,
-        displayOrder: Int? = nil
+        displayOrder: Int? = nil,
+        cleared: Set<String> = []
     ) {
         self.key = key
         self.label = label
@@ -99,13 +105,16 @@ public struct UpdatePropertyDefinitionRequest: Sendable, Hashable {
         self.options = options
         self.defaultValue = defaultValue
         self.displayOrder = displayOrder
+        self.cleared = cleared
     }
 
-    /// The full-state update body for a local property definition (sync-engine §1.6).
+    /// Every field of a local property definition (`options` always an array, an unset default as `null`): the
+    /// state a patch is taken from (sync-engine R1).
     public init(_ definition: PropertyDefinition) {
         self.init(
             key: definition.key, label: definition.label, propertyType: definition.propertyType,
-            options: definition.options, defaultValue: definition.defaultValue, displayOrder: definition.displayOrder)
+            options: definition.options, defaultValue: definition.defaultValue, displayOrder: definition.displayOrder,
+            cleared: definition.defaultValue == nil ? ["default_value"] : [])
     }
 }
 
@@ -114,23 +123,25 @@ extension UpdatePropertyDefinitionRequest: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaultValue = try container.decodeIfPresent(JSONValue.self, forKey: .defaultValue)
         self.init(
             key: try container.decodeIfPresent(String.self, forKey: .key),
             label: try container.decodeIfPresent(String.self, forKey: .label),
             propertyType: try container.decodeIfPresent(PropertyType.self, forKey: .propertyType),
             options: try container.decodeIfPresent([String].self, forKey: .options),
-            defaultValue: try container.decodeIfPresent(JSONValue.self, forKey: .defaultValue),
-            displayOrder: try container.decodeIfPresent(Int.self, forKey: .displayOrder)
+            defaultValue: defaultValue == .null ? nil : defaultValue,
+            displayOrder: try container.decodeIfPresent(Int.self, forKey: .displayOrder),
+            cleared: try container.nullKeys(Self.clearable)
         )
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeOrNull(key, forKey: .key)
-        try container.encodeOrNull(label, forKey: .label)
-        try container.encodeOrNull(propertyType, forKey: .propertyType)
-        try container.encodeOrNull(options, forKey: .options)
-        try container.encodeOrNull(defaultValue, forKey: .defaultValue)
-        try container.encodeOrNull(displayOrder, forKey: .displayOrder)
+        try container.encodeIfPresent(key, forKey: .key)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encodeIfPresent(propertyType, forKey: .propertyType)
+        try container.encode(options, forKey: .options, cleared: cleared)
+        try container.encode(defaultValue, forKey: .defaultValue, cleared: cleared)
+        try container.encodeIfPresent(displayOrder, forKey: .displayOrder)
     }
 }

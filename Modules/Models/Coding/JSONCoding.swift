@@ -90,6 +90,18 @@ public enum JSONCoding {
 // MARK: - Container helpers for the wire conventions
 
 extension KeyedDecodingContainer {
+    /// The keys among `names` that are present with an explicit `null` (a partial update's clears, api-v1 §3.5).
+    func nullKeys(_ names: Set<String>) throws -> Set<String> {
+        var cleared: Set<String> = []
+        for name in names {
+            guard let key = Key(stringValue: name), contains(key) else { continue }
+            if try decodeNil(forKey: key) { cleared.insert(name) }
+        }
+        return cleared
+    }
+}
+
+extension KeyedDecodingContainer {
     /// A required RFC 3339 timestamp. Absent, null or unparseable values throw.
     func decodeTimestamp(forKey key: Key) throws -> Date {
         let text = try decode(String.self, forKey: key)
@@ -164,6 +176,15 @@ extension KeyedEncodingContainer {
     }
 
     /// Writes the key in every case: the value, or an explicit `null` (three-state PUT bodies).
+    /// A partial update's field (api-v1 §3.5): its value, `null` when `cleared` names it, else left out.
+    mutating func encode<Value: Encodable>(_ value: Value?, forKey key: Key, cleared: Set<String>) throws {
+        if let value {
+            try encode(value, forKey: key)
+        } else if cleared.contains(key.stringValue) {
+            try encodeNil(forKey: key)
+        }
+    }
+
     mutating func encodeOrNull<Value: Encodable>(_ value: Value?, forKey key: Key) throws {
         if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
     }

@@ -87,6 +87,12 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// The value, or nil for JSON `null`: assigning it to a dictionary entry removes the key for `null`. (A bare
+    /// `nil` in such an assignment can be read as this type's nil literal, `.null`, and keep the key.)
+    public var nonNull: JSONValue? { self == .null ? Optional.none : self }
+}
+
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {

@@ -226,13 +226,13 @@ extension EventDetails {
         }
     }
 
-    /// Writes the fields into an entity's container: nil fields are omitted, or written as `null` when `nulls`
-    /// (a full-state PUT body).
-    func encode(to container: inout KeyedEncodingContainer<FieldKey>, nulls: Bool = false) throws {
+    /// Writes the fields into an entity's container: nil fields are omitted, or written as `null` when `clearing`
+    /// names them (a partial update's clears).
+    func encode(to container: inout KeyedEncodingContainer<FieldKey>, clearing: Set<String> = []) throws {
         for field in Self.fields {
             let key = FieldKey(field.key)
             switch self[field] {
-            case nil: if nulls { try container.encodeNil(forKey: key) }
+            case nil: if clearing.contains(field.key) { try container.encodeNil(forKey: key) }
             case .text(let text)?: try container.encode(text, forKey: key)
             case .number(let number)?: try container.encode(number, forKey: key)
             case .time(let date)?: try container.encodeTimestamp(date, forKey: key)

@@ -9,8 +9,126 @@ public enum MutationPayload {
         try JSONCoding.encode(CreateEventTypeRequest(eventType))
     }
 
+    /// The full state of an event type as an update body: the base a patch is taken from.
     public static func update(_ eventType: EventType) throws -> Data {
         try JSONCoding.encode(UpdateEventTypeRequest(eventType))
+    }
+
+    /// R1: what an edit changed, as an update body; nil when it changed nothing.
+    public static func patch(from before: EventType, to after: EventType) throws -> Data? {
+        try patch(
+            JSONValueEncoder.encode(UpdateEventTypeRequest(before)),
+            JSONValueEncoder.encode(UpdateEventTypeRequest(after)), of: .eventType)
+    }
+
+    public static func patch(from before: Event, to after: Event) throws -> Data? {
+        try patch(
+            JSONValueEncoder.encode(UpdateEventRequest(before)),
+            JSONValueEncoder.encode(UpdateEventRequest(after)), of: .event)
+    }
+
+    public static func patch(from before: Geofence, to after: Geofence) throws -> Data? {
+        try patch(
+            JSONValueEncoder.encode(UpdateGeofenceRequest(before)),
+            JSONValueEncoder.encode(UpdateGeofenceRequest(after)), of: .geofence)
+    }
+
+    public static func patch(from before: PropertyDefinition, to after: PropertyDefinition) throws -> Data? {
+        try patch(
+            JSONValueEncoder.encode(UpdatePropertyDefinitionRequest(before)),
+            JSONValueEncoder.encode(UpdatePropertyDefinitionRequest(after)), of: .propertyDefinition)
+    }
+
+    /// The keys whose value differs between two full-state bodies (sync-engine R1): a cleared field as `null`,
+    /// coordinates as a pair, event properties as `properties_patch` (a changed or new key's value, `null` for a
+    /// removed one).
+    static func patch(_ before: JSONValue, _ after: JSONValue, of entityType: MutationEntityType) throws -> Data? {
+        guard case .object(let old) = before, case .object(let new) = after else { throw PayloadError.notAnObject }
+        var patch: [String: JSONValue] = [:]
+        for (key, value) in new where key != "properties" && old[key] != value { patch[key] = value }
+        if entityType == .event {
+            if patch[latitudeKey] != nil || patch[longitudeKey] != nil {
+                patch[latitudeKey] = new[latitudeKey] ?? .null
+                patch[longitudeKey] = new[longitudeKey] ?? .null
+            }
+            let oldProperties = old["properties"]?.objectValue ?? [:]
+            let newProperties = new["properties"]?.objectValue ?? [:]
+            var properties: [String: JSONValue] = [:]
+            for (key, value) in newProperties where oldProperties[key] != value { properties[key] = value }
+            for key in oldProperties.keys where newProperties[key] == nil { properties[key] = .null }
+            if !properties.isEmpty { patch[propertiesPatchKey] = .object(properties) }
+        }
+        guard !patch.isEmpty else { return nil }
+        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(patch)), of: entityType)
+    }
+
+    static let latitudeKey = "location_latitude"
+    static let longitudeKey = "location_longitude"
+    public static let propertiesPatchKey = "properties_patch"
+
+    /// R2: `newer` merged into `older` key by key, the newer value winning; `properties_patch` per property key (and
+    /// into a whole `properties` map when the older patch was rewritten to carry one).
+    public static func merge(_ older: Data, _ newer: Data, of entityType: MutationEntityType) throws -> Data {
+        guard case .object(var merged) = try JSONCoding.decode(JSONValue.self, from: older),
+            case .object(let update) = try JSONCoding.decode(JSONValue.self, from: newer)
+        else { throw PayloadError.notAnObject }
+        for (key, value) in update {
+            guard key == propertiesPatchKey, case .object(let entries) = value else {
+                merged[key] = value
+                continue
+            }
+            if case .object(var whole)? = merged["properties"] {
+                for (property, entry) in entries { whole[property] = entry.nonNull }
+                merged["properties"] = .object(whole)
+            } else {
+                var patch = merged[propertiesPatchKey]?.objectValue ?? [:]
+                for (property, entry) in entries { patch[property] = entry }
+                merged[propertiesPatchKey] = .object(patch)
+            }
+        }
+        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(merged)), of: entityType)
+    }
+
+    /// R2: what is left of `queued` once `acknowledged` went through: every key (and property key) whose queued
+    /// value equals the acknowledged one goes. Nil when nothing is left.
+    public static func subtracting(
+        _ acknowledged: Data, from queued: Data, of entityType: MutationEntityType
+    ) throws -> Data? {
+        guard case .object(var left) = try JSONCoding.decode(JSONValue.self, from: queued),
+            case .object(let done) = try JSONCoding.decode(JSONValue.self, from: acknowledged)
+        else { throw PayloadError.notAnObject }
+        for (key, value) in done where key != propertiesPatchKey && left[key] == value { left[key] = nil }
+        if case .object(let donePatch)? = done[propertiesPatchKey], case .object(var patch)? = left[propertiesPatchKey]
+        {
+            for (property, value) in donePatch where patch[property] == value { patch[property] = nil }
+            left[propertiesPatchKey] = patch.isEmpty ? Optional.none : .object(patch)
+        }
+        if entityType == .event, (left[latitudeKey] == nil) != (left[longitudeKey] == nil) {
+            // The pair goes together: if one half is still owed, both are.
+            left[latitudeKey] = left[latitudeKey] ?? done[latitudeKey]
+            left[longitudeKey] = left[longitudeKey] ?? done[longitudeKey]
+        }
+        guard !left.isEmpty else { return nil }
+        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(left)), of: entityType)
+    }
+
+    /// R8: the same keys as `patch`, with the values `full` (the row's full state now) holds: what a revived update
+    /// sends. `properties_patch` keys take the row's property or `null`; a whole `properties` the row's map.
+    public static func rebuilding(_ patch: Data, from full: Data, of entityType: MutationEntityType) throws -> Data {
+        guard case .object(let keys) = try JSONCoding.decode(JSONValue.self, from: patch),
+            case .object(let state) = try JSONCoding.decode(JSONValue.self, from: full)
+        else { throw PayloadError.notAnObject }
+        var rebuilt: [String: JSONValue] = [:]
+        for (key, value) in keys {
+            if key == propertiesPatchKey, case .object(let entries) = value {
+                let properties = state["properties"]?.objectValue ?? [:]
+                rebuilt[key] = .object(
+                    Dictionary(uniqueKeysWithValues: entries.keys.map { ($0, properties[$0] ?? .null) }))
+            } else {
+                rebuilt[key] = state[key] ?? .null
+            }
+        }
+        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(rebuilt)), of: entityType)
     }
 
     public static func create(_ event: Event) throws -> Data {
@@ -37,11 +155,12 @@ public enum MutationPayload {
         try JSONCoding.encode(UpdatePropertyDefinitionRequest(definition))
     }
 
-    /// Folds an update body into an unsent create body (sync-engine §1.7).
+    /// Folds an update body into an unsent create body (sync-engine §1.7, R2).
     ///
     /// Starting from the create's object, each key of the update sets its value, except that `null` removes the
     /// key (`properties: null` becomes `{}`); keys the create shape does not have (`ios_region_identifier`) are
-    /// dropped; the create's `id` and, for property definitions, its `event_type_id` are kept. The result is
+    /// dropped; `properties_patch` sets or removes keys of the create's `properties`; the create's `id` and, for
+    /// property definitions, its `event_type_id` are kept. The result is
     /// re-encoded through the typed create request, so it is byte-identical to what the client will send.
     public static func fold(
         create createPayload: Data, update updatePayload: Data, of entityType: MutationEntityType
@@ -55,10 +174,16 @@ public enum MutationPayload {
         for (key, value) in update where allowed.contains(key) {
             if key == "id" || (key == "event_type_id" && entityType == .propertyDefinition) { continue }
             if value == .null {
-                created[key] = key == "properties" ? .object([:]) : nil
+                created[key] = key == "properties" ? .object([:]) : Optional.none
             } else {
                 created[key] = value
             }
+        }
+        // R2: a patch's properties go into the create's map key by key; `properties_patch` itself is not kept.
+        if case .object(let entries)? = update[propertiesPatchKey] {
+            var properties = created["properties"]?.objectValue ?? [:]
+            for (property, entry) in entries { properties[property] = entry.nonNull }
+            created["properties"] = .object(properties)
         }
         return try canonicalCreate(JSONCoding.encode(JSONValue.object(created)), of: entityType)
     }
@@ -101,7 +226,7 @@ public enum MutationPayload {
         }
         var changed = false
         for key in keys where body[key] != nil && body[key] != .null {
-            body[key] = operation == .create ? nil : .null
+            body[key] = operation == .create ? Optional.none : .null
             changed = true
         }
         guard changed else { return nil }

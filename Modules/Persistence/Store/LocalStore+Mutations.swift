@@ -108,7 +108,8 @@ extension LocalStore {
         }
     }
 
-    /// DS5 with R8: a revived update is rebuilt from the entity's current row (kept as it is when the row is gone). A
+    /// DS5 with R8: a revived update's keys take the entity's current values (the payload is kept as it is when the
+    /// row is gone). A
     /// revived create is rebuilt from the row, absorbing an update of the entity, when the server cannot hold it:
     /// it was never sent, or its parent was removed (`"parent deleted"`), or the server refused it as a conflict.
     /// Otherwise an earlier send may have stored it, so it keeps its payload under a new key and the update stays
@@ -131,8 +132,10 @@ extension LocalStore {
                 }
                 try Self.setSyncStatus(.pending, of: row.entityType, id: row.entityId, in: db)
             case .update:
-                if let rebuilt = try self.updatePayload(of: row.entityType, id: row.entityId, in: db) {
-                    row.payload = rebuilt
+                if let patch = dead.payload,
+                    let full = try self.updatePayload(of: row.entityType, id: row.entityId, in: db)
+                {
+                    row.payload = try MutationPayload.rebuilding(patch, from: full, of: row.entityType)
                 }
             case .delete:
                 break

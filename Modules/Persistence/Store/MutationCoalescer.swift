@@ -72,8 +72,13 @@ enum MutationCoalescer {
                 return Plan(result: .folded, changes: changes)
             }
             if let update = queued.update {
+                // R2: the patches merge key by key, the newer value winning; a dead letter is revived whole.
+                var merged = payload
+                if let older = update.payload, let newer = payload {
+                    merged = try MutationPayload.merge(older, newer, of: entityType)
+                }
                 return Plan(
-                    result: .replaced, changes: [.rewrite(changed(update, payload: payload, at: now, revive: true))])
+                    result: .replaced, changes: [.rewrite(changed(update, payload: merged, at: now, revive: true))])
             }
             return Plan(result: .inserted, changes: [.insert(newRow())])
 

@@ -12,8 +12,8 @@ struct PushRun {
     var untouched: Set<String>
     /// The breaker is half-open: the next request's answer decides it.
     var probe: Bool
-    /// Mutation id → the type an event update of the push set moves its event to, while the update is live and not
-    /// completed this round. A type delete waits for the updates that may move events away from it (R7): sent first,
+    /// Mutation id → the type an event update of the push set moves its event to (its patch sets `event_type_id`),
+    /// while the update is live and not completed this round. A type delete waits for the updates that may move events away from it (R7): sent first,
     /// the delete's cascade would take them on the server.
     var openEventUpdates: [String: String] = [:]
 }

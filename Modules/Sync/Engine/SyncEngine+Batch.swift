@@ -31,7 +31,7 @@ extension SyncEngine {
             try crossUnitBoundary(&run)
             let (items, invalid, key) = try claimBatch(unit, &run)
             if !invalid.isEmpty { try record(invalid, breaker: .none, &run, &counters) }
-            if let key { try await sendBatch(items, key: key, &run, &counters) }
+            if let key { try await sendBatch(items, key: key, resend: false, &run, &counters) }
             publishProgress(run)
         }
     }
@@ -92,8 +92,13 @@ extension SyncEngine {
             // The members were claimed when the batch was first sent: this only reads the live ones.
             let live = try unitOfWork { try $0.claimMutations(ids: ids, at: now) }
             guard !live.isEmpty else {
-                // Every member left the queue (deleted here, dead): nothing waits for this answer any more.
-                try unitOfWork { try $0.removeUnansweredBatch(key: batch.key) }
+                // No member is live. One that is dead may be retried: the batch waits for it, as the only key its
+                // first send can be replayed under. Once every member left the queue (deleted here, discarded),
+                // nothing waits for this answer any more.
+                let queued = try unitOfWork { store in Set(try store.fetchPendingMutations().map(\.id)) }
+                if !ids.contains(where: queued.contains) {
+                    try unitOfWork { try $0.removeUnansweredBatch(key: batch.key) }
+                }
                 for id in ids where run.untouched.remove(id) != nil { run.recorded += 1 }
                 continue
             }
@@ -112,24 +117,26 @@ extension SyncEngine {
                     row: byId[member.mutationId].map { row in
                         var sent = row
                         sent.revision = member.revision
+                        sent.payload = member.payload
                         return sent
                     }, request: request)
             }
-            try await sendBatch(items, key: batch.key, &run, &counters)
+            try await sendBatch(items, key: batch.key, resend: true, &run, &counters)
             publishProgress(run)
         }
         return members
     }
 
-    /// Sends one batch and records its answer; a thrown error is handled by §4.7.4.
+    /// Sends one batch and records its answer; a thrown error is handled by §4.7.4. `resend`: an earlier send of
+    /// this batch went unanswered.
     private func sendBatch(
-        _ items: [BatchItem], key: String, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ items: [BatchItem], key: String, resend: Bool, _ run: inout PushRun, _ counters: inout RoundCounters
     ) async throws {
         let response: BatchCreateEventsResponse
         do {
             response = try await network.createEventsBatch(items.map(\.request), idempotencyKey: key)
         } catch {
-            try await handleBatchError(error, items, key: key, &run, &counters)
+            try await handleBatchError(error, items, key: key, resend: resend, &run, &counters)
             return
         }
         try await recordBatchAnswer(response, items, key: key, &run, &counters)
@@ -163,7 +170,8 @@ extension SyncEngine {
     }
 
     private func handleBatchError(
-        _ error: any Error, _ items: [BatchItem], key: String, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ error: any Error, _ items: [BatchItem], key: String, resend: Bool, _ run: inout PushRun,
+        _ counters: inout RoundCounters
     ) async throws {
         let rows = items.compactMap(\.row)
         switch Self.handling(of: error) {
@@ -171,9 +179,13 @@ extension SyncEngine {
             // Unanswered: the batch stays as it is for the next round.
             if let first = rows.first { _ = try await resolve(error, first, &run, &counters) }
         case .failEveryItem(let message):
+            // A 5xx stores nothing for this request, but when an earlier send went unanswered that one may have
+            // committed: the batch stays unanswered under its key, the only one the server can replay it under. A
+            // new key would make it a new create, which restores an entity deleted since (api-v1 §7): a
+            // resurrection (docs/error-recovery.md, "Lost answers").
             try record(
                 rows.map { ($0, .counted("batch failed: \(message)")) }, breaker: .reset(success: false),
-                answering: key, &run, &counters)
+                answering: resend ? nil : key, &run, &counters)
         case .oneItemFallback:
             // The batch was answered (nothing of it is stored on the server); each item goes alone, as a batch of
             // its own that is kept until answered like any other.

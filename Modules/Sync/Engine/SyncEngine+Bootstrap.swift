@@ -128,24 +128,49 @@ extension SyncEngine {
             for id in removedFences.sorted() { try ParentRemoval.parentRemoved(.geofence, id: id, store, at: now) }
             func writable(_ type: MutationEntityType, _ id: String) throws -> Bool {
                 if try fences.skip(type, id, store, &counters) { return false }
-                try fences.settle(type, id, store)
                 counters.pulled += 1
                 return true
             }
+            /// After a row is written: an update holder keeps its status and is owed (R3), another's debt is paid.
+            func written(_ type: MutationEntityType, _ id: String) throws {
+                if let rebase = fences.rebase(id) {
+                    try Rebase.keepStatus(of: rebase, store)
+                } else {
+                    try fences.settle(type, id, store)
+                }
+            }
             for type in snapshot.eventTypes where try writable(.eventType, type.id.lowercased()) {
-                try store.upsertEventType(id: type.id.lowercased()) { $0.replaceFields(with: type) }
+                let id = type.id.lowercased()
+                try store.upsertEventType(id: id) { row in
+                    row.replaceFields(with: type)
+                    Rebase.apply(fences.rebase(id), to: &row)
+                }
+                try written(.eventType, id)
             }
             for fence in snapshot.geofences where try writable(.geofence, fence.id.lowercased()) {
-                try store.upsertGeofence(id: fence.id.lowercased()) { $0.replaceFields(with: fence) }
+                let id = fence.id.lowercased()
+                try store.upsertGeofence(id: id) { row in
+                    row.replaceFields(with: fence)
+                    Rebase.apply(fences.rebase(id), to: &row)
+                }
+                try written(.geofence, id)
             }
             for definition in snapshot.propertyDefinitions
             where try writable(.propertyDefinition, definition.id.lowercased()) {
-                try store.upsertPropertyDefinition(
-                    id: definition.id.lowercased(), eventTypeId: definition.eventTypeId.lowercased()
-                ) { $0.replaceFields(with: definition) }
+                let id = definition.id.lowercased()
+                try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) { row in
+                    row.replaceFields(with: definition)
+                    Rebase.apply(fences.rebase(id), to: &row)
+                }
+                try written(.propertyDefinition, id)
             }
             for event in snapshot.events where try writable(.event, event.id.lowercased()) {
-                try store.upsertEvent(id: event.id.lowercased()) { $0.replaceFields(with: event) }
+                let id = event.id.lowercased()
+                try store.upsertEvent(id: id) { row in
+                    row.replaceFields(with: event)
+                    Rebase.apply(fences.rebase(id), to: &row)
+                }
+                try written(.event, id)
             }
             engineState.cursor = cursor
             engineState.bootstrapRequested = false
@@ -209,10 +234,16 @@ extension SyncEngine {
             for definition in definitions {
                 let id = definition.id.lowercased()
                 if try fences.skip(.propertyDefinition, id, store, &counters) { continue }
-                try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) {
-                    $0.replaceFields(with: definition)
+                let rebase = fences.rebase(id)
+                try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) { row in
+                    row.replaceFields(with: definition)
+                    Rebase.apply(rebase, to: &row)
                 }
-                try fences.settle(.propertyDefinition, id, store)
+                if let rebase {
+                    try Rebase.keepStatus(of: rebase, store)
+                } else {
+                    try fences.settle(.propertyDefinition, id, store)
+                }
                 counters.pulled += 1
             }
             engineState.unfetchedDefinitionTypes.remove(type)

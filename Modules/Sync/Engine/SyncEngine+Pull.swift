@@ -67,8 +67,10 @@ extension SyncEngine {
         let pendingDeletes: Set<String>
         /// With a queued delete, any state.
         let queuedDeletes: Set<String>
-        /// With a queued create or update, any state.
-        let written: Set<String>
+        /// With a queued create, any state: server data does not touch them.
+        let created: Set<String>
+        /// With a queued update (any state) and no create: server data is rebased under the update (R3).
+        let updates: [String: PendingMutation]
         /// Owed entities (R4), by id.
         let owed: Set<String>
 
@@ -76,18 +78,29 @@ extension SyncEngine {
             let queue = try store.fetchPendingMutations()
             pendingDeletes = engineState.pendingDeleteIds
             queuedDeletes = Set(queue.filter { $0.operation == .delete }.map(\.entityId))
-            written = Set(queue.filter { $0.operation != .delete }.map(\.entityId))
+            created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
+            var updates: [String: PendingMutation] = [:]
+            for update in queue where update.operation == .update && !created.contains(update.entityId) {
+                updates[update.entityId] = update
+            }
+            self.updates = updates
             owed = Set(try store.owedEntities().map(\.id))
         }
 
+        /// Ids with any queued create or update: what a bootstrap keeps whether the snapshot has them or not.
+        var written: Set<String> { created.union(updates.keys) }
+
         func contains(_ id: String) -> Bool {
-            pendingDeletes.contains(id) || queuedDeletes.contains(id) || written.contains(id)
+            pendingDeletes.contains(id) || queuedDeletes.contains(id) || created.contains(id)
         }
+
+        /// The queued update server data for `id` is rebased under (R3), unless a fence skips it first.
+        func rebase(_ id: String) -> PendingMutation? { contains(id) ? nil : updates[id] }
 
         /// R4: a skip that leaves the local copy unreliable makes the entity owed. A queued delete does not: the
         /// entity goes away on the server too (or its delete becomes a visible dead letter).
         func owesAfterSkip(_ id: String) -> Bool {
-            written.contains(id) || (pendingDeletes.contains(id) && !queuedDeletes.contains(id))
+            created.contains(id) || (pendingDeletes.contains(id) && !queuedDeletes.contains(id))
         }
 
         /// Skips `id` when fenced: counts it, and makes it owed when the skip calls for a read-back (R4).
@@ -120,24 +133,42 @@ extension SyncEngine {
         }
         guard case .object(let data)? = entry.data, !ChangeApplication.isPartial(data, type: type) else { return }
         if try fences.skip(type, id, store, &counters) { return }
+        let rebase = fences.rebase(id)
+        let patch = rebase.flatMap(\.payload).flatMap(Rebase.object)
         switch type {
         case .event:
             // An entry that can create the row needs no look-up first (the upsert reads the row anyway).
             guard try ChangeApplication.canCreate(data, type: type) || store.findEvent(id: id) != nil else { return }
-            try store.upsertEvent(id: id) { ChangeApplication.apply(data, to: &$0) }
+            try store.upsertEvent(id: id) { event in
+                ChangeApplication.apply(data, to: &event)
+                if let patch { ChangeApplication.apply(patch, to: &event) }
+            }
         case .eventType:
-            try store.upsertEventType(id: id) { ChangeApplication.apply(data, to: &$0) }
+            try store.upsertEventType(id: id) { type in
+                ChangeApplication.apply(data, to: &type)
+                if let patch { ChangeApplication.apply(patch, to: &type) }
+            }
         case .geofence:
-            try store.upsertGeofence(id: id) { ChangeApplication.apply(data, to: &$0) }
+            try store.upsertGeofence(id: id) { fence in
+                ChangeApplication.apply(data, to: &fence)
+                if let patch { ChangeApplication.apply(patch, to: &fence) }
+            }
         case .propertyDefinition:
             guard try ChangeApplication.canCreate(data, type: type) || store.findPropertyDefinition(id: id) != nil
             else {
                 return
             }
             let parent = data["event_type_id"]?.stringValue?.lowercased() ?? ""
-            try store.upsertPropertyDefinition(id: id, eventTypeId: parent) { ChangeApplication.apply(data, to: &$0) }
+            try store.upsertPropertyDefinition(id: id, eventTypeId: parent) { definition in
+                ChangeApplication.apply(data, to: &definition)
+                if let patch { ChangeApplication.apply(patch, to: &definition) }
+            }
         }
-        try fences.settle(type, id, store)
+        if let rebase {
+            try Rebase.keepStatus(of: rebase, store)
+        } else {
+            try fences.settle(type, id, store)
+        }
         counters.pulled += 1
     }
 
@@ -170,8 +201,16 @@ extension SyncEngine {
             for fence in fences {
                 let id = fence.id.lowercased()
                 if try fenced.skip(.geofence, id, store, &counters) { continue }
-                try store.upsertGeofence(id: id) { $0.replaceFields(with: fence) }
-                try fenced.settle(.geofence, id, store)
+                let rebase = fenced.rebase(id)
+                try store.upsertGeofence(id: id) { row in
+                    row.replaceFields(with: fence)
+                    Rebase.apply(rebase, to: &row)
+                }
+                if let rebase {
+                    try Rebase.keepStatus(of: rebase, store)
+                } else {
+                    try fenced.settle(.geofence, id, store)
+                }
                 written += 1
             }
             return written

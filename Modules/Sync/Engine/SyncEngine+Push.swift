@@ -16,7 +16,10 @@ extension SyncEngine {
             total: pushSet.count, openCreates: Set(captured.filter { $0.operation == .create }.map(\.entityId)),
             untouched: Set(pushSet.map(\.id)), probe: false)
         for update in pushSet where update.operation == .update && update.entityType == .event {
-            run.openEventUpdates[update.id] = MutationPayload.id(in: update.payload, key: "event_type_id") ?? ""
+            // R1: only a move carries `event_type_id`.
+            if let type = MutationPayload.id(in: update.payload, key: "event_type_id") {
+                run.openEventUpdates[update.id] = type
+            }
         }
         switch CircuitBreaker.status(engineState, now: now) {
         case .open(let until):
@@ -81,7 +84,15 @@ extension SyncEngine {
     /// §4.4.4.3: commits `first_sent_at` and returns the rows as they will be sent; rows gone or no longer live
     /// count as processed.
     func claim(_ mutations: [PendingMutation], _ run: inout PushRun) throws -> [PendingMutation] {
-        let claimed = try unitOfWork { try $0.claimMutations(ids: mutations.map(\.id), at: now) }
+        let features = observedEngineState.serverFeatures
+        let claimed = try unitOfWork { store in
+            if !features.has(ServerFeatures.propertiesPatch) {
+                for mutation in mutations where mutation.operation == .update {
+                    try PatchForOriginal.rewrite(mutation.id, entityId: mutation.entityId, store, at: now)
+                }
+            }
+            return try store.claimMutations(ids: mutations.map(\.id), at: now)
+        }
         for mutation in mutations { run.untouched.remove(mutation.id) }
         for row in claimed { sentThisRun[row.id] = row.revision }
         run.recorded += mutations.count - claimed.count
@@ -262,6 +273,15 @@ extension SyncEngine {
                     if try store.completeMutation(id: row.id, revision: row.revision) {
                         counters.pushed += 1
                         try settleEntity(after: row, resolution: resolution, store)
+                    } else if row.operation == .update, let acknowledged = row.payload {
+                        // R2: a newer revision is queued; what this answer acknowledged is no longer owed by it.
+                        if try Self.subtract(acknowledged, from: row, store, at: now) { counters.pushed += 1 }
+                    } else if row.operation == .create, let queued = try Self.sameCreate(as: row, store),
+                        try store.completeMutation(id: queued.id, revision: queued.revision)
+                    {
+                        // A create retried (DS5) with the body that went: the answer to the earlier send is its own.
+                        counters.pushed += 1
+                        try settleEntity(after: queued, resolution: resolution, store)
                     }
                     if case .completedOwed(let reason) = resolution {
                         try store.markOwed(row.entityType, id: row.entityId, reason: reason)
@@ -303,6 +323,36 @@ extension SyncEngine {
         }
         refreshCounts()
         publishProgress(run)
+    }
+
+    /// The queued create of `row`'s entity when it holds the very body `row` sent, at a newer revision.
+    static func sameCreate(as row: PendingMutation, _ store: any DataStoreProtocol) throws -> PendingMutation? {
+        guard let sent = row.payload,
+            let queued = try store.fetchMutations(entityId: row.entityId).first(where: { $0.id == row.id }),
+            queued.operation == .create, queued.revision != row.revision, queued.payload == sent
+        else { return nil }
+        return queued
+    }
+
+    /// R2: the queued newer revision of `row` without the keys (and property keys) whose queued value equals the
+    /// acknowledged one, under a new key; a patch left empty completes (true).
+    static func subtract(
+        _ acknowledged: Data, from row: PendingMutation, _ store: any DataStoreProtocol, at now: Date
+    ) throws -> Bool {
+        guard var queued = try store.fetchMutations(entityId: row.entityId).first(where: { $0.id == row.id }),
+            let payload = queued.payload
+        else { return false }
+        guard let left = try MutationPayload.subtracting(acknowledged, from: payload, of: row.entityType) else {
+            try store.deletePendingMutation(queued)
+            return true
+        }
+        guard left != payload else { return false }
+        queued.payload = left
+        queued.clientRequestId = UUIDv7.generate(at: now)
+        queued.revision += 1
+        queued.updatedAt = now.roundedToMilliseconds
+        try store.rewriteMutation(queued)
+        return false
     }
 
     /// The entity's `sync_status` after its mutation completed (§1.3), and the re-keying of a HealthKit match.

@@ -52,6 +52,16 @@ enum ChangeApplication {
         if let properties = data["properties"], let map = PropertyValue.map(from: properties) {
             event.properties = map
         }
+        // A queued patch rebased over server data (R3): single keys, `null` removing one.
+        if case .object(let entries)? = data[MutationPayload.propertiesPatchKey] {
+            for (key, entry) in entries {
+                if entry == .null {
+                    event.properties[key] = nil
+                } else if let value = PropertyValue.map(from: .object([key: entry]))?[key] {
+                    event.properties[key] = value
+                }
+            }
+        }
     }
 
     static func apply(_ data: [String: JSONValue], to eventType: inout EventType) {

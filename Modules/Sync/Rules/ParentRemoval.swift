@@ -8,26 +8,20 @@ enum ParentRemoval {
     /// The `last_error` of a create whose parent was removed (R8); `retryDeadLetters` rebuilds such a create.
     static let parentDeleted = PendingMutation.parentDeletedError
 
-    /// R7, before an event type is removed: every local event of the type with a queued update (live or dead) gets a
-    /// queued delete instead of its update (and of a sent create beside it). Its row names the type only because a local edit
-    /// moved it there; the server still holds it under its old type, out of reach of the type's cascade, so without
-    /// the delete it would outlive the type on the server alone. (An event that really was the type's child is
-    /// deleted by the cascade anyway: the extra delete then finds nothing, which completes.) Returns the ids.
+    /// R7, before an event type is removed: every event whose queued update (live or dead) sets `event_type_id` to
+    /// the type gets a queued delete instead of the update (and of a sent create beside it). The server still holds
+    /// it under its old type (or the create's), out of reach of the type's cascade, so without the delete it would
+    /// outlive the type on the server alone. Returns the ids.
     @discardableResult
     static func deleteEventsMoved(into typeId: String, _ store: any DataStoreProtocol, at now: Date) throws -> [String]
     {
-        let children = try store.fetchEvents(matching: EventQuery(eventTypeId: typeId)).map(\.id)
-        guard !children.isEmpty else { return [] }
-        var operations: [String: Set<MutationOperation>] = [:]
-        for mutation in try store.fetchPendingMutations() where mutation.entityType == .event {
-            operations[mutation.entityId, default: []].insert(mutation.operation)
-        }
-        // An update queued beside a create means the create was sent (an unsent one absorbs its updates, §1.7): the
-        // server may hold the event under the create's type, so it gets a delete too.
-        let moved = children.filter { id in
-            let queued = operations[id] ?? []
-            return queued.contains(.update) && !queued.contains(.delete)
-        }
+        let type = typeId.lowercased()
+        let queue = try store.fetchPendingMutations().filter { $0.entityType == .event }
+        let deleted = Set(queue.filter { $0.operation == .delete }.map(\.entityId))
+        let moved = queue.filter { mutation in
+            mutation.operation == .update && !deleted.contains(mutation.entityId)
+                && MutationPayload.id(in: mutation.payload, key: "event_type_id") == type
+        }.map(\.entityId)
         for id in moved {
             _ = try store.enqueueMutation(entityType: .event, operation: .delete, entityId: id, payload: nil, at: now)
         }

@@ -23,15 +23,19 @@ extension EventStore {
     @discardableResult
     public func updateEventType(id: String, _ edit: (inout EventType) throws -> Void) async throws -> EventType {
         try await write { store, now in
-            guard var type = try store.findEventType(id: id) else { throw EventStoreError.notFound(.eventType, id: id) }
+            guard let before = try store.findEventType(id: id) else {
+                throw EventStoreError.notFound(.eventType, id: id)
+            }
+            var type = before
             try edit(&type)
             type.id = id
+            // R1: only what changed is queued; an edit that changes nothing writes nothing.
+            guard let patch = try MutationPayload.patch(from: before, to: type) else { return before }
             try Validation.check(type, among: try store.fetchAllEventTypes())
             try store.upsertEventType(id: id) { $0 = type }
             try store.setSyncStatus(type.syncStatus, entityType: .eventType, id: id)
             _ = try store.enqueueMutation(
-                entityType: .eventType, operation: .update, entityId: id, payload: try MutationPayload.update(type),
-                at: now)
+                entityType: .eventType, operation: .update, entityId: id, payload: patch, at: now)
             return type
         }
     }
@@ -103,17 +107,17 @@ extension EventStore {
     @discardableResult
     public func updateEvent(id: String, _ edit: (inout Event) throws -> Void) async throws -> Event {
         try await write { store, now in
-            guard var event = try store.findEvent(id: id) else { throw EventStoreError.notFound(.event, id: id) }
+            guard let before = try store.findEvent(id: id) else { throw EventStoreError.notFound(.event, id: id) }
+            var event = before
             try edit(&event)
             event.id = id
             event.timestamp = event.timestamp.roundedToMilliseconds
             event.endDate = event.endDate?.roundedToMilliseconds
+            guard let patch = try MutationPayload.patch(from: before, to: event) else { return before }
             try Validation.check(event, store)
             try store.upsertEvent(id: id) { $0 = event }
             try store.setSyncStatus(event.syncStatus, entityType: .event, id: id)
-            _ = try store.enqueueMutation(
-                entityType: .event, operation: .update, entityId: id, payload: try MutationPayload.update(event),
-                at: now)
+            _ = try store.enqueueMutation(entityType: .event, operation: .update, entityId: id, payload: patch, at: now)
             return event
         }
     }
@@ -145,15 +149,16 @@ extension EventStore {
     @discardableResult
     public func updateGeofence(id: String, _ edit: (inout Geofence) throws -> Void) async throws -> Geofence {
         try await write { store, now in
-            guard var fence = try store.findGeofence(id: id) else { throw EventStoreError.notFound(.geofence, id: id) }
+            guard let before = try store.findGeofence(id: id) else { throw EventStoreError.notFound(.geofence, id: id) }
+            var fence = before
             try edit(&fence)
             fence.id = id
+            guard let patch = try MutationPayload.patch(from: before, to: fence) else { return before }
             try Validation.check(fence, store)
             try store.upsertGeofence(id: id) { $0 = fence }
             try store.setSyncStatus(fence.syncStatus, entityType: .geofence, id: id)
             _ = try store.enqueueMutation(
-                entityType: .geofence, operation: .update, entityId: id, payload: try MutationPayload.update(fence),
-                at: now)
+                entityType: .geofence, operation: .update, entityId: id, payload: patch, at: now)
             return fence
         }
     }
@@ -199,20 +204,20 @@ extension EventStore {
         -> PropertyDefinition
     {
         try await write { store, now in
-            guard var definition = try store.findPropertyDefinition(id: id) else {
+            guard let before = try store.findPropertyDefinition(id: id) else {
                 throw EventStoreError.notFound(.propertyDefinition, id: id)
             }
-            let parent = definition.eventTypeId
+            var definition = before
             try edit(&definition)
             definition.id = id
-            definition.eventTypeId = parent
+            definition.eventTypeId = before.eventTypeId
+            guard let patch = try MutationPayload.patch(from: before, to: definition) else { return before }
             definition.updatedAt = now
             try Validation.check(definition, store)
-            try store.upsertPropertyDefinition(id: id, eventTypeId: parent) { $0 = definition }
+            try store.upsertPropertyDefinition(id: id, eventTypeId: before.eventTypeId) { $0 = definition }
             try store.setSyncStatus(definition.syncStatus, entityType: .propertyDefinition, id: id)
             _ = try store.enqueueMutation(
-                entityType: .propertyDefinition, operation: .update, entityId: id,
-                payload: try MutationPayload.update(definition), at: now)
+                entityType: .propertyDefinition, operation: .update, entityId: id, payload: patch, at: now)
             return definition
         }
     }

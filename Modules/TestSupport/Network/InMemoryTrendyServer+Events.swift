@@ -133,7 +133,8 @@ extension InMemoryTrendyServer {
         return stored == candidate
     }
 
-    /// Nil is an explicit `null` (the client sends full bodies): clearable fields are cleared, the others unchanged.
+    /// A partial update (api-v1 §3.5): absent fields stay; `null` clears a clearable field; `properties` replaces the
+    /// map and `properties_patch` then sets or removes single keys (§3.5a).
     public func updateEvent(
         user: String, id: String, _ request: UpdateEventRequest, key: String?
     ) throws(NetworkError)
@@ -154,12 +155,21 @@ extension InMemoryTrendyServer {
             event.timestamp = request.timestamp?.roundedToMilliseconds ?? event.timestamp
             event.isAllDay = request.isAllDay ?? event.isAllDay
             event.sourceType = request.sourceType ?? event.sourceType
-            event.notes = request.notes
+            if let notes = request.notes {
+                event.notes = notes
+            } else if request.cleared.contains("notes") {
+                event.notes = nil
+            }
             let changes = request.details.normalized
-            for field in EventDetails.fields where field.clearable || changes[field] != nil {
-                event.details[field] = changes[field]
+            for field in EventDetails.fields {
+                if let value = changes[field] {
+                    event.details[field] = value
+                } else if field.clearable && request.cleared.contains(field.key) {
+                    event.details[field] = nil
+                }
             }
             event.properties = request.properties ?? event.properties
+            for (key, value) in request.propertiesPatch ?? [:] { event.properties[key] = value }
             if (event.locationLatitude == nil) != (event.locationLongitude == nil) {
                 throw Problems.validation("location_latitude and location_longitude go together")
             }

@@ -68,8 +68,16 @@ extension InMemoryTrendyServer {
             fence.latitude = request.latitude ?? fence.latitude
             fence.longitude = request.longitude ?? fence.longitude
             fence.radius = request.radius ?? fence.radius
-            fence.eventTypeEntryId = request.eventTypeEntryId?.lowercased()
-            fence.eventTypeExitId = request.eventTypeExitId?.lowercased()
+            if let entry = request.eventTypeEntryId {
+                fence.eventTypeEntryId = entry.lowercased()
+            } else if request.cleared.contains("event_type_entry_id") {
+                fence.eventTypeEntryId = nil
+            }
+            if let exit = request.eventTypeExitId {
+                fence.eventTypeExitId = exit.lowercased()
+            } else if request.cleared.contains("event_type_exit_id") {
+                fence.eventTypeExitId = nil
+            }
             fence.isActive = request.isActive ?? fence.isActive
             fence.notifyOnEntry = request.notifyOnEntry ?? fence.notifyOnEntry
             fence.notifyOnExit = request.notifyOnExit ?? fence.notifyOnExit

@@ -70,8 +70,16 @@ extension InMemoryTrendyServer {
             definition.key = request.key ?? definition.key
             definition.label = request.label ?? definition.label
             definition.propertyType = request.propertyType ?? definition.propertyType
-            definition.options = request.options ?? []
-            definition.defaultValue = request.defaultValue == .null ? nil : request.defaultValue
+            if let options = request.options {
+                definition.options = options
+            } else if request.cleared.contains("options") {
+                definition.options = []
+            }
+            if let value = request.defaultValue {
+                definition.defaultValue = value == .null ? nil : value
+            } else if request.cleared.contains("default_value") {
+                definition.defaultValue = nil
+            }
             definition.displayOrder = request.displayOrder ?? definition.displayOrder
             if definition.propertyType == .select && definition.options.isEmpty {
                 throw Problems.validation("options are required for a select property")

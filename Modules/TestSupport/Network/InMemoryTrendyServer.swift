@@ -30,7 +30,7 @@ public final class InMemoryTrendyServer: Sendable {
     }
 
     /// The revision-3 features the model implements.
-    public static let allFeatures = ServerFeatures([ServerFeatures.after])
+    public static let allFeatures = ServerFeatures([ServerFeatures.after, ServerFeatures.propertiesPatch])
 
     struct State {
         var eventTypes: [String: APIEventType] = [:]

@@ -58,6 +58,8 @@ final class ConvergenceRun {
     let settings: ProofSettings
     var random: SeededRandom
     var ledger = Ledger()
+    /// The merge move's field writes (issue 25).
+    var fields = FieldLedger()
     var clients: [ProofClient] = []
     var switches = 0
     var moves: [String: Int] = [:]
@@ -104,6 +106,7 @@ final class ConvergenceRun {
             let index = Int.random(in: 0..<clients.count, using: &random)
             let operation = Operation.random(using: &random)
             try clients[index].export()
+            try acknowledgeFieldWrites()
             let line = try await apply(operation, on: index)
             log.note("\(step): \(line)")
             if random.chance(0.04) {
@@ -127,6 +130,7 @@ final class ConvergenceRun {
             return ProofOutcome(
                 seed: settings.seed, divergence: stuck, log: log.lines, deadLetters: 0, serverEntities: 0)
         }
+        try acknowledgeFieldWrites()
         let server = servers[0]
         let api = APIClient(
             configuration: try APIClient.Configuration(serverRoot: server.root),
@@ -186,7 +190,8 @@ final class ConvergenceRun {
     /// For a difference naming an id: the server's feed entries of that id and each device's cursor, queue and debts
     /// for it, so that a report shows the path.
     func diagnosis(of difference: String, server: ProofServer) async throws -> String {
-        guard let id = difference.split(separator: " ").first(where: { UUIDText.isCanonical(String($0)) }) else {
+        let words = difference.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ":" })
+        guard let id = words.first(where: { UUIDText.isCanonical(String($0)) }) else {
             return ""
         }
         var lines: [String] = []

@@ -19,6 +19,9 @@ enum Operation: String, CaseIterable {
     /// edit, R5).
     case renameType, moveThenDeleteType, restoreDeleted, discardLive, overlappingSyncs, concurrentEdits
     case bootstrapRacingDeletes, editElsewhereAfterSync
+    /// Issue 25's move: two devices edit one entity, different fields or the same one, each with a value no other
+    /// write holds (`FieldLedger`), and sync in either order, or not yet (R1–R3).
+    case mergeFields
 
     /// Relative frequency.
     var weight: Int {
@@ -47,6 +50,7 @@ enum Operation: String, CaseIterable {
         case .concurrentEdits: 2
         case .bootstrapRacingDeletes: 1
         case .editElsewhereAfterSync: 2
+        case .mergeFields: 6
         }
     }
 
@@ -95,6 +99,7 @@ extension ConvergenceRun {
                 guard let id = pickId(local.types) else { return "\(name): nothing to edit" }
                 let icon = "icon-\(Int.random(in: 0..<100, using: &random))"
                 _ = try await store.updateEventType(id: id) { $0.icon = icon }
+                fields.superseded("icon", of: id, on: client.name)
                 return acted("\(name) \(id) icon=\(icon)")
             case .deleteType:
                 return try await deleteOne(local.types, store.deleteEventType(id:)) + " with its events and definitions"
@@ -122,6 +127,7 @@ extension ConvergenceRun {
                     $0.notes = notes
                     $0.isAllDay = allDay
                 }
+                fields.superseded("notes", of: id, on: client.name)
                 return acted("\(name) \(id) notes=\(notes ?? "nil") allDay=\(allDay)")
             case .deleteEvent:
                 return try await deleteOne(local.events, store.deleteEvent(id:))
@@ -140,6 +146,7 @@ extension ConvergenceRun {
                     $0.radius = radius
                     $0.eventTypeEntryId = entry
                 }
+                fields.superseded("radius", of: id, on: client.name)
                 return acted("\(name) \(id) radius=\(radius) entry=\(entry ?? "-")")
             case .deleteGeofence:
                 return try await deleteOne(local.geofences, store.deleteGeofence(id:))
@@ -155,6 +162,7 @@ extension ConvergenceRun {
                 guard let id = pickId(local.definitions) else { return "\(name): nothing to edit" }
                 let label = "Label \(Int.random(in: 0..<100, using: &random))"
                 _ = try await store.updatePropertyDefinition(id: id) { $0.label = label }
+                fields.superseded("label", of: id, on: client.name)
                 return acted("\(name) \(id) label=\(label)")
             case .deleteDefinition:
                 return try await deleteOne(local.definitions, store.deletePropertyDefinition(id:))
@@ -174,6 +182,7 @@ extension ConvergenceRun {
                 guard let mutation = random.pick(dead) else { return "\(name): no dead letter" }
                 _ = try await client.engine.discardMutations(ids: [mutation.id])
                 ledger.discarded[client.name, default: []].insert(mutation.entityId)
+                fields.dropPending(of: mutation.entityId, on: client.name)
                 return acted("\(name) \(mutation.operation) of \(mutation.entityId): \(mutation.lastError ?? "-")")
             case .renameType:
                 guard let id = pickId(local.types) else { return "\(name): nothing to rename" }
@@ -208,6 +217,7 @@ extension ConvergenceRun {
                 guard let mutation = random.pick(live) else { return "\(name): nothing queued" }
                 _ = try await client.engine.discardMutations(ids: [mutation.id])
                 ledger.discarded[client.name, default: []].insert(mutation.entityId)
+                fields.dropPending(of: mutation.entityId, on: client.name)
                 return acted("\(name) \(mutation.operation) of \(mutation.entityId)")
             case .overlappingSyncs:
                 guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
@@ -230,6 +240,7 @@ extension ConvergenceRun {
                 async let first = store.updateEvent(id: id) { $0.notes = notes }
                 async let second = twin.updateEvent(id: id) { $0.properties["both"] = value }
                 _ = try await (first, second)
+                fields.superseded("notes", of: id, on: client.name)
                 let row = try store.event(id: id)
                 if row?.notes != notes || row?.properties["both"] != value {
                     localViolations.append(
@@ -257,8 +268,10 @@ extension ConvergenceRun {
                 let mine = "here \(Int.random(in: 0..<1000, using: &random))"
                 let theirs = "there \(Int.random(in: 0..<1000, using: &random))"
                 _ = try await store.updateEvent(id: id) { $0.notes = mine }
+                fields.superseded("notes", of: id, on: client.name)
                 let here = client.offlineFor == 0 ? await client.sync() : nil
                 _ = try await other.events.updateEvent(id: id) { $0.notes = theirs }
+                fields.superseded("notes", of: id, on: other.name)
                 let there = other.offlineFor == 0 ? await other.sync() : nil
                 for (device, report) in [(client, here), (other, there)] {
                     if case .rateLimited? = report?.outcome { await device.engine.resetCircuitBreaker() }
@@ -266,6 +279,8 @@ extension ConvergenceRun {
                 return acted(
                     "\(name) \(id) notes=\(mine) → \(here.map { "\($0.outcome)" } ?? "offline"); \(other.name) "
                         + "notes=\(theirs) → \(there.map { "\($0.outcome)" } ?? "offline")")
+            case .mergeFields:
+                return try await mergeFields(on: index, local: local).map(acted) ?? "\(name): nothing on two devices"
             }
         } catch let error as EventStoreError {
             moves["\(operation.rawValue) refused locally", default: 0] += 1

@@ -42,12 +42,21 @@ extension ConvergenceRun {
             let gaveUp = locals.first { $0.0.name == deleter }?.2.contains { $0.entityId == id } ?? false
             // A restore (api-v1 §7) brings a deleted id back on purpose; convergence still holds it to the server.
             if gaveUp || ledger.wasDiscarded(id) || ledger.restored.contains(id) { continue }
-            if server.allIds.contains(id) { return "\(id), deleted on \(deleter), is on the server again" }
+            if server.allIds.contains(id) {
+                let resurrection = "\(id), deleted on \(deleter), is on the server again"
+                return resurrection + "\n" + (try await diagnosis(of: resurrection, server: diagnosisServer))
+            }
             for (client, local, queue) in locals
             where local.allIds.contains(id) && !queue.contains(where: { $0.entityId == id }) {
                 return "\(id), deleted on \(deleter), came back on \(client.name)"
             }
         }
+        // R1–R3: no acknowledged field value lost, none overwritten by a stale one (FieldLedger).
+        let ledger = ledger
+        let lost = fields.firstViolation(feed: try await serverFeed(diagnosisServer)) { id in
+            ledger.wasDeleted(id) || ledger.wasDiscarded(id) || ledger.restored.contains(id)
+        }
+        if let lost { return lost }
         for (id, creation) in ledger.created.sorted(by: { $0.key < $1.key }) {
             if server.allIds.contains(id) || ledger.wasDeleted(id) || ledger.wasDiscarded(id) { continue }
             let creator = locals.first { $0.0.name == creation.client }

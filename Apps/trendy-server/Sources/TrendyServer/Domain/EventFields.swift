@@ -90,7 +90,11 @@ struct EventFields: Equatable {
     /// This stored row with a PUT body's present keys applied (api-v1 §3.5): `null` clears clearable fields and
     /// leaves the others; `properties` replaces the map when it is an object. In the original backend's mode a
     /// `null` coordinate is left as it is.
-    func merging(_ changes: EventFields, body members: [String: JSONValue], original: Bool) -> EventFields {
+    /// `propertiesPatch` then sets or (`null`) removes single keys of the map (§3.5a).
+    func merging(
+        _ changes: EventFields, body members: [String: JSONValue], original: Bool,
+        propertiesPatch: [String: JSONValue] = [:]
+    ) -> EventFields {
         var merged = self
         func state(_ key: String) -> Field<Void> {
             guard let value = members[key] else { return .absent }
@@ -121,6 +125,7 @@ struct EventFields: Equatable {
         if case .value = state("properties"), members["properties"]?.objectValue != nil {
             merged.properties = changes.properties
         }
+        for (key, value) in propertiesPatch { merged.properties[key] = value.nonNull }
         return merged
     }
 

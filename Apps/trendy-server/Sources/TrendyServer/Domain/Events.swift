@@ -254,6 +254,8 @@ enum Events {
         let id = try request.pathId("id", "event")
         var body = try BodyReader.object(of: request)
         let changes = EventFields.read(&body, creating: false)
+        // api-v1 §3.5a (ours): single keys of the map; the original backend has no such member.
+        let propertiesPatch = request.original ? [:] : body.properties("properties_patch", removals: true).value ?? [:]
         if let typeId = changes.eventTypeId, !(try EventTypes.exists(typeId, user: request.userId, db)) {
             body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")
         }
@@ -262,7 +264,8 @@ enum Events {
         }
         try body.finish()
         var stored = try find(id, request, db, asServerError: true)
-        let merged = EventFields(stored).merging(changes, body: body.members, original: request.original)
+        let merged = EventFields(stored).merging(
+            changes, body: body.members, original: request.original, propertiesPatch: propertiesPatch)
         if !request.original && (merged.locationLatitude == nil) != (merged.locationLongitude == nil) {
             throw APIError.validation([
                 FieldError(

@@ -209,8 +209,9 @@ struct BodyReader {
         }
     }
 
-    /// The `properties` object: each entry `{"type": <one of the 8>, "value": <any JSON>}` (api-v1 §4.5).
-    mutating func properties(_ key: String = "properties") -> Field<[String: JSONValue]> {
+    /// The `properties` object: each entry `{"type": <one of the 8>, "value": <any JSON>}` (api-v1 §4.5); with
+    /// `removals`, an entry may also be `null` (`properties_patch`, §3.5a: remove that key).
+    mutating func properties(_ key: String = "properties", removals: Bool = false) -> Field<[String: JSONValue]> {
         switch raw(key) {
         case .absent: return .absent
         case .null: return .null
@@ -222,6 +223,7 @@ struct BodyReader {
             var valid = true
             let kinds = Set(PropertyType.allCases.map(\.rawValue))
             for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                if removals && entry == .null && !name.isEmpty { continue }
                 let members = entry.objectValue
                 let type = members?["type"]?.stringValue
                 if name.isEmpty || members == nil || type.map(kinds.contains) != true || members?["value"] == nil
