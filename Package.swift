@@ -90,7 +90,7 @@ let package = Package(
         // link the Testing library.
         .target(
             name: "TestSupportContracts",
-            dependencies: ["Models", "Protocols", "TestSupport"],
+            dependencies: ["Models", "Protocols", "Hashing", "TestSupport"],
             path: "Modules/TestSupportContracts",
             swiftSettings: swiftSettings
         ),
@@ -173,7 +173,8 @@ let package = Package(
         ),
 
         // MARK: Tests mirror the modules one to one
-        .testTarget(name: "ModelsTests", dependencies: ["Models", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ModelsTests", dependencies: ["Models", "Protocols", "Hashing", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "Protocols"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PersistenceTests",

@@ -8,6 +8,10 @@ public struct CryptoSHA256: SHA256Hashing {
     public func hexDigest(of bytes: [UInt8]) -> String {
         SHA256.hash(data: bytes).hexString
     }
+
+    public func digest(of bytes: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: bytes))
+    }
 }
 
 extension Digest {

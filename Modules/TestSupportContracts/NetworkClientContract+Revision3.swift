@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Models
 import Protocols
 import TestSupport
@@ -101,6 +102,60 @@ extension NetworkClientContract {
                 id: id, UpdateEventRequest(propertiesPatch: ["mood": nil]), idempotencyKey: key())
             #expect(noop.properties == updated.properties)
             #expect(try await changesAfter(cursor, client).count == 1, "removing an absent key changes nothing")
+        },
+        check("N10 N11 R10 the digest adds up what the server holds at its latest cursor, by type and by bucket") {
+            subject in
+            let client = subject.client
+            let type = try await eventType(client)
+            let created = try await client.createEventsBatch(
+                [
+                    event(type: type.id, at: instant(60)) {
+                        $0.notes = "digest"
+                        $0.properties = ["n": PropertyValue(type: .number, value: 2.5)]
+                    },
+                    event(type: type.id, at: instant(61)),
+                ], idempotencyKey: key())
+            _ = try await client.createGeofenceWithIdempotency(
+                CreateGeofenceRequest(id: newId(), name: "Gym", latitude: 1.5, longitude: -2, radius: 120),
+                idempotencyKey: key())
+            _ = try await client.createPropertyDefinitionWithIdempotency(
+                CreatePropertyDefinitionRequest(
+                    id: newId(), eventTypeId: type.id, key: "n", label: "N", propertyType: .number, displayOrder: 1),
+                idempotencyKey: key())
+            let digest = try await client.getDigest()
+            #expect(digest.algorithm == EntityDigest.algorithm && digest.count == 5)
+            #expect(digest.cursor == (try await client.getLatestCursor()), "the cursor the rows were read at")
+
+            // The client's own computation over what the REST reads return is the server's digest.
+            var entities: [APIEntity] = try await client.getEventTypes().map { .eventType($0) }
+            entities += try await client.getAllEvents(batchSize: 100).map { .event($0) }
+            entities += try await client.getGeofences(activeOnly: false).map { .geofence($0) }
+            entities += try await client.getPropertyDefinitions(eventTypeId: type.id).map { .propertyDefinition($0) }
+            var builder = DigestBuilder()
+            for entity in entities {
+                builder.add(
+                    entity.entityType, id: entity.id,
+                    hash: CryptoSHA256().digest(of: try EntityDigest.canonicalBytes(entity)))
+            }
+            #expect(builder.digest(cursor: digest.cursor) == digest)
+
+            let id = try #require(created.created.first?.id)
+            let bucket = try await client.getDigestBucket(EntityDigest.bucket(of: id))
+            #expect(bucket.cursor == digest.cursor && bucket.bucket == EntityDigest.bucket(of: id))
+            #expect(bucket.items.contains { $0.id == id && $0.entityType == "event" })
+            #expect(bucket.items.map(\.id) == bucket.items.map(\.id).sorted(), "sorted by id")
+            let sum = bucket.items.compactMap { DigestSum(hex: $0.hash) }.reduce(DigestSum(), +)
+            #expect(sum.hexString == digest.buckets[bucket.bucket], "the bucket's items add up to its hash")
+
+            var update = UpdateEventRequest(notes: "changed")
+            update.cleared = []
+            _ = try await client.updateEventWithIdempotency(id: id, update, idempotencyKey: key())
+            let after = try await client.getDigest()
+            #expect(after.cursor > digest.cursor && after.hash != digest.hash && after.count == digest.count)
+            #expect(after.types["event"]?.hash != digest.types["event"]?.hash)
+            #expect(after.types["geofence"] == digest.types["geofence"], "other types unchanged")
+            #expect(try await subject.otherUser.getDigest().count == 0, "another user's digest holds none of it")
+            await expectFailure(400, "bad_request") { _ = try await client.getDigestBucket("A2") }
         },
         check("N8 a malformed page token is 400 bad_request") { subject in
             await expectFailure(400, "bad_request") {

@@ -268,6 +268,14 @@ extension APIClient {
         return EventsPage(events: try decode([APIEvent].self, from: answer), nextAfter: answer.nextAfter)
     }
 
+    public func getDigest() async throws -> SyncDigest {
+        try decode(SyncDigest.self, from: try await send(.get("sync/digest")))
+    }
+
+    public func getDigestBucket(_ bucket: String) async throws -> SyncDigestBucket {
+        try decode(SyncDigestBucket.self, from: try await send(.get("sync/digest", query: [(name: "bucket", value: bucket)])))
+    }
+
     // MARK: Helpers
 
     static func body<Request: Encodable>(_ request: Request) throws(NetworkError) -> Data {

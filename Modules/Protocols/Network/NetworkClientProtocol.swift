@@ -155,6 +155,13 @@ public protocol NetworkClientProtocol: Sendable {
     /// page's `nextAfter` continues it and is nil on the last page. Only on servers with the `after` feature.
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage
 
+    /// N10. `GET /api/v1/sync/digest` (api-v1 §14): the server's digest of everything the user holds, at a cursor.
+    /// Only on servers with the `digest` feature (R10).
+    func getDigest() async throws -> SyncDigest
+
+    /// N11. `GET /api/v1/sync/digest?bucket=XX`: the entities of one bucket with their hashes, sorted by id.
+    func getDigestBucket(_ bucket: String) async throws -> SyncDigestBucket
+
     /// The `Trendy-Features` of the last answer received (R0); nil before any answer. An answer without the header
     /// (the original backend) reports no feature.
     var serverFeatures: ServerFeatures? { get }

@@ -30,7 +30,9 @@ public final class InMemoryTrendyServer: Sendable {
     }
 
     /// The revision-3 features the model implements.
-    public static let allFeatures = ServerFeatures([ServerFeatures.after, ServerFeatures.propertiesPatch])
+    public static let allFeatures = ServerFeatures([
+        ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest,
+    ])
 
     struct State {
         var eventTypes: [String: APIEventType] = [:]

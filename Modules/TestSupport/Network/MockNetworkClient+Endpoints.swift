@@ -280,6 +280,16 @@ extension MockNetworkClient {
         }
     }
 
+    public func getDigest() async throws -> SyncDigest {
+        try await call(.getDigest) { () throws(NetworkError) -> SyncDigest in try server.digest(user: userId) }
+    }
+
+    public func getDigestBucket(_ bucket: String) async throws -> SyncDigestBucket {
+        try await call(.getDigestBucket, ["bucket": bucket]) { () throws(NetworkError) -> SyncDigestBucket in
+            try server.digestBucket(user: userId, bucket: bucket)
+        }
+    }
+
     public func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool {
         try await call(.entityExists, ["type": type.rawValue, "id": id]) { server.exists(user: userId, type, id: id) }
     }

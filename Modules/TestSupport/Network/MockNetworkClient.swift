@@ -23,6 +23,8 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         case updateEventWithIdempotency, updateGeofenceWithIdempotency, updatePropertyDefinitionWithIdempotency
         /// N7, N8 (revision 3).
         case fetchEntity, getEventsPage
+        /// N10, N11 (the digest, R10).
+        case getDigest, getDigestBucket
     }
 
     /// One recorded call.

@@ -52,7 +52,9 @@ struct APIMiddleware: RouterMiddleware {
 
     /// The revision-3 capabilities this server has, announced on every answer (api-v1 §2.1); the original backend
     /// announces none.
-    static let features = ServerFeatures([ServerFeatures.after, ServerFeatures.propertiesPatch])
+    static let features = ServerFeatures([
+        ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest,
+    ])
 
     /// 1–128 visible ASCII characters (api-v1 §2.1).
     static func validRequestId(_ value: String?) -> String? {

@@ -29,6 +29,7 @@ enum Routes {
         Route(method: .delete, path: "/api/v1/geofences/:id", handler: Geofences.delete),
         Route(method: .get, path: "/api/v1/changes", handler: ChangeFeed.page),
         Route(method: .get, path: "/api/v1/changes/latest-cursor", handler: ChangeFeed.latestCursor),
+        Route(method: .get, path: "/api/v1/sync/digest", handler: SyncDigests.digest),
     ]
 
     static func router(pipeline: Pipeline, middleware: APIMiddleware, metrics: ServerMetrics) -> Router<APIContext> {

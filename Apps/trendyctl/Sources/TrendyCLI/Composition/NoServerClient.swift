@@ -68,4 +68,6 @@ struct NoServerClient: NetworkClientProtocol {
     func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity? { throw Self.unavailable }
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage { throw Self.unavailable }
     var serverFeatures: ServerFeatures? { nil }
+    func getDigest() async throws -> SyncDigest { throw Self.unavailable }
+    func getDigestBucket(_ bucket: String) async throws -> SyncDigestBucket { throw Self.unavailable }
 }

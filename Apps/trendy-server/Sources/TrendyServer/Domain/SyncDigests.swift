@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+import Models
+
+/// `GET /api/v1/sync/digest[?bucket=XX]` (api-v1 §14): what the user holds, summed up so that a device can prove
+/// its copy equal (sync-engine R10). One read transaction (repeatable read on PostgreSQL, a WAL snapshot on SQLite)
+/// holds the cursor and the rows together.
+enum SyncDigests {
+    static func digest(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
+        guard !request.original else { throw APIError(.notFound, "no such route") }
+        let cursor = try latestCursor(request.userId, db)
+        if let bucket = request.query["bucket"] {
+            guard EntityDigest.isBucketName(bucket) else {
+                throw APIError(.badRequest, "bucket must be two lowercase hex digits, 00 to ff")
+            }
+            var items: [SyncDigestBucket.Item] = []
+            try forEachEntity(of: request.userId, inBucket: bucket, db) { type, id, hash in
+                items.append(.init(entityType: type.rawValue, id: id, hash: DigestSum(hash: hash).hexString))
+            }
+            items.sort { $0.id < $1.id }
+            return try .json(SyncDigestBucket(cursor: cursor, bucket: bucket, items: items))
+        }
+        var builder = DigestBuilder()
+        try forEachEntity(of: request.userId, inBucket: nil, db) { type, id, hash in builder.add(type, id: id, hash: hash) }
+        return try .json(builder.digest(cursor: cursor))
+    }
+
+    /// The cursor a device holds once it pulled everything: as `GET /changes/latest-cursor` answers.
+    static func latestCursor(_ user: String, _ db: any StorageTransaction) throws -> Int64 {
+        let latest = try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [user])
+        return max(latest ?? 0, try ChangeFeed.watermark(user: user, db))
+    }
+
+    /// Every entity of `user` (of one bucket when given) with its SHA-256.
+    static func forEachEntity(
+        of user: String, inBucket bucket: String?, _ db: any StorageTransaction,
+        _ body: (MutationEntityType, String, [UInt8]) throws -> Void
+    ) throws {
+        // Ids are stored lowercase: the bucket is the id's last two characters.
+        let filter = bucket == nil ? "" : " AND id LIKE ?"
+        var arguments: [any SQLValueConvertible] = [user]
+        if let bucket { arguments.append("%\(bucket)") }
+        func each(_ entity: APIEntity) throws {
+            let hash = Array(SHA256.hash(data: try EntityDigest.canonicalBytes(entity)))
+            try body(entity.entityType, entity.id, hash)
+        }
+        try db.forEachRow(
+            "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ?\(filter)", arguments
+        ) { row in
+            try each(.eventType(try Rows.eventType(row)))
+            return true
+        }
+        try db.forEachRow("SELECT \(Rows.eventColumns) FROM events WHERE user_id = ?\(filter)", arguments) { row in
+            try each(.event(try Rows.event(row)))
+            return true
+        }
+        try db.forEachRow("SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ?\(filter)", arguments) { row in
+            try each(.geofence(try Rows.geofence(row)))
+            return true
+        }
+        try db.forEachRow(
+            "SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE user_id = ?\(filter)", arguments
+        ) { row in
+            try each(.propertyDefinition(try Rows.propertyDefinition(row)))
+            return true
+        }
+    }
+}
