@@ -90,7 +90,7 @@ let package = Package(
         // link the Testing library.
         .target(
             name: "TestSupportContracts",
-            dependencies: ["Models", "Protocols", "Hashing", "TestSupport"],
+            dependencies: ["Models", "Protocols", "TestSupport"],
             path: "Modules/TestSupportContracts",
             swiftSettings: swiftSettings
         ),
@@ -174,7 +174,8 @@ let package = Package(
 
         // MARK: Tests mirror the modules one to one
         .testTarget(
-            name: "ModelsTests", dependencies: ["Models", "Protocols", "Hashing", "TestSupport"], swiftSettings: swiftSettings),
+            name: "ModelsTests", dependencies: ["Models", "Protocols", "Hashing", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "HashingTests", dependencies: ["Hashing", "Protocols"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PersistenceTests",
@@ -215,7 +216,7 @@ let package = Package(
             name: "TrendyCLITests",
             dependencies: [
                 "Models", "Protocols", "Sync", "TestSupport", "TrendyCLI", "TrendyServer", "TrendyServerTesting",
-                argumentParser,
+                argumentParser, grdb,
             ],
             swiftSettings: swiftSettings
         ),

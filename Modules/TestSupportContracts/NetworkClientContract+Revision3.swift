@@ -1,5 +1,4 @@
 import Foundation
-import Hashing
 import Models
 import Protocols
 import TestSupport
@@ -131,13 +130,7 @@ extension NetworkClientContract {
             entities += try await client.getAllEvents(batchSize: 100).map { .event($0) }
             entities += try await client.getGeofences(activeOnly: false).map { .geofence($0) }
             entities += try await client.getPropertyDefinitions(eventTypeId: type.id).map { .propertyDefinition($0) }
-            var builder = DigestBuilder()
-            for entity in entities {
-                builder.add(
-                    entity.entityType, id: entity.id,
-                    hash: CryptoSHA256().digest(of: try EntityDigest.canonicalBytes(entity)))
-            }
-            #expect(builder.digest(cursor: digest.cursor) == digest)
+            #expect(try InMemoryTrendyServer.digest(of: entities, cursor: digest.cursor) == digest)
 
             let id = try #require(created.created.first?.id)
             let bucket = try await client.getDigestBucket(EntityDigest.bucket(of: id))

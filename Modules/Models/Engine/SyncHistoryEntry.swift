@@ -5,6 +5,8 @@ public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case incremental
         case bootstrap
+        /// A verification against the server's digest (sync-engine R10).
+        case verify
     }
 
     public enum Status: String, Sendable, Hashable, Codable {

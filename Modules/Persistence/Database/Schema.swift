@@ -12,7 +12,36 @@ enum Schema {
         migrator.registerMigration("v3-unfetched-definition-types", migrate: addUnfetchedDefinitionTypes)
         migrator.registerMigration("v4-geofences-refreshed-at", migrate: addGeofencesRefreshedAt)
         migrator.registerMigration("v5-owed-features-batches", migrate: addOwedFeaturesAndBatches)
+        migrator.registerMigration("v6-history-verify", migrate: allowVerifyHistory)
         return migrator
+    }
+
+    /// History rows of kind `verify` (sync-engine R10). SQLite cannot change a CHECK constraint in place: the table
+    /// is rebuilt with the rows it holds.
+    private static func allowVerifyHistory(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE sync_history_v6 (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    finished_at INTEGER NOT NULL,
+                    duration_ms INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('incremental', 'bootstrap', 'verify')),
+                    status TEXT NOT NULL CHECK (status IN ('success', 'partial', 'failed')),
+                    outcome TEXT NOT NULL,
+                    message TEXT,
+                    pushed INTEGER NOT NULL,
+                    failed INTEGER NOT NULL,
+                    dead_lettered INTEGER NOT NULL,
+                    deferred INTEGER NOT NULL,
+                    pulled INTEGER NOT NULL,
+                    fenced INTEGER NOT NULL
+                ) STRICT, WITHOUT ROWID;
+                INSERT INTO sync_history_v6 SELECT * FROM sync_history;
+                DROP TABLE sync_history;
+                ALTER TABLE sync_history_v6 RENAME TO sync_history;
+                CREATE INDEX sync_history_by_start ON sync_history(started_at, id);
+                """)
     }
 
     /// Revision 3: the owed read-backs (sync-engine R4; `seq` is the token, never reused), the server's features

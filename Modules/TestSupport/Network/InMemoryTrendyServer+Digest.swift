@@ -13,6 +13,19 @@ extension InMemoryTrendyServer {
         return builder.digest(cursor: cursor)
     }
 
+    /// The digest of `entities` as a server holding exactly them at `cursor` answers it: what a test computes on
+    /// its own side to hold a server's digest to the algorithm.
+    public static func digest(of entities: [APIEntity], cursor: Int64) throws -> SyncDigest {
+        let hashing = CryptoSHA256()
+        var builder = DigestBuilder()
+        for entity in entities {
+            builder.add(
+                entity.entityType, id: entity.id.lowercased(),
+                hash: hashing.digest(of: try EntityDigest.canonicalBytes(entity)))
+        }
+        return builder.digest(cursor: cursor)
+    }
+
     public func digestBucket(user: String, bucket: String) throws(NetworkError) -> SyncDigestBucket {
         guard EntityDigest.isBucketName(bucket) else {
             throw Problems.badRequest("bucket must be two lowercase hex digits")
@@ -41,7 +54,10 @@ extension InMemoryTrendyServer {
             return (
                 cursor,
                 try entities.map { entity in
-                    (entity.entityType, entity.id.lowercased(), hashing.digest(of: try EntityDigest.canonicalBytes(entity)))
+                    (
+                        entity.entityType, entity.id.lowercased(),
+                        hashing.digest(of: try EntityDigest.canonicalBytes(entity))
+                    )
                 }
             )
         } catch {

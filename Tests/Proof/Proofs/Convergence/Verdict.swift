@@ -57,6 +57,18 @@ extension ConvergenceRun {
             ledger.wasDeleted(id) || ledger.wasDiscarded(id) || ledger.restored.contains(id)
         }
         if let lost { return lost }
+        // R10: every device proves itself against the server's digest; one without queued work or debts verifies
+        // with nothing to repair (a repair would be a difference the checks above missed), one with a dead letter
+        // is blocked by it.
+        for (client, _, queue) in locals {
+            let verification = await client.engine.verify()
+            switch verification.result {
+            case .verified(let repaired) where repaired == 0 && queue.isEmpty: continue
+            case .blocked where !queue.isEmpty: continue
+            default:
+                return "\(client.name): verify() after settling: \(verification.result) (queue \(queue.count))"
+            }
+        }
         for (id, creation) in ledger.created.sorted(by: { $0.key < $1.key }) {
             if server.allIds.contains(id) || ledger.wasDeleted(id) || ledger.wasDiscarded(id) { continue }
             let creator = locals.first { $0.0.name == creation.client }

@@ -12,20 +12,27 @@ struct SyncCommand: TrendyCommand {
             errors, 130 interrupted (143 on SIGTERM). Only one sync runs per database at a time: a second one waits up \
             to 2 s for the first, then exits 75; `--watch` waits as long as it takes and goes on.
 
+            --verify then compares this database with the server's digest and reads back whatever differs: 0 \
+            verified, 6 a difference it could not repair (the entities are printed), 5 blocked by changes not yet \
+            synced or failed, 75 the account kept changing, 1 the server cannot verify.
+
             Examples:
               trendyctl sync
               trendyctl sync --full      # download everything again; keeps pending changes
+              trendyctl sync --verify    # prove this copy equals the server's; repair what differs
               trendyctl sync --watch --interval 300
               trendyctl sync --json | jq .outcome
             """)
     @OptionGroup var globals: GlobalOptions
     @Flag(help: "Bootstrap from the server's full state (local changes not yet pushed are kept).") var full = false
+    @Flag(help: "Then prove this database equals the server's data, reading back what differs.") var verify = false
     @Flag(help: "Repeat until interrupted.") var watch = false
     @Option(help: "Seconds between runs with --watch (default: config sync.interval, else 60).") var interval: Int?
 
     func validate() throws {
         if interval != nil && !watch { throw ValidationError("--interval goes with --watch") }
         if let interval, interval < 1 { throw ValidationError("--interval must be 1 second or more") }
+        if verify && watch { throw ValidationError("--verify checks once; run it without --watch") }
     }
 
     func run(_ context: CommandContext) async throws {
@@ -57,6 +64,15 @@ struct SyncCommand: TrendyCommand {
                 if interrupt.fired { break }
                 let lock = try locked.get()
                 let full = forceFull
+                if verify {
+                    let verification = await interrupt.run { () async -> VerifyReport in
+                        if full { _ = await Self.runOnce(engine, full: true, console: console) }
+                        return await engine.verify()
+                    }
+                    withExtendedLifetime(lock) {}
+                    exitCode = Self.render(verification, interruptExitCode: interrupt.exitCode, context)
+                    break
+                }
                 report = await interrupt.run { await Self.runOnce(engine, full: full, console: console) }
                 withExtendedLifetime(lock) {}
             }
@@ -113,27 +129,105 @@ struct SyncCommand: TrendyCommand {
         }
     }
 
-    /// Prints the report and returns its exit code: 128 + the signal's number when a signal cancelled the run.
+    /// Prints a verification (sync-engine R10, trendyctl §1.4) and returns its exit code.
+    private static func render(
+        _ verification: VerifyReport, interruptExitCode: Int32?, _ context: CommandContext
+    ) -> Int32 {
+        let console = context.console
+        guard verification.result != .notCompared else {
+            var fields: [String: JSONValue] = ["verified": false, "repaired": 0]
+            return render(verification.sync, interruptExitCode: interruptExitCode, context, extra: &fields)
+        }
+        var fields: [String: JSONValue] = [
+            "verified": .bool(verification.verified), "repaired": .number(Double(verification.repaired)),
+        ]
+        var report = verification.sync
+        let advice: String
+        switch verification.result {
+        case .verified(let repaired):
+            advice = ""
+            report.message = repaired == 0 ? "verified" : "verified after reading back \(repaired)"
+        case .diverged(let differing, _):
+            fields["differing"] = .array(differing.map(JSONValue.string))
+            advice =
+                "still different after reading back: \(differing.joined(separator: ", ")); "
+                + "`trendyctl sync --full` downloads everything again"
+        case .busy:
+            fields["reason"] = "busy"
+            advice = "the account kept changing during the check; try again"
+        case .unsupported:
+            fields["reason"] = "unsupported"
+            advice = "the server has no sync digest (it is not trendy-server, or an older one)"
+        case .blocked(let blockers):
+            fields["blocked_by"] = .array(
+                blockers.map {
+                    [
+                        "entity_type": .string($0.entityType.rawValue), "id": .string($0.id),
+                        "reason": .string($0.reason.rawValue),
+                    ]
+                })
+            advice =
+                "\(blockers.count) entities have changes not synced yet or failed; `trendyctl queue list` shows them"
+        case .notCompared: advice = ""
+        }
+        let diverged: Bool
+        if case .diverged = verification.result { diverged = true } else { diverged = false }
+        if console.json {
+            let outcome = diverged ? "diverged" : report.outcome.name
+            console.out(json: .object(syncFields(report, outcome: outcome).merging(fields) { _, new in new }))
+        } else {
+            console.out(
+                summaryLine(report, outcome: diverged ? "diverged" : report.outcome.name) + "; "
+                    + (report.message ?? ""))
+        }
+        let code = verification.exitCode
+        if code != 0 {
+            console.error(
+                CLIError(
+                    code: diverged ? "diverged" : (fields["reason"]?.stringValue ?? "blocked"), message: advice,
+                    exitCode: code))
+        }
+        return code
+    }
+
+    /// The JSON of a run (trendyctl §1.4).
+    private static func syncFields(_ report: SyncReport, outcome: String) -> [String: JSONValue] {
+        [
+            "outcome": .string(outcome), "pushed": .number(Double(report.pushed)),
+            "pulled": .number(Double(report.pulled)), "failed": .number(Double(report.failed)),
+            "pending": .number(Double(report.pending)), "cursor": .number(Double(report.cursor)),
+            "bootstrapped": .bool(report.outcome.bootstrapped), "duration_ms": .number(Double(report.durationMs)),
+            "message": report.message.map(JSONValue.string) ?? .null,
+        ]
+    }
+
+    /// The human line of a run.
+    private static func summaryLine(_ report: SyncReport, outcome: String) -> String {
+        var line = "\(outcome): pushed \(report.pushed), pulled \(report.pulled)"
+        if report.failed > 0 { line += ", \(report.failed) failed" }
+        if report.pending > 0 { line += ", \(report.pending) pending" }
+        if report.owed > 0 { line += ", \(report.owed) to read back" }
+        line += report.outcome.bootstrapped ? " (full download)" : ""
+        return line + " in \(report.durationMs) ms"
+    }
+
     private static func render(_ report: SyncReport, interruptExitCode: Int32?, _ context: CommandContext) -> Int32 {
+        var none: [String: JSONValue] = [:]
+        return render(report, interruptExitCode: interruptExitCode, context, extra: &none)
+    }
+
+    /// Prints the report and returns its exit code: 128 + the signal's number when a signal cancelled the run.
+    private static func render(
+        _ report: SyncReport, interruptExitCode: Int32?, _ context: CommandContext, extra: inout [String: JSONValue]
+    ) -> Int32 {
         let outcome = report.outcome
         let cancelled = interruptExitCode != nil && outcome.name == "error"
         let code: Int32 = cancelled ? (interruptExitCode ?? 130) : outcome.exitCode
         let console = context.console
         if console.json {
-            console.out(json: [
-                "outcome": .string(outcome.name), "pushed": .number(Double(report.pushed)),
-                "pulled": .number(Double(report.pulled)), "failed": .number(Double(report.failed)),
-                "pending": .number(Double(report.pending)), "cursor": .number(Double(report.cursor)),
-                "bootstrapped": .bool(outcome.bootstrapped), "duration_ms": .number(Double(report.durationMs)),
-                "message": report.message.map(JSONValue.string) ?? .null,
-            ])
+            console.out(json: .object(syncFields(report, outcome: outcome.name).merging(extra) { _, new in new }))
         } else {
-            var line = "\(outcome.name): pushed \(report.pushed), pulled \(report.pulled)"
-            if report.failed > 0 { line += ", \(report.failed) failed" }
-            if report.pending > 0 { line += ", \(report.pending) pending" }
-            if report.owed > 0 { line += ", \(report.owed) to read back" }
-            line += outcome.bootstrapped ? " (full download)" : ""
-            console.out(line + " in \(report.durationMs) ms")
+            console.out(summaryLine(report, outcome: outcome.name))
         }
         if code != 0 {
             let advice: String

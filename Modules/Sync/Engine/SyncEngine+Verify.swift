@@ -1,0 +1,266 @@
+import Foundation
+import Logging
+import Models
+import Protocols
+
+/// What blocks a verification: an entity with a queued mutation, a dead letter or a debt (sync-engine R10).
+public struct VerifyBlocker: Equatable, Sendable {
+    public enum Reason: String, Sendable {
+        case queued
+        case deadLetter = "dead_letter"
+        case owed
+    }
+
+    public var entityType: MutationEntityType
+    public var id: String
+    public var reason: Reason
+
+    public init(entityType: MutationEntityType, id: String, reason: Reason) {
+        self.entityType = entityType
+        self.id = id
+        self.reason = reason
+    }
+}
+
+/// The result of `verify()`: the round it ran first, and what the comparison with the server's digest found.
+public struct VerifyReport: Equatable, Sendable {
+    public enum Result: Equatable, Sendable {
+        /// The local digest equals the server's at the same cursor; `repaired` rows were read back to get there.
+        case verified(repaired: Int)
+        /// Still different after the repair: the entities (`type id`) that differ.
+        case diverged(differing: [String], repaired: Int)
+        /// No digest at the stored cursor in `digestsPerVerify` reads: the account is being written to.
+        case busy
+        /// The server has no digest (no `digest` feature).
+        case unsupported
+        /// Queued work, dead letters or debts: verifying now would report them as differences.
+        case blocked([VerifyBlocker])
+        /// The round did not end `synced` or `partial` (offline, rate limited, …): nothing was compared.
+        case notCompared
+    }
+
+    public var sync: SyncReport
+    public var result: Result
+
+    public var verified: Bool {
+        if case .verified = result { return true }
+        return false
+    }
+
+    /// Rows a read-back changed.
+    public var repaired: Int {
+        switch result {
+        case .verified(let repaired), .diverged(_, let repaired): repaired
+        default: 0
+        }
+    }
+
+    /// trendyctl's exit code (trendyctl.md §1.5): 0 verified, 6 diverged, 75 busy, 1 unsupported, 5 blocked, or
+    /// the round's own.
+    public var exitCode: Int32 {
+        switch result {
+        case .verified: 0
+        case .diverged: 6
+        case .busy: 75
+        case .unsupported: 1
+        case .blocked: 5
+        case .notCompared: sync.outcome.exitCode
+        }
+    }
+}
+
+extension SyncEngine {
+    /// Digest reads per verification before it gives up as `busy` (R14).
+    static let digestsPerVerify = 3
+
+    /// R10: runs a round, then proves that every local entity equals the server's by comparing digests at one cursor
+    /// (api-v1 §14). Differing buckets are listed, each differing entity is read back, and the comparison runs once
+    /// more. Adds one history row of kind `verify`.
+    public func verify() async -> VerifyReport {
+        let round = await performSync()
+        guard round.outcome.name == "synced" || round.outcome.name == "partial" else {
+            return VerifyReport(sync: round, result: .notCompared)
+        }
+        let started = now
+        let result: VerifyReport.Result
+        do {
+            result = try await compareWithServer()
+        } catch {
+            var failed = round
+            failed.outcome = (error as? RoundStop).map(outcome(of:)) ?? .error("\(error)")
+            failed.message = failed.outcome.message
+            recordVerify(.notCompared, message: failed.message, startedAt: started)
+            return VerifyReport(sync: failed, result: .notCompared)
+        }
+        var report = VerifyReport(sync: await lastReportAfterVerify(round), result: result)
+        if case .diverged = result { report.sync.message = "the device differs from the server" }
+        recordVerify(result, message: report.sync.message, startedAt: started)
+        return report
+    }
+
+    /// The steps of R10 after the round.
+    private func compareWithServer() async throws -> VerifyReport.Result {
+        guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return .unsupported }
+        let blockers = try blockingEntities()
+        guard blockers.isEmpty else { return .blocked(blockers) }
+        var repaired = 0
+        var repairedOnce = false
+        var reads = 0
+        while reads < Self.digestsPerVerify {
+            reads += 1
+            let server: SyncDigest
+            do {
+                server = try await network.getDigest()
+            } catch {
+                throw stop(for: error)
+            }
+            let local = try unitOfWork { store in try LocalDigest(store, hashing: hashing) }
+            if server.cursor > local.cursor {
+                // The server moved on: pull, then read the digest again.
+                let round = await performSync()
+                guard round.outcome.name == "synced" || round.outcome.name == "partial" else {
+                    throw RoundStop.error(round.message ?? round.outcome.name)
+                }
+                continue
+            }
+            guard server.cursor == local.cursor else { continue }
+            let digest = local.builder.digest(cursor: local.cursor)
+            if digest.hash == server.hash && digest.count == server.count { return .verified(repaired: repaired) }
+            guard let differing = try await differingEntities(local, server) else { continue }  // the cursor moved
+            if repairedOnce {
+                return .diverged(
+                    differing: differing.map { "\($0.type.rawValue) \($0.id)" }.sorted(), repaired: repaired)
+            }
+            repaired = try await repair(differing)
+            repairedOnce = true
+            reads = 0
+        }
+        return .busy
+    }
+
+    /// Entities with a queued mutation (live or dead) or a debt: R10's `blocked_by`.
+    private func blockingEntities() throws -> [VerifyBlocker] {
+        try unitOfWork { store in
+            var blockers = try store.fetchPendingMutations().map {
+                VerifyBlocker(entityType: $0.entityType, id: $0.entityId, reason: $0.isLive ? .queued : .deadLetter)
+            }
+            blockers += try store.owedEntities().map {
+                VerifyBlocker(entityType: $0.entityType, id: $0.id, reason: .owed)
+            }
+            var seen: Set<String> = []
+            return blockers.filter { seen.insert($0.id).inserted }
+        }
+    }
+
+    /// The entities of every differing bucket present on one side only or with another hash; nil when a bucket's
+    /// list was read at another cursor (the comparison starts again).
+    private func differingEntities(
+        _ local: LocalDigest, _ server: SyncDigest
+    ) async throws -> [(type: MutationEntityType, id: String)]? {
+        let digest = local.builder.digest(cursor: local.cursor)
+        var differing: [(type: MutationEntityType, id: String)] = []
+        for bucket in EntityDigest.bucketNames where digest.buckets[bucket] != server.buckets[bucket] {
+            let listed: SyncDigestBucket
+            do {
+                listed = try await network.getDigestBucket(bucket)
+            } catch {
+                throw stop(for: error)
+            }
+            guard listed.cursor == server.cursor else { return nil }
+            var theirs: [String: (MutationEntityType, String)] = [:]
+            for item in listed.items {
+                guard let type = MutationEntityType(rawValue: item.entityType) else { continue }
+                theirs[item.id.lowercased()] = (type, item.hash)
+            }
+            let mine = local.items[bucket] ?? [:]
+            for (id, item) in mine where theirs[id]?.1 != item.hash { differing.append((item.type, id)) }
+            for (id, item) in theirs where mine[id] == nil { differing.append((item.0, id)) }
+        }
+        return differing
+    }
+
+    /// Reads back each differing entity (R4's read-back: 200 writes it, 404 removes it locally); returns how many
+    /// were written.
+    private func repair(_ differing: [(type: MutationEntityType, id: String)]) async throws -> Int {
+        try unitOfWork { store in
+            for entity in differing { try store.markOwed(entity.type, id: entity.id, reason: .verify) }
+        }
+        var counters = RoundCounters()
+        try await readBackOwed(&counters)
+        let stillOwed = try unitOfWork { store in Set(try store.owedEntities().map(\.id)) }
+        return differing.filter { !stillOwed.contains($0.id) }.count
+    }
+
+    /// The report of the last round (a pull during the verification may have run one), with the counts now.
+    private func lastReportAfterVerify(_ round: SyncReport) async -> SyncReport {
+        var report = lastReport ?? round
+        try? refreshObservation()
+        report.pending = observedCounts.pending
+        report.deadLetters = observedCounts.failed
+        report.owed = observedOwed
+        report.cursor = observedEngineState.cursor
+        return report
+    }
+
+    /// One history row of kind `verify` (S19 as R10 changes it).
+    private func recordVerify(_ result: VerifyReport.Result, message: String?, startedAt: Date) {
+        let (status, outcome): (SyncHistoryEntry.Status, String) =
+            switch result {
+            case .verified: (.success, "verified")
+            case .diverged: (.failed, "diverged")
+            case .busy: (.partial, "busy")
+            case .blocked: (.partial, "blocked")
+            case .unsupported: (.failed, "unsupported")
+            case .notCompared: (.failed, "error")
+            }
+        let finished = now
+        let repaired =
+            switch result {
+            case .verified(let repaired), .diverged(_, let repaired): repaired
+            default: 0
+            }
+        do {
+            try unitOfWork { store in
+                try store.appendSyncHistory(
+                    SyncHistoryEntry(
+                        id: historyIds.generate(at: finished), startedAt: startedAt, finishedAt: finished,
+                        durationMs: Int((finished.timeIntervalSince(startedAt) * 1000).rounded()), kind: .verify,
+                        status: status, outcome: outcome, message: message, pushed: 0, failed: 0, deadLettered: 0,
+                        deferred: 0, pulled: repaired, fenced: 0),
+                    keepLast: configuration.historyLimit)
+            }
+        } catch {
+            logger.warning("the verification's history row was not written", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Every local entity's hash, added up as the server adds its own (api-v1 §14), read in one unit of work with the
+/// cursor it stands for.
+struct LocalDigest {
+    struct Item {
+        let type: MutationEntityType
+        let hash: String
+    }
+
+    let cursor: Int64
+    var builder = DigestBuilder()
+    /// By bucket, then by id.
+    var items: [String: [String: Item]] = [:]
+
+    init(_ store: any DataStoreProtocol, hashing: any SHA256Hashing) throws {
+        cursor = try store.loadEngineState().cursor
+        func add(_ type: MutationEntityType, _ id: String, _ bytes: [UInt8]) {
+            let hash = hashing.digest(of: bytes)
+            builder.add(type, id: id, hash: hash)
+            items[EntityDigest.bucket(of: id), default: [:]][id] = Item(
+                type: type, hash: DigestSum(hash: hash).hexString)
+        }
+        for type in try store.fetchAllEventTypes() { add(.eventType, type.id, try EntityDigest.canonicalBytes(type)) }
+        for event in try store.fetchAllEvents() { add(.event, event.id, try EntityDigest.canonicalBytes(event)) }
+        for fence in try store.fetchAllGeofences() { add(.geofence, fence.id, try EntityDigest.canonicalBytes(fence)) }
+        for definition in try store.fetchAllPropertyDefinitions() {
+            add(.propertyDefinition, definition.id, try EntityDigest.canonicalBytes(definition))
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import TestSupport
+import Testing
+
+/// `verify()` (sync-engine R10): the device's digest against the server's, at one cursor, repairing what differs.
+@Suite("Verify")
+struct VerifyTests {
+    /// A device with a type, two events, a geofence and a definition, synced.
+    func syncedDevice() async throws -> (SyncHarness, EventType, [Event]) {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let first = try await h.event(type, 1) { $0.notes = "one" }
+        let second = try await h.event(type, 2) { $0.properties = ["k": PropertyValue(type: .number, value: 1.5)] }
+        _ = try await h.events.createGeofence(name: "Gym", latitude: 1, longitude: 2)
+        _ = try await h.events.createPropertyDefinition(eventTypeId: type.id, key: "k", label: "K", type: .number)
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        return (h, type, [first, second])
+    }
+
+    @Test("R10 a device equal to the server verifies with nothing repaired, in one history row of kind verify")
+    func equalDevice() async throws {
+        let (h, _, _) = try await syncedDevice()
+        h.network.resetCalls()
+        let report = await h.engine.verify()
+        #expect(report.result == .verified(repaired: 0) && report.exitCode == 0)
+        #expect(h.network.callCount(.getDigest) == 1 && h.network.callCount(.getDigestBucket) == 0)
+        let history = try h.history()
+        #expect(history.first?.kind == .verify && history.first?.outcome == "verified")
+        #expect(history.dropFirst().first?.kind == .incremental, "the round it ran first")
+    }
+
+    @Test("R10 a row changed, removed or added behind the engine's back is found by bucket and read back")
+    func tamperedRows() async throws {
+        let (h, type, events) = try await syncedDevice()
+        let store = h.stores.makeDataStore()
+        _ = try store.upsertEvent(id: events[0].id) { $0.notes = "changed with sqlite3" }
+        try store.deleteEvent(id: events[1].id)
+        try store.insertEventType(Build.eventType(id: Build.id(777), name: "Stray", syncStatus: .synced))
+        try store.save()
+
+        let report = await h.engine.verify()
+        #expect(report.result == .verified(repaired: 3))
+        #expect(try h.events.event(id: events[0].id)?.notes == "one", "changed: the server's value again")
+        #expect(try h.events.event(id: events[1].id)?.properties["k"]?.value == 1.5, "removed: back")
+        #expect(try h.events.eventType(id: Build.id(777)) == nil, "added: gone, the server has no such type")
+        #expect(try h.events.eventType(id: type.id) != nil)
+        #expect(h.network.callCount(.getDigest) == 2, "compared again after the repair")
+        #expect(try h.queue().isEmpty && h.owed().isEmpty)
+        #expect(try h.history().first.map { $0.kind == .verify && $0.pulled == 3 } == true)
+    }
+
+    @Test("R10 queued work, a dead letter or a debt blocks verification and is named; nothing is compared")
+    func blocked() async throws {
+        let (h, type, _) = try await syncedDevice()
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "queued" }
+        h.network.setStickyError(http(503), for: .updateEventTypeWithIdempotency)
+        h.network.resetCalls()
+        let report = await h.engine.verify()
+        #expect(report.result == .blocked([VerifyBlocker(entityType: .eventType, id: type.id, reason: .queued)]))
+        #expect(report.exitCode == 5 && h.network.callCount(.getDigest) == 0)
+        #expect(try h.history().first.map { $0.kind == .verify && $0.outcome == "blocked" } == true)
+    }
+
+    @Test("R10 a server without the digest feature: unsupported, exit 1")
+    func unsupported() async throws {
+        let (h, _, _) = try await syncedDevice()
+        h.network.announce(ServerFeatures([ServerFeatures.after]))
+        let report = await h.engine.verify()
+        #expect(report.result == .unsupported && report.exitCode == 1 && !report.verified)
+    }
+
+    @Test("R10 a digest above the stored cursor makes the device pull, then compare")
+    func serverMovedOn() async throws {
+        let (a, _, _) = try await syncedDevice()
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+        let gate = a.network.hold(.getDigest)
+        let verify = Task { await a.engine.verify() }
+        await gate.waitForArrivals(1)
+        let late = try await b.events.createEventType(name: "Written meanwhile")
+        _ = await b.engine.performSync()
+        a.network.stopHolding(.getDigest)
+        gate.release()
+        let report = await verify.value
+        #expect(report.result == .verified(repaired: 0))
+        #expect(try a.events.eventType(id: late.id) != nil, "pulled before comparing")
+        #expect(a.network.callCount(.getDigest) == 2)
+    }
+
+    @Test("R10 no digest at the stored cursor in three reads: busy, exit 75")
+    func busy() async throws {
+        let (h, _, _) = try await syncedDevice()
+        let stale = try await h.network.getDigest()
+        var behind = stale
+        behind.cursor = 0
+        for _ in 0..<3 { h.network.enqueue(behind, for: .getDigest) }
+        h.network.resetCalls()
+        let report = await h.engine.verify()
+        #expect(report.result == .busy && report.exitCode == 75)
+        #expect(h.network.callCount(.getDigest) == 3)
+    }
+
+    @Test("R10 a difference the read-back cannot repair is diverged, exit 6, the entity named")
+    func diverged() async throws {
+        let (h, _, events) = try await syncedDevice()
+        let store = h.stores.makeDataStore()
+        _ = try store.upsertEvent(id: events[0].id) { $0.notes = "tampered" }
+        try store.save()
+        h.network.setStickyError(http(500), for: .fetchEntity)
+        let report = await h.engine.verify()
+        #expect(report.result == .diverged(differing: ["event \(events[0].id)"], repaired: 0))
+        #expect(report.exitCode == 6)
+        #expect(try h.history().first.map { $0.outcome == "diverged" && $0.status == .failed } == true)
+    }
+}
