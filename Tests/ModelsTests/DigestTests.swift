@@ -24,9 +24,12 @@ struct DigestTests {
     func numbers() {
         let cases: [(Double, String)] = [
             (100, "100"), (51.5, "51.5"), (-0.12, "-0.12"), (2.0, "2"), (-0.0, "0"), (1e-7, "1e-7"), (1e21, "1e+21"),
-            (1e20, "100000000000000000000"), (0.000001, "0.000001"), (123e-20, "1.23e-18"), (0.1 + 0.2, "0.30000000000000004"),
-            (Double.leastNonzeroMagnitude, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"), (13.405, "13.405"),
-            (1_768_614_292_123, "1768614292123"), (4.5e15, "4500000000000000"), (-1e-7, "-1e-7"), (333333333.3333333, "333333333.3333333"),
+            (1e20, "100000000000000000000"), (0.000001, "0.000001"), (123e-20, "1.23e-18"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (Double.leastNonzeroMagnitude, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (13.405, "13.405"),
+            (1_768_614_292_123, "1768614292123"), (4.5e15, "4500000000000000"), (-1e-7, "-1e-7"),
+            (333333333.3333333, "333333333.3333333"),
         ]
         for (number, text) in cases { #expect(CanonicalJSON.numberText(number) == text, "\(number)") }
     }
@@ -38,13 +41,18 @@ struct DigestTests {
         // RFC 8785 §3.2.3's example of sorting: a name beyond the BMP sorts by its surrogates, before U+FB33.
         let object: JSONValue = [
             "\u{20ac}": "Euro Sign", "\r": "Carriage Return", "\u{fb33}": "Hebrew Letter Dalet With Dagesh",
-            "1": "One", "\u{1f600}": "Emoji: Grinning Face", "\u{80}": "Control", "\u{f6}": "Latin Small Letter O With Diaeresis",
+            "1": "One", "\u{1f600}": "Emoji: Grinning Face", "\u{80}": "Control",
+            "\u{f6}": "Latin Small Letter O With Diaeresis",
         ]
         let order = String(decoding: CanonicalJSON.bytes(object), as: UTF8.self)
         let names = ["\\r", "1", "\u{80}", "\u{f6}", "\u{20ac}", "\u{1f600}", "\u{fb33}"]
         let positions = names.map { order.range(of: "\"\($0)\":")?.lowerBound }
-        #expect(positions.allSatisfy { $0 != nil } && positions == positions.sorted { ($0 ?? order.endIndex) < ($1 ?? order.endIndex) })
-        #expect(String(decoding: CanonicalJSON.bytes([1, [true, .null], ["b": 1, "a": "x"]]), as: UTF8.self) == #"[1,[true,null],{"a":"x","b":1}]"#)
+        #expect(
+            positions.allSatisfy { $0 != nil }
+                && positions == positions.sorted { ($0 ?? order.endIndex) < ($1 ?? order.endIndex) })
+        #expect(
+            String(decoding: CanonicalJSON.bytes([1, [true, .null], ["b": 1, "a": "x"]]), as: UTF8.self)
+                == #"[1,[true,null],{"a":"x","b":1}]"#)
     }
 
     @Test("the sum is modulo 2^256 and commutes; a duplicate adds twice")
@@ -68,10 +76,13 @@ struct DigestTests {
         let type = APIEventType(
             id: "0192f1c4-7a00-7000-8000-000000000001", userId: "someone", name: "Coffee", color: "#007AFF",
             icon: "cup.and.saucer", createdAt: Build.instant, updatedAt: Build.instant)
-        #expect(String(decoding: try EntityDigest.canonicalBytes(.eventType(type)), as: UTF8.self) == Self.vectors[0].canonical)
+        #expect(
+            String(decoding: try EntityDigest.canonicalBytes(.eventType(type)), as: UTF8.self)
+                == Self.vectors[0].canonical)
         var localType = Build.eventType(id: type.id)
         localType.replaceFields(with: type)
-        #expect(String(decoding: try EntityDigest.canonicalBytes(localType), as: UTF8.self) == Self.vectors[0].canonical)
+        #expect(
+            String(decoding: try EntityDigest.canonicalBytes(localType), as: UTF8.self) == Self.vectors[0].canonical)
 
         // The event as the server returns it, stored with `"value": 2.0` and an embedded type.
         let rest = #"""
@@ -117,7 +128,8 @@ struct DigestTests {
         #expect(try EntityDigest.canonicalBytes(localEvent) == EntityDigest.canonicalBytes(.event(event)))
         #expect(try EntityDigest.canonicalBytes(localFence) == EntityDigest.canonicalBytes(.geofence(fence)))
         #expect(
-            try EntityDigest.canonicalBytes(localDefinition) == EntityDigest.canonicalBytes(.propertyDefinition(definition)))
+            try EntityDigest.canonicalBytes(localDefinition)
+                == EntityDigest.canonicalBytes(.propertyDefinition(definition)))
         let fenceText = String(decoding: try EntityDigest.canonicalBytes(localFence), as: UTF8.self)
         #expect(!fenceText.contains("ios_region_identifier") && !fenceText.contains("event_type_exit_id"))
         #expect(fenceText.contains(#""is_active":false"#) && fenceText.contains(#""entity_type":"geofence""#))

@@ -39,7 +39,9 @@ public enum CanonicalJSON {
 
     /// Member names in JCS order: by UTF-16 code units (which differs from Swift's `<` only beyond the BMP).
     static func sortedNames(_ names: Dictionary<String, JSONValue>.Keys) -> [String] {
-        if names.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) { return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+        if names.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
+            return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
         return names.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
     }
 
@@ -56,7 +58,9 @@ public enum CanonicalJSON {
             case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
             case 0x00..<0x20:
                 let digits = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+                output.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0F)],
+                ])
             default: output.append(byte)
             }
         }

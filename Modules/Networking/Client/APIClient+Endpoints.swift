@@ -273,7 +273,8 @@ extension APIClient {
     }
 
     public func getDigestBucket(_ bucket: String) async throws -> SyncDigestBucket {
-        try decode(SyncDigestBucket.self, from: try await send(.get("sync/digest", query: [(name: "bucket", value: bucket)])))
+        try decode(
+            SyncDigestBucket.self, from: try await send(.get("sync/digest", query: [(name: "bucket", value: bucket)])))
     }
 
     // MARK: Helpers

@@ -21,7 +21,9 @@ enum SyncDigests {
             return try .json(SyncDigestBucket(cursor: cursor, bucket: bucket, items: items))
         }
         var builder = DigestBuilder()
-        try forEachEntity(of: request.userId, inBucket: nil, db) { type, id, hash in builder.add(type, id: id, hash: hash) }
+        try forEachEntity(of: request.userId, inBucket: nil, db) { type, id, hash in
+            builder.add(type, id: id, hash: hash)
+        }
         return try .json(builder.digest(cursor: cursor))
     }
 
@@ -54,7 +56,8 @@ enum SyncDigests {
             try each(.event(try Rows.event(row)))
             return true
         }
-        try db.forEachRow("SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ?\(filter)", arguments) { row in
+        try db.forEachRow("SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ?\(filter)", arguments) {
+            row in
             try each(.geofence(try Rows.geofence(row)))
             return true
         }
