@@ -10,7 +10,7 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 .PHONY: demo test test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-server profile-cli proof fuzz-build schemathesis man install docs \
+	bench-large bench-digest bench-server profile-cli proof fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -160,6 +160,14 @@ bench-large: deps
 	$(SWIFT) build -c release --product trendy-server
 	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
 	python3 Benchmarks/user-path/scaling.py --sizes $(or $(BENCH_SIZES),10000 100000 1000000) \
+		--server-bin .build/release --cli-bin .build-static/release
+
+## The sync digest of a 100 000-event account (issue 25): the server's endpoint, and what `trendyctl sync --verify`
+## adds to a sync, release builds as the user runs them. Prints the table of docs/performance.md, "The sync digest".
+bench-digest: deps
+	$(SWIFT) build -c release --product trendy-server
+	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+	python3 Benchmarks/user-path/digest.py --events $(or $(BENCH_EVENTS),100000) --runs $(or $(BENCH_RUNS),5) \
 		--server-bin .build/release --cli-bin .build-static/release
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and

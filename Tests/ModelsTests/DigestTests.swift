@@ -142,8 +142,55 @@ struct DigestTests {
         #expect(EntityDigest.isBucketName("0f") && !EntityDigest.isBucketName("0F") && !EntityDigest.isBucketName("0"))
         var builder = DigestBuilder()
         builder.add(.event, id: "x-a2", hash: Array(repeating: 1, count: 32))
+        builder.add(.geofence, id: "x-A2", hash: Array(repeating: 2, count: 32))
+        builder.add(.event, id: "x-0f", hash: Array(repeating: 3, count: 32))
         let digest = builder.digest(cursor: 7)
-        #expect(digest.count == 1 && digest.buckets.count == 256 && digest.types.count == 4)
-        #expect(digest.buckets["a2"] == digest.hash && digest.types["event"]?.count == 1 && digest.cursor == 7)
+        #expect(digest.count == 3 && digest.buckets.count == 256 && digest.types.count == 4)
+        let a2 = DigestSum(hash: Array(repeating: 1, count: 32)) + DigestSum(hash: Array(repeating: 2, count: 32))
+        #expect(digest.buckets["a2"] == a2.hexString, "an upper-case id falls in its lower-case bucket")
+        #expect(digest.buckets["0f"] == DigestSum(hash: Array(repeating: 3, count: 32)).hexString)
+        #expect(digest.buckets["00"] == DigestSum().hexString && digest.cursor == 7)
+        #expect(digest.types["event"]?.count == 2 && digest.types["geofence"]?.count == 1)
+        #expect(digest.types["event_type"] == SyncDigest.TypeDigest(count: 0, hash: DigestSum().hexString))
+    }
+
+    /// The definition of an event's canonical object is its REST object through `Codable` (`canonicalObject`); the
+    /// digest writes the same bytes from the fields directly. Every shape of event, both ways.
+    @Test("an event's canonical bytes written from its fields equal its Codable object's, for every field and escape")
+    func eventBytesEqualTheCodablePath() throws {
+        let user = "someone"
+        var events: [APIEvent] = [
+            APIEvent(
+                id: Build.id(2), userId: user, eventTypeId: Build.id(1), timestamp: Build.instant, notes: nil,
+                isAllDay: false, sourceType: .manual, details: EventDetails(), properties: [:]),
+            APIEvent(
+                id: Build.id(3), userId: user, eventTypeId: Build.id(1),
+                timestamp: Build.instant.addingTimeInterval(0.5),
+                notes: "line\nbreak \"quoted\" \\ \u{1} é 😀", isAllDay: true, sourceType: .healthkit,
+                details: Build.everyDetail,
+                properties: [
+                    "k": PropertyValue(type: .select, value: "a"), "n": PropertyValue(type: .number, value: 1e-7),
+                    "é": PropertyValue(type: .boolean, value: true), "😀": PropertyValue(type: .text, value: .null),
+                    "\u{FF61}": PropertyValue(type: .text, value: "half-width"),
+                ]),
+            APIEvent(
+                id: Build.id(4), userId: user, eventTypeId: Build.id(1), timestamp: Date(timeIntervalSince1970: -1),
+                notes: "", isAllDay: false, sourceType: .imported,
+                details: EventDetails(locationLatitude: 0, locationLongitude: -0.12, locationName: "\t"),
+                properties: ["nested": PropertyValue(type: .text, value: .object(["b": 1, "a": [true, .null]]))]),
+        ]
+        events[0].eventType = APIEventType(id: Build.id(1), userId: user, name: "Tea", color: "#fff", icon: "leaf")
+        for event in events {
+            let throughCodable = CanonicalJSON.bytes(
+                EntityDigest.canonicalObject(try JSONValueEncoder.encode(event), entityType: .event))
+            #expect(try EntityDigest.canonicalBytes(.event(event)) == throughCodable, "\(event.id)")
+            var local = Build.event(id: event.id)
+            local.replaceFields(with: event)
+            let bodyThroughCodable = CanonicalJSON.bytes(
+                EntityDigest.canonicalObject(try JSONValueEncoder.encode(CreateEventRequest(local)), entityType: .event)
+            )
+            #expect(try EntityDigest.canonicalBytes(local) == bodyThroughCodable, "\(event.id) as a device's row")
+            #expect(bodyThroughCodable == throughCodable)
+        }
     }
 }

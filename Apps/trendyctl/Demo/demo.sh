@@ -87,6 +87,20 @@ step "The laptop syncs again"
 device laptop sync
 device laptop events list
 
+step "Both devices edit the same event offline, different fields: both edits stay (field-level merge)"
+morning="$(quietly laptop events list --type Coffee | awk 'NR == 3 { print $1 }')"
+device laptop events edit "$morning" --notes "flat white, oat milk"
+device phone events edit "$morning" --at "2026-11-20 08:15"
+device phone sync
+device laptop sync
+device phone sync
+device laptop events show "$morning"
+device phone events show "$morning"
+
+step "Prove that each device holds exactly what the server holds"
+device laptop sync --verify
+device phone sync --verify --json
+
 step "Status and history on both"
 device laptop status
 device phone status

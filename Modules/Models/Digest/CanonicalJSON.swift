@@ -37,6 +37,28 @@ public enum CanonicalJSON {
         }
     }
 
+    /// An object given as a list of members with distinct names, in any order: the bytes of the same `.object`,
+    /// without building its dictionary.
+    public static func bytes(members: [(name: String, value: JSONValue)]) -> [UInt8] {
+        let ascii = members.allSatisfy { $0.name.utf8.allSatisfy { $0 < 0x80 } }
+        let sorted = members.sorted {
+            ascii
+                ? $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
+                : $0.name.utf16.lexicographicallyPrecedes($1.name.utf16)
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        output.append(UInt8(ascii: "{"))
+        for (index, member) in sorted.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            writeString(member.name, to: &output)
+            output.append(UInt8(ascii: ":"))
+            write(member.value, to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
     /// Member names in JCS order: by UTF-16 code units (which differs from Swift's `<` only beyond the BMP).
     static func sortedNames(_ names: Dictionary<String, JSONValue>.Keys) -> [String] {
         if names.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
@@ -47,6 +69,18 @@ public enum CanonicalJSON {
 
     static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // Most strings (ids, names, times) need no escape: copied whole, from contiguous storage when they have it.
+        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])

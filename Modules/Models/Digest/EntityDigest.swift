@@ -30,14 +30,40 @@ public enum EntityDigest {
 
     /// The bytes to hash for an entity the server returned.
     public static func canonicalBytes(_ entity: APIEntity) throws -> [UInt8] {
-        let object: JSONValue =
-            switch entity {
-            case .eventType(let type): try JSONValueEncoder.encode(type)
-            case .event(let event): try JSONValueEncoder.encode(event)
-            case .geofence(let fence): try JSONValueEncoder.encode(fence)
-            case .propertyDefinition(let definition): try JSONValueEncoder.encode(definition)
-            }
+        let object: JSONValue
+        switch entity {
+        case .eventType(let type): object = try JSONValueEncoder.encode(type)
+        case .event(let event):
+            return eventBytes(
+                id: event.id, eventTypeId: event.eventTypeId, timestamp: event.timestamp, notes: event.notes,
+                isAllDay: event.isAllDay, sourceType: event.sourceType, details: event.details,
+                properties: event.properties)
+        case .geofence(let fence): object = try JSONValueEncoder.encode(fence)
+        case .propertyDefinition(let definition): object = try JSONValueEncoder.encode(definition)
+        }
         return CanonicalJSON.bytes(canonicalObject(object, entityType: entity.entityType))
+    }
+
+    /// An event's canonical bytes written from its fields: the bytes `canonicalObject` gives for its REST object or
+    /// its create body, without the `Codable` round trip, which took most of a digest's time (an account is mostly
+    /// events; docs/performance.md, "The sync digest"). `DigestTests` holds the two ways equal for every field.
+    public static func eventBytes(
+        id: String, eventTypeId: String, timestamp: Date, notes: String?, isAllDay: Bool, sourceType: EventSourceType,
+        details: EventDetails, properties: [String: PropertyValue]
+    ) -> [UInt8] {
+        var members: [(name: String, value: JSONValue)] = [
+            ("entity_type", .string(MutationEntityType.event.rawValue)), ("event_type_id", .string(eventTypeId)),
+            ("id", .string(id)), ("is_all_day", .bool(isAllDay)), ("source_type", .string(sourceType.rawValue)),
+            ("timestamp", .string(RFC3339.string(from: timestamp))),
+        ]
+        if let notes { members.append(("notes", .string(notes))) }
+        if !details.isEmpty {
+            for field in EventDetails.fields {
+                if let value = details[field] { members.append((field.key, value.json)) }
+            }
+        }
+        if !properties.isEmpty { members.append(("properties", .object(properties.mapValues(\.json)))) }
+        return CanonicalJSON.bytes(members: members)
     }
 
     public static func canonicalBytes(_ type: EventType) throws -> [UInt8] {
@@ -45,7 +71,10 @@ public enum EntityDigest {
     }
 
     public static func canonicalBytes(_ event: Event) throws -> [UInt8] {
-        try bytes(CreateEventRequest(event), .event)
+        eventBytes(
+            id: event.id, eventTypeId: event.eventTypeId, timestamp: event.timestamp, notes: event.notes,
+            isAllDay: event.isAllDay, sourceType: event.sourceType, details: event.details,
+            properties: event.properties)
     }
 
     public static func canonicalBytes(_ fence: Geofence) throws -> [UInt8] {
@@ -63,6 +92,23 @@ public enum EntityDigest {
     /// An entity's bucket: the last two hex digits of its id, lowercase.
     public static func bucket(of id: String) -> String { String(id.suffix(2)).lowercased() }
 
+    /// `bucket(of:)` as a number, 0 to 255, without making a string (0 for an id that does not end in hex digits,
+    /// which no stored id does).
+    public static func bucketNumber(of id: String) -> Int {
+        var utf8 = id.utf8.reversed().makeIterator()
+        guard let low = utf8.next().flatMap(hexValue), let high = utf8.next().flatMap(hexValue) else { return 0 }
+        return high << 4 | low
+    }
+
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
+        default: nil
+        }
+    }
+
     /// Every bucket name, "00" to "ff".
     public static let bucketNames: [String] = (0..<256).map { String(format: "%02x", $0) }
 
@@ -76,30 +122,39 @@ public enum EntityDigest {
 public struct DigestBuilder: Sendable {
     private var total = DigestSum()
     private var count = 0
-    private var types: [MutationEntityType: (count: Int, sum: DigestSum)] = [:]
-    private var buckets: [String: DigestSum] = [:]
+    /// By `MutationEntityType.allCases` index, and by bucket number (0x00–0xff): arrays, not dictionaries, since
+    /// every entity of an account passes here.
+    private var types = [(count: Int, sum: DigestSum)](
+        repeating: (0, DigestSum()), count: MutationEntityType.allCases.count)
+    private var buckets = [DigestSum](repeating: DigestSum(), count: 256)
+    private static let typeOrder = MutationEntityType.allCases
 
     public init() {}
 
     /// One entity, by its SHA-256 (32 bytes).
     public mutating func add(_ entityType: MutationEntityType, id: String, hash: [UInt8]) {
-        let value = DigestSum(hash: hash)
+        add(entityType, id: id, sum: DigestSum(hash: hash))
+    }
+
+    /// One entity, by its SHA-256 read as a `DigestSum`.
+    public mutating func add(_ entityType: MutationEntityType, id: String, sum value: DigestSum) {
         total += value
         count += 1
-        let type = types[entityType] ?? (0, DigestSum())
-        types[entityType] = (type.count + 1, type.sum + value)
-        buckets[EntityDigest.bucket(of: id), default: DigestSum()] += value
+        if let type = Self.typeOrder.firstIndex(of: entityType) {
+            types[type].count += 1
+            types[type].sum += value
+        }
+        buckets[EntityDigest.bucketNumber(of: id)] += value
     }
 
     public func digest(cursor: Int64) -> SyncDigest {
         SyncDigest(
             cursor: cursor, algorithm: EntityDigest.algorithm, count: count, hash: total.hexString,
             types: Dictionary(
-                uniqueKeysWithValues: MutationEntityType.allCases.map { type in
-                    let entry = types[type] ?? (0, DigestSum())
-                    return (type.rawValue, SyncDigest.TypeDigest(count: entry.count, hash: entry.sum.hexString))
+                uniqueKeysWithValues: zip(Self.typeOrder, types).map { type, entry in
+                    (type.rawValue, SyncDigest.TypeDigest(count: entry.count, hash: entry.sum.hexString))
                 }),
             buckets: Dictionary(
-                uniqueKeysWithValues: EntityDigest.bucketNames.map { ($0, (buckets[$0] ?? DigestSum()).hexString) }))
+                uniqueKeysWithValues: zip(EntityDigest.bucketNames, buckets).map { ($0, $1.hexString) }))
     }
 }

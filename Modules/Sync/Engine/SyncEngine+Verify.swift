@@ -108,13 +108,16 @@ extension SyncEngine {
         var reads = 0
         while reads < Self.digestsPerVerify {
             reads += 1
+            // The device's digest is computed while the server computes its own: each is one consistent snapshot,
+            // and the cursors below say whether they are of the same state.
+            async let answer = network.getDigest()
+            let local = try unitOfWork { store in try LocalDigest(store, hashing: hashing) }
             let server: SyncDigest
             do {
-                server = try await network.getDigest()
+                server = try await answer
             } catch {
                 throw stop(for: error)
             }
-            let local = try unitOfWork { store in try LocalDigest(store, hashing: hashing) }
             if server.cursor > local.cursor {
                 // The server moved on: pull, then read the digest again.
                 let round = await performSync()
@@ -172,8 +175,10 @@ extension SyncEngine {
                 guard let type = MutationEntityType(rawValue: item.entityType) else { continue }
                 theirs[item.id.lowercased()] = (type, item.hash)
             }
-            let mine = local.items[bucket] ?? [:]
-            for (id, item) in mine where theirs[id]?.1 != item.hash { differing.append((item.type, id)) }
+            let mine = local.items[EntityDigest.bucketNumber(of: bucket)]
+            for (id, item) in mine where theirs[id].flatMap({ DigestSum(hex: $0.1) }) != item.sum {
+                differing.append((item.type, id))
+            }
             for (id, item) in theirs where mine[id] == nil { differing.append((item.0, id)) }
         }
         return differing
@@ -240,21 +245,20 @@ extension SyncEngine {
 struct LocalDigest {
     struct Item {
         let type: MutationEntityType
-        let hash: String
+        let sum: DigestSum
     }
 
     let cursor: Int64
     var builder = DigestBuilder()
-    /// By bucket, then by id.
-    var items: [String: [String: Item]] = [:]
+    /// By bucket number (0x00–0xff), then by id.
+    var items = [[String: Item]](repeating: [:], count: 256)
 
     init(_ store: any DataStoreProtocol, hashing: any SHA256Hashing) throws {
         cursor = try store.loadEngineState().cursor
         func add(_ type: MutationEntityType, _ id: String, _ bytes: [UInt8]) {
-            let hash = hashing.digest(of: bytes)
-            builder.add(type, id: id, hash: hash)
-            items[EntityDigest.bucket(of: id), default: [:]][id] = Item(
-                type: type, hash: DigestSum(hash: hash).hexString)
+            let sum = DigestSum(hash: hashing.digest(of: bytes))
+            builder.add(type, id: id, sum: sum)
+            items[EntityDigest.bucketNumber(of: id)][id] = Item(type: type, sum: sum)
         }
         for type in try store.fetchAllEventTypes() { add(.eventType, type.id, try EntityDigest.canonicalBytes(type)) }
         for event in try store.fetchAllEvents() { add(.event, event.id, try EntityDigest.canonicalBytes(event)) }
