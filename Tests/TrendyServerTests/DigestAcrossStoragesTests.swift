@@ -66,7 +66,7 @@ struct DigestAcrossStoragesTests {
                     + #""event_type_entry_id":"\#(type)","notify_on_entry":true}"#
             ),
             (
-                "POST", "/api/v1/property-definitions",
+                "POST", "/api/v1/event-types/\(type)/properties",
                 #"{"id":"\#(definition)","event_type_id":"\#(type)","key":"mood","label":"Mood","#
                     + #""property_type":"select","options":["low","high"],"display_order":2}"#
             ),
@@ -75,6 +75,10 @@ struct DigestAcrossStoragesTests {
                 #"{"notes":"edited","properties_patch":{"tags":null,"nested":{"type":"text","value":"x"}}}"#
             ),
             ("PUT", "/api/v1/geofences/\(fence)", #"{"radius":80}"#),
+            (
+                "PUT", "/api/v1/property-definitions/\(definition)",
+                #"{"label":"Mood ☁︎","options":["low","mid","high"]}"#
+            ),
             ("DELETE", "/api/v1/events/\(events[2])", nil),
         ]
     }
