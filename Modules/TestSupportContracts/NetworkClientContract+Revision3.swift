@@ -150,6 +150,28 @@ extension NetworkClientContract {
             #expect(try await subject.otherUser.getDigest().count == 0, "another user's digest holds none of it")
             await expectFailure(400, "bad_request") { _ = try await client.getDigestBucket("A2") }
         },
+        check("R10 api-v1 §14 test vectors: the four vector entities, created, list with the vectors' hashes") {
+            subject in
+            let client = subject.client
+            _ = try await client.createEventTypeWithIdempotency(
+                DigestTestVectors.eventTypeRequest, idempotencyKey: key())
+            _ = try await client.createEventWithIdempotency(DigestTestVectors.eventRequest, idempotencyKey: key())
+            _ = try await client.createGeofenceWithIdempotency(DigestTestVectors.geofenceRequest, idempotencyKey: key())
+            _ = try await client.createPropertyDefinitionWithIdempotency(
+                DigestTestVectors.propertyDefinitionRequest, idempotencyKey: key())
+            let digest = try await client.getDigest()
+            var total = DigestSum()
+            for vector in DigestTestVectors.all {
+                let listed = try await client.getDigestBucket(EntityDigest.bucket(of: vector.id))
+                let item = listed.items.first { $0.id == vector.id }
+                #expect(
+                    item?.hash == vector.sha256 && item?.entityType == vector.entityType.rawValue,
+                    "api-v1 §14: \(vector.entityType.rawValue) hashes to its test vector")
+                #expect(digest.types[vector.entityType.rawValue]?.hash == vector.sha256)
+                total += DigestSum(hex: vector.sha256) ?? DigestSum()
+            }
+            #expect(digest.count == 4 && digest.hash == total.hexString, "the digest is the sum of the four")
+        },
         check("N8 a malformed page token is 400 bad_request") { subject in
             await expectFailure(400, "bad_request") {
                 _ = try await subject.client.getEventsPage(limit: 10, after: "not-a-token")

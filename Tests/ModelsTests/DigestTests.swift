@@ -9,16 +9,7 @@ import Testing
 /// vectors every implementation reproduces.
 @Suite("Sync digest")
 struct DigestTests {
-    static let vectors: [(canonical: String, sha256: String)] = [
-        (
-            ##"{"color":"#007AFF","entity_type":"event_type","icon":"cup.and.saucer","id":"0192f1c4-7a00-7000-8000-000000000001","name":"Coffee"}"##,
-            "e1503fa565e4a0dac90550e9eb1e9466ebbdde28c4321078617a4296100d891e"
-        ),
-        (
-            #"{"entity_type":"event","event_type_id":"0192f1c4-7a00-7000-8000-000000000001","id":"0192f1c4-7a00-7000-8000-0000000000a2","is_all_day":false,"location_latitude":51.5,"location_longitude":-0.12,"notes":"","properties":{"cups":{"type":"number","value":2},"mood":{"type":"text","value":null}},"source_type":"manual","timestamp":"2026-11-01T09:00:00.000Z"}"#,
-            "271f2621072e1c33c8ff8b98c8ad42e03b2c236fa77029403b5a6de225e2f79f"
-        ),
-    ]
+    static let vectors: [(canonical: String, sha256: String)] = DigestTestVectors.all.map { ($0.canonical, $0.sha256) }
 
     @Test("RFC 8785 numbers: ECMAScript's shortest form, exponents below 1e-6 and from 1e21")
     func numbers() {
@@ -98,6 +89,30 @@ struct DigestTests {
         var local = Build.event(id: event.id)
         local.replaceFields(with: event)
         #expect(String(decoding: try EntityDigest.canonicalBytes(local), as: UTF8.self) == Self.vectors[1].canonical)
+
+        // The geofence and the definition, as the server returns them (with the fields the digest leaves out).
+        let fence = APIGeofence(
+            id: DigestTestVectors.geofence.id, userId: "someone", name: "Büro", latitude: 52.520008,
+            longitude: 13.404954, radius: 150, eventTypeEntryId: type.id, eventTypeExitId: nil, isActive: true,
+            notifyOnEntry: true, notifyOnExit: false, iosRegionIdentifier: "region-1")
+        let definition = APIPropertyDefinition(
+            id: DigestTestVectors.propertyDefinition.id, userId: "someone", eventTypeId: type.id, key: "size",
+            label: "Size", propertyType: .select, options: ["small", "large"], defaultValue: "small", displayOrder: 1)
+        var localFence = Build.geofence(id: fence.id)
+        localFence.replaceFields(with: fence)
+        var localDefinition = Build.propertyDefinition(id: definition.id)
+        localDefinition.replaceFields(with: definition)
+        for (server, device, vector) in [
+            (try EntityDigest.canonicalBytes(.geofence(fence)), try EntityDigest.canonicalBytes(localFence), 2),
+            (
+                try EntityDigest.canonicalBytes(.propertyDefinition(definition)),
+                try EntityDigest.canonicalBytes(localDefinition), 3
+            ),
+        ] {
+            #expect(String(decoding: server, as: UTF8.self) == Self.vectors[vector].canonical, "vector \(vector)")
+            #expect(device == server, "vector \(vector): the device's row")
+            #expect(DigestSum(hash: hashing.digest(of: server)).hexString == Self.vectors[vector].sha256)
+        }
     }
 
     @Test("a device's row and the server's object of every entity type, every field set, hash alike")
