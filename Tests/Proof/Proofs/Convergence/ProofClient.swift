@@ -12,6 +12,8 @@ import TestSupport
 /// pair has a database connection pool of its own, and the device's rounds take one lock (`DeviceLock`).
 struct ProofClient {
     let name: String
+    /// The device's database file.
+    let path: String
     let engine: SyncEngine
     let events: EventStore
     /// The second process on the same database.
@@ -34,6 +36,7 @@ struct ProofClient {
     init(name: String, directory: URL, root: ServerRoot, token: String, clock: ManualClock) throws {
         self.name = name
         let path = directory.appendingPathComponent("\(name).sqlite").path
+        self.path = path
         func process() throws -> (SyncEngine, EventStore, DefaultDataStoreFactory) {
             let client = APIClient(
                 configuration: try APIClient.Configuration(

@@ -59,14 +59,27 @@ extension ConvergenceRun {
         if let lost { return lost }
         // R10: every device proves itself against the server's digest; one without queued work or debts verifies
         // with nothing to repair (a repair would be a difference the checks above missed), one with a dead letter
-        // is blocked by it.
+        // is blocked by it. One settled device first has a row changed, removed or added behind its engine's back:
+        // it must find that one and equal the server again.
+        let tampered = try tamper(locals)
+        if tampered != nil { moves["tamperThenVerify", default: 0] += 1 }
         for (client, _, queue) in locals {
             let verification = await client.engine.verify()
+            // The tampered entity is repaired by the read-back (1), or already by the round `verify()` starts with
+            // (0: a geofence refresh rewrites every geofence); either way the device must equal the server after.
+            let expected = client.name == tampered?.device ? 0...1 : 0...0
+            let context = tampered.map { $0.device == client.name ? " after \($0.what)" : "" } ?? ""
             switch verification.result {
-            case .verified(let repaired) where repaired == 0 && queue.isEmpty: continue
+            case .verified(let repaired) where expected.contains(repaired) && queue.isEmpty: break
             case .blocked where !queue.isEmpty: continue
             default:
-                return "\(client.name): verify() after settling: \(verification.result) (queue \(queue.count))"
+                return
+                    "\(client.name): verify() after settling\(context): \(verification.result) (queue \(queue.count))"
+            }
+            if expected.upperBound == 1,
+                let divergence = Entities.firstDifference(client.name, try client.entities(), server, skipping: [])
+            {
+                return "verify() said it verified\(context): " + divergence
             }
         }
         for (id, creation) in ledger.created.sorted(by: { $0.key < $1.key }) {
