@@ -153,4 +153,67 @@ struct FieldMergeTests {
             #expect(try row.syncStatus == .synced && device.owed().isEmpty)
         }
     }
+
+    /// Proof seeds 353, 381 and 684 of the first 1000-seed run with the field ledger: a's colour reached the server
+    /// but its answer was lost; b's later colour landed on top; a's icon edit then merged into the queued update
+    /// under a new key, and the merged body set a's old colour again — over b's acknowledged write.
+    @Test("R2 R5 an update whose answer was lost is re-sent as it went before a later edit merged into it")
+    func lostAnswerThenMerge() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let b = try a.secondDevice()
+        _ = await b.engine.performSync()
+
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#aa0000" }
+        a.network.enqueue(.transport("the connection closed without an answer"), for: .updateEventTypeWithIdempotency)
+        #expect(await a.engine.performSync().outcome == .offline("the connection closed without an answer"))
+        // The send went out and the server committed it; only the answer was lost.
+        let sent = try #require(try a.mutations(of: type.id).first)
+        #expect(sent.sentKey == sent.clientRequestId && sent.sentPayload == sent.payload, "the claim kept the send")
+        let sentBody = try JSONCoding.decode(UpdateEventTypeRequest.self, from: try #require(sent.payload))
+        _ = try await a.network.updateEventTypeWithIdempotency(
+            id: type.id, sentBody, idempotencyKey: sent.clientRequestId)
+
+        _ = try await b.events.updateEventType(id: type.id) { $0.color = "#00bb00" }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        _ = try await a.events.updateEventType(id: type.id) { $0.icon = "mug" }
+        let merged = try #require(try a.mutations(of: type.id).first)
+        #expect(merged.clientRequestId != sent.clientRequestId && merged.sentKey == sent.clientRequestId)
+
+        a.network.resetCalls()
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        let updates = a.network.calls(of: .updateEventTypeWithIdempotency)
+        // R2 R5: first the lost send again under its key (the server replays it), then only what it did not carry.
+        #expect(updates.map(\.idempotencyKey).first == sent.clientRequestId && updates.count == 2)
+        #expect(updates.last?.body == ["icon": "mug"], "the merged colour left the patch with the acknowledged send")
+        let server = try #require(a.serverEventTypes.first { $0.id == type.id })
+        #expect(server.color == "#00bb00" && server.icon == "mug", "b's later colour stands")
+        let row = try #require(try a.events.eventType(id: type.id))
+        #expect(row.color == "#00bb00" && row.icon == "mug" && row.syncStatus == .synced)
+        #expect(try a.mutations(of: type.id).isEmpty && a.owed().isEmpty)
+    }
+
+    @Test("R2 a lost send is re-sent first also when the server never got it: then it is applied, and the rest follows")
+    func lostSendNeverCommitted() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#aa0000" }
+        a.network.enqueue(.transport("connection lost"), for: .updateEventTypeWithIdempotency)
+        _ = await a.engine.performSync()
+        _ = try await a.events.updateEventType(id: type.id) { $0.icon = "mug" }
+        // A 5xx to the re-sent lost send says nothing about it: it stays, and the row pays an attempt.
+        a.network.enqueue(http(503), for: .updateEventTypeWithIdempotency)
+        #expect(await a.engine.performSync().outcome == .partial(bootstrapped: false))
+        let waiting = try #require(try a.mutations(of: type.id).first)
+        #expect(waiting.attempts == 1 && waiting.sentKey != nil && waiting.sentKey != waiting.clientRequestId)
+
+        a.network.resetCalls()
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(
+            a.network.calls(of: .updateEventTypeWithIdempotency).map(\.body) == [["color": "#aa0000"], ["icon": "mug"]])
+        let server = try #require(a.serverEventTypes.first { $0.id == type.id })
+        #expect(server.color == "#aa0000" && server.icon == "mug")
+        #expect(try a.mutations(of: type.id).isEmpty)
+    }
+
 }

@@ -25,6 +25,12 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     public var revision: Int
     public var createdAt: Date
     public var updatedAt: Date
+    /// An update's earliest send that no answer has settled: its key and body, set when it is claimed. A send whose
+    /// answer was lost may have been committed; when a merge (R2) or a retry has since given the row another key,
+    /// the push re-sends this one first, exactly as it went, so that a committed send is replayed and never applied
+    /// again over a later write of another device (docs/error-recovery.md, "Lost answers"). Nil otherwise.
+    public var sentKey: String?
+    public var sentPayload: Data?
 
     /// The `last_error` of a create whose parent was removed (sync-engine R8); a retry rebuilds its payload.
     public static let parentDeletedError = "parent deleted"
@@ -44,7 +50,9 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
         firstSentAt: Date? = nil,
         revision: Int = 1,
         createdAt: Date,
-        updatedAt: Date
+        updatedAt: Date,
+        sentKey: String? = nil,
+        sentPayload: Data? = nil
     ) {
         self.seq = seq
         self.id = id
@@ -61,6 +69,8 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
         self.revision = revision
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.sentKey = sentKey
+        self.sentPayload = sentPayload
     }
 
     /// A new live mutation with fresh UUIDv7 id and key, stamped `now`.
@@ -80,6 +90,32 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     public var isLive: Bool { state == .pending }
     public var isDeadLetter: Bool { state == .failed }
     public var isSent: Bool { firstSentAt != nil }
+
+    /// The row as a claim (DS2) leaves it: `first_sent_at` set once, and an update's send remembered unless an
+    /// earlier one is still unsettled (`sentKey`).
+    public func claimed(at now: Date) -> PendingMutation {
+        var row = self
+        if row.firstSentAt == nil {
+            row.firstSentAt = now.roundedToMilliseconds
+            row.updatedAt = now.roundedToMilliseconds
+        }
+        if row.operation == .update && row.sentKey == nil {
+            row.sentKey = row.clientRequestId
+            row.sentPayload = row.payload
+        }
+        return row
+    }
+
+    /// The update's earlier send to re-send before this body: set when that send is unsettled and the row has
+    /// another key since. Its revision is not the queued one, so its answer is recorded as an older revision's (R2).
+    public var earlierSend: PendingMutation? {
+        guard operation == .update, let sentKey, sentKey != clientRequestId, let sentPayload else { return nil }
+        var earlier = self
+        earlier.clientRequestId = sentKey
+        earlier.payload = sentPayload
+        earlier.revision = revision - 1
+        return earlier
+    }
 }
 
 /// What `enqueueMutation` did with a local change (sync-engine §1.7).

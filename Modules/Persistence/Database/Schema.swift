@@ -13,7 +13,17 @@ enum Schema {
         migrator.registerMigration("v4-geofences-refreshed-at", migrate: addGeofencesRefreshedAt)
         migrator.registerMigration("v5-owed-features-batches", migrate: addOwedFeaturesAndBatches)
         migrator.registerMigration("v6-history-verify", migrate: allowVerifyHistory)
+        migrator.registerMigration("v7-sent-updates", migrate: addSentUpdates)
         return migrator
+    }
+
+    /// An update's unsettled send, kept so that a merge never re-applies it under a new key (`PendingMutation.sentKey`).
+    private static func addSentUpdates(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE pending_mutations ADD COLUMN sent_key TEXT;
+                ALTER TABLE pending_mutations ADD COLUMN sent_payload BLOB;
+                """)
     }
 
     /// History rows of kind `verify` (sync-engine R10). SQLite cannot change a CHECK constraint in place: the table

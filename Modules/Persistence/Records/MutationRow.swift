@@ -7,7 +7,8 @@ import Protocols
 enum MutationRow {
     static let columns = [
         "seq", "id", "entity_type", "operation", "entity_id", "payload", "client_request_id", "state", "attempts",
-        "last_error", "last_attempt_at", "first_sent_at", "revision", "created_at", "updated_at",
+        "last_error", "last_attempt_at", "first_sent_at", "revision", "created_at", "updated_at", "sent_key",
+        "sent_payload",
     ]
     static let columnList = columns.joined(separator: ", ")
     static let select = "SELECT \(columnList) FROM pending_mutations"
@@ -34,7 +35,9 @@ enum MutationRow {
             firstSentAt: try Column.optionalDate(row, 11),
             revision: try row.decode(Int.self, atIndex: 12),
             createdAt: try Column.date(row, 13),
-            updatedAt: try Column.date(row, 14)
+            updatedAt: try Column.date(row, 14),
+            sentKey: try row.decode(String?.self, atIndex: 15),
+            sentPayload: try row.decode(Data?.self, atIndex: 16)
         )
     }
 
@@ -45,7 +48,7 @@ enum MutationRow {
             mutation.operation.rawValue, mutation.entityId, mutation.payload, mutation.clientRequestId,
             mutation.state.rawValue, mutation.attempts, mutation.lastError, Column.milliseconds(mutation.lastAttemptAt),
             Column.milliseconds(mutation.firstSentAt), mutation.revision, Column.milliseconds(mutation.createdAt),
-            Column.milliseconds(mutation.updatedAt),
+            Column.milliseconds(mutation.updatedAt), mutation.sentKey, mutation.sentPayload,
         ]
     }
 
@@ -55,7 +58,7 @@ enum MutationRow {
     /// Rewrites every mutable column of an existing row (identified by `id`).
     static let updateSQL = """
         UPDATE pending_mutations SET payload = ?, client_request_id = ?, state = ?, attempts = ?, last_error = ?,
-            last_attempt_at = ?, first_sent_at = ?, revision = ?, updated_at = ?
+            last_attempt_at = ?, first_sent_at = ?, revision = ?, updated_at = ?, sent_key = ?, sent_payload = ?
         WHERE id = ?
         """
 
@@ -63,7 +66,8 @@ enum MutationRow {
         [
             mutation.payload, mutation.clientRequestId, mutation.state.rawValue, mutation.attempts,
             mutation.lastError, Column.milliseconds(mutation.lastAttemptAt), Column.milliseconds(mutation.firstSentAt),
-            mutation.revision, Column.milliseconds(mutation.updatedAt), mutation.id,
+            mutation.revision, Column.milliseconds(mutation.updatedAt), mutation.sentKey, mutation.sentPayload,
+            mutation.id,
         ]
     }
 }

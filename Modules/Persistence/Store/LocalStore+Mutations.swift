@@ -70,9 +70,9 @@ extension LocalStore {
             var claimed: [PendingMutation] = []
             for id in ids {
                 guard var row = try Self.mutation(id: id, in: db), row.isLive else { continue }
-                if row.firstSentAt == nil {
-                    row.firstSentAt = at.roundedToMilliseconds
-                    row.updatedAt = at.roundedToMilliseconds
+                let claimedRow = row.claimed(at: at)
+                if claimedRow != row {
+                    row = claimedRow
                     try Self.rewrite(row, in: db)
                 }
                 claimed.append(row)

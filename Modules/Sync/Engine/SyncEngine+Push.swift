@@ -115,9 +115,13 @@ extension SyncEngine {
             deferMutation(mutation, &run, &counters)
             return
         }
-        guard let row = try claim([mutation], &run).first else {
+        guard var row = try claim([mutation], &run).first else {
             publishProgress(run)
             return
+        }
+        if let earlier = row.earlierSend {
+            guard let next = try await settleEarlierSend(earlier, of: row, &run, &counters) else { return }
+            row = next
         }
         let request: PushRequest
         do {
@@ -128,13 +132,56 @@ extension SyncEngine {
         }
         let resolution: Resolution
         let effect: BreakerEffect
+        var refused = false
         do {
             let replayed = try await send(request, row)
             (resolution, effect) = (replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
         } catch {
             (resolution, effect) = try await resolve(error, row, &run, &counters)
+            refused = Self.isRefusal(error)
         }
         try record([(row, resolution)], breaker: effect, &run, &counters)
+        if refused { try unitOfWork { store in try Self.forgetSend(of: row, store) } }
+    }
+
+    /// A 4xx answer: the server stored nothing under the key (a key it had committed would be replayed, not
+    /// refused), so it settles an earlier lost answer too. A 5xx proves nothing about an earlier send.
+    static func isRefusal(_ error: any Error) -> Bool {
+        guard case .http(let failure) = error as? NetworkError else { return false }
+        return failure.status < 500
+    }
+
+    /// An update's earlier send, unsettled (its answer was lost, so the server may have committed it), re-sent
+    /// exactly as it went before the row's newer body: a committed send is replayed (R5), one that was not is applied
+    /// now, and either way the answer acknowledges its keys, which leave the queued patch (R2). Without it, a merge
+    /// under a new key would apply the old values again over a later write of another device. A 5xx says nothing
+    /// about the lost answer (as for batches, §4.7): the send stays unsettled and the row pays an attempt. Returns the
+    /// row to send next, claimed again, or nil when nothing more goes this round.
+    private func settleEarlierSend(
+        _ earlier: PendingMutation, of row: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters
+    ) async throws -> PendingMutation? {
+        let resolution: Resolution
+        let effect: BreakerEffect
+        do {
+            let replayed = try await send(try PushRequest(earlier), earlier)
+            (resolution, effect) = (replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
+        } catch {
+            if case .http = error as? NetworkError, !Self.isRefusal(error) {
+                let (rowResolution, rowEffect) = try await resolve(error, row, &run, &counters)
+                try record([(row, rowResolution)], breaker: rowEffect, &run, &counters)
+                return nil
+            }
+            (resolution, effect) = try await resolve(error, earlier, &run, &counters)
+        }
+        if case .untouched = resolution { return nil }
+        // Answered: recorded as the older revision's outcome, then forgotten; what is queued now goes next.
+        try record([(earlier, resolution)], breaker: effect, &run, &counters)
+        let current = try unitOfWork { store -> PendingMutation? in
+            try Self.forgetSend(of: earlier, store)
+            return try store.fetchMutations(entityId: row.entityId).first { $0.id == row.id && $0.isLive }
+        }
+        guard let current else { return nil }
+        return try claim([current], &run).first
     }
 
     /// Sends one request; true when its answer was replayed from an earlier request with the same key (R5).
@@ -283,6 +330,7 @@ extension SyncEngine {
                         counters.pushed += 1
                         try settleEntity(after: queued, resolution: resolution, store)
                     }
+                    try Self.forgetSend(of: row, store)
                     if case .completedOwed(let reason) = resolution {
                         try store.markOwed(row.entityType, id: row.entityId, reason: reason)
                     }
@@ -311,6 +359,9 @@ extension SyncEngine {
                     if case .conflict = resolution {
                         try store.markOwed(row.entityType, id: row.entityId, reason: .conflict)
                     }
+                    // A dead letter's send is settled (404, or a conflict: a committed key is replayed, not
+                    // refused); a counted failure may be a 5xx, which proves nothing about an earlier lost answer.
+                    if case .counted = resolution {} else { try Self.forgetSend(of: row, store) }
                 }
                 run.recorded += 1
             }
@@ -323,6 +374,17 @@ extension SyncEngine {
         }
         refreshCounts()
         publishProgress(run)
+    }
+
+    /// An answer to `row`'s key settles that send: a newer revision queued since no longer re-sends it first.
+    static func forgetSend(of row: PendingMutation, _ store: any DataStoreProtocol) throws {
+        guard row.operation == .update,
+            var queued = try store.fetchMutations(entityId: row.entityId).first(where: { $0.id == row.id }),
+            queued.sentKey == row.clientRequestId
+        else { return }
+        queued.sentKey = nil
+        queued.sentPayload = nil
+        try store.rewriteMutation(queued)
     }
 
     /// The queued create of `row`'s entity when it holds the very body `row` sent, at a newer revision.
