@@ -55,12 +55,29 @@ extension DataStoreContract {
             row.lastError = "parent deleted"
             row.revision += 1
             row.updatedAt = Build.instant.addingTimeInterval(5)
+            row.sentKey = Build.id(76)
+            row.sentPayload = try updatePayload(notes: "x")
             try subject.saved { try $0.rewriteMutation(row) }
-            #expect(try subject.queue() == [row])
+            #expect(try subject.queue() == [row], "every field, the unsettled send included")
             var missing = row
             missing.id = Build.id(404)
             try subject.saved { try $0.rewriteMutation(missing) }
             #expect(try subject.queue() == [row], "a missing row is a no-op")
+        },
+        check("DS2 a claim keeps an update's send until it is settled; a merge keeps it; creates keep none") { subject in
+            try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
+            try subject.enqueue(.create, id: Build.id(2), payload: try updatePayload(notes: "c"))
+            let queued = try subject.queue()
+            let claimed = try subject.saved { try $0.claimMutations(ids: queued.map(\.id), at: Build.instant) }
+            let update = try #require(claimed.first { $0.operation == .update })
+            #expect(update.sentKey == update.clientRequestId && update.sentPayload == update.payload)
+            #expect(claimed.first { $0.operation == .create }?.sentKey == nil, "only updates keep their send")
+            try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "y"))
+            let merged = try #require(try subject.queue().first { $0.operation == .update })
+            #expect(merged.clientRequestId != update.clientRequestId, "R2: the merged body has a key of its own")
+            #expect(merged.sentKey == update.clientRequestId && merged.sentPayload == update.payload)
+            let again = try subject.saved { try $0.claimMutations(ids: [merged.id], at: Build.instant) }
+            #expect(again.first?.sentKey == update.clientRequestId, "a claim never replaces an unsettled send")
         },
         check("unanswered batches: kept in order with their members, replaced by key, forgotten by key") { subject in
             func batch(_ key: String, _ members: Int, at offset: Double) -> UnansweredBatch {

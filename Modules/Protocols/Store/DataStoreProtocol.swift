@@ -191,8 +191,9 @@ public protocol DataStoreProtocol {
     /// DS11. History rows, newest first.
     func fetchSyncHistory(limit: Int) throws -> [SyncHistoryEntry]
 
-    /// DS15. Writes a queued mutation's payload, key, state, attempts, last error, revision and `updated_at` as
-    /// given, matched by `id`; a missing row is a no-op. For the queue rules outside coalescing (R7, R8).
+    /// DS15. Writes a queued mutation's payload, key, state, attempts, last error, revision, `updated_at` and
+    /// unsettled send (`sentKey`, `sentPayload`) as given, matched by `id`; a missing row is a no-op. For the queue
+    /// rules outside coalescing (R7, R8) and the push's settled sends.
     func rewriteMutation(_ mutation: PendingMutation) throws
 
     // MARK: DS12–DS14: owed read-backs (sync-engine R4)
