@@ -64,7 +64,8 @@ extension DataStoreContract {
             try subject.saved { try $0.rewriteMutation(missing) }
             #expect(try subject.queue() == [row], "a missing row is a no-op")
         },
-        check("DS2 a claim keeps an update's send until it is settled; a merge keeps it; creates keep none") { subject in
+        check("DS2 a claim keeps an update's send until it is settled; a merge keeps it; creates keep none") {
+            subject in
             try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
             try subject.enqueue(.create, id: Build.id(2), payload: try updatePayload(notes: "c"))
             let queued = try subject.queue()
