@@ -10,7 +10,7 @@ digest of every row, the server's digest over HTTP, and the comparison.
     make bench-digest            # or: python3 Benchmarks/user-path/digest.py --server-bin .build/release \\
                                  #         --cli-bin .build-static/release --events 100000 --runs 5
 """
-import argparse, os, tempfile, time, urllib.request
+import argparse, tempfile, time, urllib.request
 
 from common import Device, Server
 

@@ -25,29 +25,27 @@ public enum CanonicalJSON {
                 write(element, to: &output)
             }
             output.append(UInt8(ascii: "]"))
-        case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            for (index, name) in sortedNames(members.keys).enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                writeString(name, to: &output)
-                output.append(UInt8(ascii: ":"))
-                if let member = members[name] { write(member, to: &output) }
-            }
-            output.append(UInt8(ascii: "}"))
+        case .object(let members): writeObject(members.map { (name: $0.key, value: $0.value) }, to: &output)
         }
     }
 
     /// An object given as a list of members with distinct names, in any order: the bytes of the same `.object`,
     /// without building its dictionary.
     public static func bytes(members: [(name: String, value: JSONValue)]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        writeObject(members, to: &output)
+        return output
+    }
+
+    /// Members in JCS order: names by UTF-16 code units (which differs from comparing UTF-8 only beyond the BMP).
+    static func writeObject(_ members: [(name: String, value: JSONValue)], to output: inout [UInt8]) {
         let ascii = members.allSatisfy { $0.name.utf8.allSatisfy { $0 < 0x80 } }
         let sorted = members.sorted {
             ascii
                 ? $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
                 : $0.name.utf16.lexicographicallyPrecedes($1.name.utf16)
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(256)
         output.append(UInt8(ascii: "{"))
         for (index, member) in sorted.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
@@ -56,15 +54,6 @@ public enum CanonicalJSON {
             write(member.value, to: &output)
         }
         output.append(UInt8(ascii: "}"))
-        return output
-    }
-
-    /// Member names in JCS order: by UTF-16 code units (which differs from Swift's `<` only beyond the BMP).
-    static func sortedNames(_ names: Dictionary<String, JSONValue>.Keys) -> [String] {
-        if names.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
-            return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        }
-        return names.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
     }
 
     static func writeString(_ text: String, to output: inout [UInt8]) {
