@@ -45,7 +45,7 @@ public enum NetworkClientContract {
     }
 
     public static let checks: [Check] =
-        eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks
+        eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks + streamChecks
 }
 
 // MARK: - Helpers

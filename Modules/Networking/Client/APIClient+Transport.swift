@@ -151,7 +151,7 @@ extension APIClient {
         return (data, http)
     }
 
-    private static func describe(_ error: URLError) -> String {
+    static func describe(_ error: URLError) -> String {
         switch error.code {
         case .timedOut: "the request timed out"
         case .cannotConnectToHost: "connection refused"

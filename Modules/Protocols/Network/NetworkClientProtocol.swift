@@ -155,6 +155,13 @@ public protocol NetworkClientProtocol: Sendable {
     /// page's `nextAfter` continues it and is nil on the last page. Only on servers with the `after` feature.
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage
 
+    /// N9. `GET /api/v1/changes/stream` from `cursor` (api-v1 §13): `.opened` once the server accepted it, then
+    /// every entry above `cursor` once, in id order, as it commits; `.reset` or `.reauth` before the server closes
+    /// it. One connection: the sequence finishes when the server closes, and throws `NetworkError` when it cannot
+    /// open (404 on a server without the route, 410, 429 `stream_limit`, 401) or drops. The caller reconnects from
+    /// the last entry it applied (sync-engine R12). Only on servers with the `stream` feature.
+    func changeStream(since cursor: Int64) -> AsyncThrowingStream<StreamEvent, any Error>
+
     /// N10. `GET /api/v1/sync/digest` (api-v1 §14): the server's digest of everything the user holds, at a cursor.
     /// Only on servers with the `digest` feature (R10).
     func getDigest() async throws -> SyncDigest

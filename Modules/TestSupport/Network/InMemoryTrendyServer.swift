@@ -19,6 +19,9 @@ public final class InMemoryTrendyServer: Sendable {
     /// plays an older server.
     public let features: ServerFeatures
     let state = Mutex(State())
+    /// Open change streams by id; taken inside `state`'s lock (never the other way round), so an entry is yielded
+    /// to the streams in the same critical section that logs it.
+    let streams = Mutex<[UUID: ChangeStreamSubscriber]>([:])
 
     public init(
         clock: any SyncClock = ManualClock(), futureIdTolerance: TimeInterval? = 60,
@@ -31,7 +34,7 @@ public final class InMemoryTrendyServer: Sendable {
 
     /// The revision-3 features the model implements.
     public static let allFeatures = ServerFeatures([
-        ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest,
+        ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest, ServerFeatures.stream,
     ])
 
     struct State {
@@ -128,6 +131,13 @@ public final class InMemoryTrendyServer: Sendable {
                 userId: user, data: snapshot, deletedAt: operation == .delete ? Date(millisecondsSince1970: now) : nil,
                 createdAt: Date(millisecondsSince1970: now)))
         state.nextChangeId += 1
+        if let entry = state.changes.last {
+            streams.withLock { streams in
+                for subscriber in streams.values where subscriber.user == user {
+                    subscriber.continuation.yield(.change(entry))
+                }
+            }
+        }
     }
 
     func logDelete(_ state: inout State, user: String, _ type: MutationEntityType, id: String) {

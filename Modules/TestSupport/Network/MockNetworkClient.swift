@@ -25,6 +25,8 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         case fetchEntity, getEventsPage
         /// N10, N11 (the digest, R10).
         case getDigest, getDigestBucket
+        /// N9 (the change stream, R12).
+        case changeStream
     }
 
     /// One recorded call.

@@ -59,7 +59,10 @@ public final class TrendyServer: Sendable {
             server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             // Shut down in reverse order, after the HTTP server: maintenance stops, then the database closes.
-            services: [StorageLifetime(storage: storage), Maintenance(server: self)],
+            services: [
+                StorageLifetime(storage: storage), Maintenance(server: self),
+                CommitWatch(streams: pipeline.streams, storage: storage),
+            ],
             onServerRunning: { channel in
                 onListening("http://\(host):\(channel.localAddress?.port ?? 0)")
             },

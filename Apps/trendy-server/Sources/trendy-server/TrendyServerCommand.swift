@@ -42,6 +42,10 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "Imitate a backend's defects: 'original'.") var quirks: String?
     @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
     @Option(help: "Seconds before a connection without a request in progress is closed.") var idleTimeout = 60
+    @Option(help: "Change streams the server holds at once; beyond it, 503.") var maxStreams = 10_000
+    @Option(help: "Change streams one user holds at once; beyond it, 429 stream_limit.") var maxStreamsPerUser = 16
+    @Option(help: "Seconds without an event before a change stream sends a keep-alive comment.")
+    var streamKeepalive = 15
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
     @Option(help: "text (one line a record) or json (one JSON object a line, for log collectors).")
     var logFormat = "text"
@@ -125,6 +129,9 @@ struct TrendyServerCommand: AsyncParsableCommand {
         configuration.quirks = quirks == "original" ? .original : .none
         configuration.changelogRetentionDays = changelogRetentionDays
         configuration.idleTimeoutSeconds = idleTimeout
+        configuration.maxStreams = maxStreams
+        configuration.maxStreamsPerUser = maxStreamsPerUser
+        configuration.streamKeepaliveSeconds = streamKeepalive
         do {
             try configuration.validate()
         } catch {

@@ -36,6 +36,14 @@ struct Authenticator: Sendable {
         throw Self.unauthorized("Authentication is required to access this resource")
     }
 
+    /// When the bearer token of an authenticated request stops being accepted: a JWT's `exp`; nil for a static
+    /// token, which never expires. A change stream closes then, after `event: reauth` (api-v1 §13).
+    func expiry(authorization: String?) -> Date? {
+        guard jwtSecret != nil, let authorization, let space = authorization.firstIndex(of: " ") else { return nil }
+        let token = authorization[authorization.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        return JWT.expiry(of: token)
+    }
+
     static func unauthorized(_ detail: String) -> APIError {
         var error = APIError(.unauthorized, detail)
         error.headers = [(.wwwAuthenticate, "Bearer")]

@@ -34,6 +34,15 @@ enum JWT {
         return subject.lowercased()
     }
 
+    /// The `exp` claim of a token already verified; nil for anything else (a static token).
+    static func expiry(of token: String) -> Date? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let claimBytes = Base64URL.decode(parts[1]),
+            let claims = try? JSONText.parse(claimBytes), let expiry = claims["exp"]?.doubleValue
+        else { return nil }
+        return Date(timeIntervalSince1970: expiry)
+    }
+
     /// Signs `claims` with HS256 (the dev tooling and tests mint tokens with it).
     static func sign(claims: JSONValue, secret: [UInt8]) -> String {
         let header = Base64URL.encode(Array(JSONText.string(["alg": "HS256", "typ": "JWT"]).utf8))

@@ -36,6 +36,12 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a connection may stay open without a request in progress (`--idle-timeout`): a keep-alive
     /// connection between requests, or one that sent blank lines or half a request head. The server closes it.
     public var idleTimeoutSeconds = 60
+    /// Change streams the server holds at once (`--max-streams`); beyond it, 503 (api-v1 §13).
+    public var maxStreams = 10_000
+    /// Change streams one user holds at once (`--max-streams-per-user`); beyond it, 429 `stream_limit`.
+    public var maxStreamsPerUser = 16
+    /// Seconds without an event after which a stream sends `: ping` (`--stream-keepalive`).
+    public var streamKeepaliveSeconds = 15
     /// Time for timestamps, token expiry, rate limits, retention and idempotency TTL. Tests inject a manual one.
     public var clock: any SyncClock = SystemClock()
     /// Hooks for in-process tests; empty in production.
@@ -109,6 +115,11 @@ public struct ServerConfiguration: Sendable {
         if let limit = rateLimitPerMinute, limit < 1 { throw .outOfRange("--rate-limit", "at least 1") }
         if let days = changelogRetentionDays, days < 1 { throw .outOfRange("--changelog-retention-days", "at least 1") }
         if idleTimeoutSeconds < 1 { throw .outOfRange("--idle-timeout", "at least 1") }
+        guard (1...1_000_000).contains(maxStreams) else { throw .outOfRange("--max-streams", "1–1000000") }
+        guard (1...1000).contains(maxStreamsPerUser) else { throw .outOfRange("--max-streams-per-user", "1–1000") }
+        guard (1...3600).contains(streamKeepaliveSeconds) else {
+            throw .outOfRange("--stream-keepalive", "1–3600 seconds")
+        }
         try faults.validate()
     }
 }

@@ -20,10 +20,8 @@ enum ChangeFeed {
         var count = 0
         var hasMore = false
         try db.forEachRow(
-            """
-            SELECT id, entity_type, operation, entity_id, user_id, data, deleted_at, created_at FROM changes
-            WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?
-            """, [request.userId, since, limit + 1]
+            ChangeEntryText.select + " WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
+            [request.userId, since, limit + 1]
         ) { row in
             if count == limit {
                 hasMore = true
@@ -31,38 +29,14 @@ enum ChangeFeed {
             }
             if count > 0 { text.append(UInt8(ascii: ",")) }
             count += 1
-            last = row.int64(0)
-            if oldestCreatedAt == nil { oldestCreatedAt = row.int64(7) }
-            text.append(contentsOf: #"{"created_at":""#.utf8)
-            RFC3339.write(milliseconds: row.int64(7), into: &text)
-            text.append(contentsOf: #"","data":"#.utf8)
-            if row.isNull(5) {
-                text.append(contentsOf: "null".utf8)
-            } else {
-                row.withText(5) { text.append(contentsOf: $0) }
-            }
-            if !row.isNull(6) {
-                text.append(contentsOf: #","deleted_at":""#.utf8)
-                RFC3339.write(milliseconds: row.int64(6), into: &text)
-                text.append(UInt8(ascii: "\""))
-            }
-            appendMember("entity_id", 3, of: row, to: &text)
-            appendMember("entity_type", 1, of: row, to: &text)
-            text.append(contentsOf: #","id":\#(last)"#.utf8)
-            appendMember("operation", 2, of: row, to: &text)
-            appendMember("user_id", 4, of: row, to: &text)
-            text.append(UInt8(ascii: "}"))
+            last = ChangeEntryText.id(row)
+            if oldestCreatedAt == nil { oldestCreatedAt = ChangeEntryText.createdAt(row) }
+            ChangeEntryText.write(row, into: &text)
             return true
         }
         text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)
         return APIResponse(
             status: .ok, body: text, observation: .feedPage(changes: count, oldestCreatedAt: oldestCreatedAt))
-    }
-
-    /// Appends `,"name":"<escaped text>"`.
-    private static func appendMember(_ name: String, _ column: Int, of row: any StorageRow, to text: inout [UInt8]) {
-        text.append(contentsOf: ",\"\(name)\":".utf8)
-        row.withText(column) { JSONText.writeString(bytes: $0, into: &text) }
     }
 
     static func latestCursor(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
@@ -73,9 +47,14 @@ enum ChangeFeed {
     }
 
     private static func cursor(_ request: APIRequest) throws(APIError) -> Int64 {
-        guard let text = request.query["since"], !text.isEmpty else { return 0 }
+        try cursor(request.query["since"], original: request.original)
+    }
+
+    /// A `since` value (or a `Last-Event-ID`): absent or empty is 0.
+    static func cursor(_ text: String?, original: Bool) throws(APIError) -> Int64 {
+        guard let text, !text.isEmpty else { return 0 }
         guard let value = Int64(text) else { throw APIError(.badRequest, "since must be an integer cursor") }
-        if value < 0 && !request.original { throw APIError(.badRequest, "since must not be negative") }
+        if value < 0 && !original { throw APIError(.badRequest, "since must not be negative") }
         return value
     }
 

@@ -18,6 +18,7 @@ struct APIError: Error {
         case payloadTooLarge = "payload_too_large"
         case idempotencyMismatch = "idempotency_mismatch"
         case rateLimit = "rate_limit"
+        case streamLimit = "stream_limit"
         case `internal`
         case unavailable
 
@@ -30,7 +31,7 @@ struct APIError: Error {
             case .cursorExpired: .gone
             case .payloadTooLarge: .contentTooLarge
             case .idempotencyMismatch: .unprocessableContent
-            case .rateLimit: .tooManyRequests
+            case .rateLimit, .streamLimit: .tooManyRequests
             case .internal: .internalServerError
             case .unavailable: .serviceUnavailable
             }
@@ -50,6 +51,7 @@ struct APIError: Error {
             case .payloadTooLarge: "Payload Too Large"
             case .idempotencyMismatch: "Idempotency Key Reused"
             case .rateLimit: "Rate Limit Exceeded"
+            case .streamLimit: "Too Many Streams"
             case .internal: "Internal Server Error"
             case .unavailable: "Service Unavailable"
             }

@@ -53,7 +53,7 @@ struct APIMiddleware: RouterMiddleware {
     /// The revision-3 capabilities this server has, announced on every answer (api-v1 §2.1); the original backend
     /// announces none.
     static let features = ServerFeatures([
-        ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest,
+        ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest, ServerFeatures.stream,
     ])
 
     /// 1–128 visible ASCII characters (api-v1 §2.1).
@@ -122,4 +122,6 @@ extension HTTPField.Name {
     static let trendyFault = constant("X-Trendy-Fault")
     static let trendyFeatures = constant(ServerFeatures.headerName)
     static let nextAfter = constant("X-Next-After")
+    static let lastEventID = constant("Last-Event-ID")
+    static let xAccelBuffering = constant("X-Accel-Buffering")
 }

@@ -31,6 +31,8 @@ final class Pipeline: Sendable {
     let idempotency: IdempotencyGuard
     let metrics: ServerMetrics
     let logger: Logger
+    /// The open change streams, rung after each write of their user commits (api-v1 §13).
+    let streams: ChangeStreams
     /// Users already created, to skip the insert on later requests.
     private let knownUsers = Mutex<Set<String>>([])
 
@@ -45,6 +47,8 @@ final class Pipeline: Sendable {
             configuration.faults.isEnabled || configuration.testHooks.scriptedFault != nil
             ? FaultInjector(configuration: configuration.faults, scripted: configuration.testHooks.scriptedFault) : nil
         idempotency = IdempotencyGuard(original: configuration.quirks == .original)
+        streams = ChangeStreams(
+            maxStreams: configuration.maxStreams, maxStreamsPerUser: configuration.maxStreamsPerUser)
     }
 
     var original: Bool { configuration.quirks == .original }
@@ -154,6 +158,8 @@ final class Pipeline: Sendable {
     {
         guard route.isWrite else { return .answer(try await storage.read { db in try route.handler(request, db) }) }
         let claim = scope.map { "\($0.user) \($0.method) \($0.path) \($0.key)" }
+        // Committed (or not): either way the user's streams look, and find new rows only after a commit.
+        defer { streams.committed(user: request.userId, changeId: nil) }
         return try await storage.write(user: request.userId, claim: claim) { [idempotency] db in
             if let scope, let record = try idempotency.stored(scope, now: request.now, db) { return .replay(record) }
             let answer = try route.handler(request, db)

@@ -47,6 +47,9 @@ enum Routes {
         let api = router.group()
         func add(_ middleware: some RouterMiddleware<APIContext>) { api.add(middleware: middleware) }
         for middleware in pipeline.middlewares() { add(middleware) }
+        api.get("/api/v1/changes/stream") { request, context in
+            try await ChangeStream.respond(request, context, pipeline)
+        }
         for route in all {
             api.on(RouterPath(route.path), method: route.method) { request, context in
                 try await pipeline.respond(route, request, context)

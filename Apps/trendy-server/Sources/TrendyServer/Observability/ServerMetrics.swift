@@ -41,6 +41,21 @@ public final class ServerMetrics: Sendable {
         Recorder(label: "trendy_batch_events", factory: factory).record(items)
     }
 
+    /// A change stream opened (api-v1 §13).
+    func streamOpened() {
+        Meter(label: "trendy_open_streams", factory: factory).increment()
+    }
+
+    /// A change stream closed.
+    func streamClosed() {
+        Meter(label: "trendy_open_streams", factory: factory).decrement()
+    }
+
+    /// Entries a stream sent in one write.
+    func streamed(changes: Int) {
+        Counter(label: "trendy_streamed_changes_total", factory: factory).increment(by: changes)
+    }
+
     /// The exposition text.
     func render() -> [UInt8] { registry.emitToBuffer() }
 }

@@ -17,6 +17,12 @@ protocol ServerStorage: Sendable {
         user: String?, claim: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
     ) async throws -> T
     func close() async throws
+    /// True when other processes commit to this database (PostgreSQL): their commits reach this instance's change
+    /// streams only through `listenForCommits` and the once-a-second re-read.
+    var sharesCommits: Bool { get }
+    /// Calls `onCommit(user, changeId)` for every commit another instance announces, until cancelled; reconnects
+    /// after a failure. Returns at once where no other process writes.
+    func listenForCommits(_ onCommit: @escaping @Sendable (String, Int64?) -> Void) async
 }
 
 extension ServerStorage {

@@ -69,5 +69,8 @@ struct NoServerClient: NetworkClientProtocol {
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage { throw Self.unavailable }
     var serverFeatures: ServerFeatures? { nil }
     func getDigest() async throws -> SyncDigest { throw Self.unavailable }
+    func changeStream(since cursor: Int64) -> AsyncThrowingStream<StreamEvent, any Error> {
+        AsyncThrowingStream { $0.finish(throwing: Self.unavailable) }
+    }
     func getDigestBucket(_ bucket: String) async throws -> SyncDigestBucket { throw Self.unavailable }
 }

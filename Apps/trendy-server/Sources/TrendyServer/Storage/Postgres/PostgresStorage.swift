@@ -45,6 +45,31 @@ final class PostgresStorage: ServerStorage {
         try await run(readOnly: false, user: user, claim: claim, attempts: 3, body)
     }
 
+    var sharesCommits: Bool { true }
+
+    /// LISTENs on `PostgresTransaction.commitChannel` on a connection of its own; each user write NOTIFYs it
+    /// with `user change-id` as it commits. A lost connection is re-established after a second; what was
+    /// missed meanwhile is found by the streams' re-read (`CommitWatch`).
+    func listenForCommits(_ onCommit: @escaping @Sendable (String, Int64?) -> Void) async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: PostgresTransaction.commitChannel) { notifications in
+                        for try await notification in notifications {
+                            let parts = notification.payload.split(separator: " ", maxSplits: 1)
+                            guard let user = parts.first else { continue }
+                            onCommit(String(user), parts.count > 1 ? Int64(parts[1]) : nil)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("listening for other instances' commits failed; retrying", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
     func close() async throws {
         clientTask.cancel()
         await clientTask.value

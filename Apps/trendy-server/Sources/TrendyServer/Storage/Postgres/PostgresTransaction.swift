@@ -69,6 +69,10 @@ final class PostgresTransaction: StorageTransaction {
                 if !locked { transaction.unchecked.append(transaction.send(begin, [])) }
                 let result = try body(transaction)
                 transaction.sendHeld()
+                if let user, !readOnly {
+                    // Delivered at COMMIT, to every instance's change streams (api-v1 §13).
+                    transaction.unchecked.append(transaction.send(Self.notifyCommit, [user, user]))
+                }
                 let commit = transaction.send("COMMIT", [])
                 if readOnly { return result }
                 try transaction.settle()
@@ -80,6 +84,14 @@ final class PostgresTransaction: StorageTransaction {
             throw error
         }
     }
+
+    /// The channel every instance LISTENs on for the commits of others.
+    static let commitChannel = "trendy_commits"
+
+    /// NOTIFY with `user change-id`, the user's latest change id as this transaction sees it.
+    static let notifyCommit = """
+        SELECT pg_notify('\(commitChannel)', ? || ' ' || COALESCE((SELECT MAX(id) FROM changes WHERE user_id = ?), 0))
+        """
 
     func execute(_ sql: String, _ arguments: [any SQLValueConvertible]) throws {
         if held.hold(sql, arguments) {

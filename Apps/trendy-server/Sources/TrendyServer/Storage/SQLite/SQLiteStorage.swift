@@ -43,6 +43,11 @@ final class SQLiteStorage: ServerStorage {
         try await writer.write { db in try body(SQLiteTransaction(db)) }
     }
 
+    /// One process owns the file: every commit goes through this server's pipeline, which rings the streams.
+    var sharesCommits: Bool { false }
+
+    func listenForCommits(_ onCommit: @escaping @Sendable (String, Int64?) -> Void) async {}
+
     func close() async throws {
         try (writer as? DatabasePool)?.close()
         try (writer as? DatabaseQueue)?.close()

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Models
+import Protocols
+import NIOCore
+import ServiceLifecycle
+
+/// `GET /api/v1/changes/stream` (api-v1 §13): the user's change entries as Server-Sent Events, the backlog first,
+/// then each commit as it happens.
+///
+/// The stream subscribes before it reads the backlog, so a commit between the two is read by the next wake-up, and
+/// it always sends what it reads from the database above its position, never what a notification said: entries go
+/// out once, in id order, whichever instance committed them.
+enum ChangeStream {
+    /// Rows read per query, for the backlog and for each wake-up.
+    static let pageSize = 500
+
+    static func respond(_ request: Request, _ context: APIContext, _ pipeline: Pipeline) async throws -> Response {
+        let original = pipeline.original
+        guard !original else { throw APIError.notFound("route") }
+        let user = context.userId
+        let since = try ChangeFeed.cursor(
+            request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init), original: false)
+        let watermark = try await pipeline.storage.read { db in try ChangeFeed.watermark(user: user, db) }
+        if since < watermark {
+            throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
+        }
+        let expiry = pipeline.authenticator.expiry(authorization: request.headers[.authorization])
+        let subscription = try pipeline.streams.open(user: user)
+        context.channel.closeFuture.whenComplete { [streams = pipeline.streams] _ in streams.close(subscription) }
+        pipeline.metrics.streamOpened()
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.xAccelBuffering] = "no"
+        let stream = Session(
+            pipeline: pipeline, subscription: subscription, position: since, expiry: expiry)
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                defer {
+                    pipeline.streams.close(subscription)
+                    pipeline.metrics.streamClosed()
+                }
+                try await withGracefulShutdownHandler {
+                    try await stream.run(&writer)
+                } onGracefulShutdown: {
+                    subscription.ring(.closed)
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// One open stream: its position (the id of the last entry sent) and when it last wrote.
+    struct Session: Sendable {
+        let pipeline: Pipeline
+        let subscription: StreamSubscription
+        var position: Int64
+        let expiry: Date?
+
+        func run(_ writer: inout any ResponseBodyWriter) async throws {
+            var position = position
+            var lastWrite = pipeline.configuration.clock.now()
+            // A comment first: the client knows the stream is open before any entry.
+            try await writer.write(ByteBuffer(string: ": open\n\n"))
+            if try await sendNew(after: &position, &writer) == .reset { return }
+            while true {
+                let pending = await subscription.next()
+                if pending.closed { return }
+                if pending.changed, pending.unknownChange || (pending.highest ?? 0) > position {
+                    let before = position
+                    if try await sendNew(after: &position, &writer) == .reset { return }
+                    if position != before { lastWrite = pipeline.configuration.clock.now() }
+                }
+                guard pending.tick else { continue }
+                let now = pipeline.configuration.clock.now()
+                if let expiry, now >= expiry {
+                    try await writer.write(ByteBuffer(string: "event: reauth\ndata: {}\n\n"))
+                    return
+                }
+                if now.timeIntervalSince(lastWrite) >= Double(pipeline.configuration.streamKeepaliveSeconds) {
+                    try await writer.write(ByteBuffer(string: ": ping\n\n"))
+                    lastWrite = now
+                }
+            }
+        }
+
+        enum Progress { case sent, reset }
+
+        /// Sends every entry above `position`, a page at a time; `reset` (and the event) when the retention
+        /// watermark has passed it.
+        private func sendNew(after position: inout Int64, _ writer: inout any ResponseBodyWriter) async throws
+            -> Progress
+        {
+            let user = subscription.user
+            while true {
+                let since = position
+                let page = try await pipeline.storage.read { db -> Page in
+                    if since < (try ChangeFeed.watermark(user: user, db)) { return Page(reset: true) }
+                    var page = Page()
+                    try db.forEachRow(
+                        ChangeEntryText.select + " WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
+                        [user, since, ChangeStream.pageSize]
+                    ) { row in
+                        page.count += 1
+                        page.last = ChangeEntryText.id(row)
+                        page.text.append(contentsOf: "id: \(page.last)\nevent: change\ndata: ".utf8)
+                        ChangeEntryText.write(row, into: &page.text)
+                        page.text.append(contentsOf: "\n\n".utf8)
+                        return true
+                    }
+                    return page
+                }
+                if page.reset {
+                    try await writer.write(ByteBuffer(string: "event: reset\ndata: {\"reason\":\"cursor_expired\"}\n\n"))
+                    return .reset
+                }
+                guard page.count > 0 else { return .sent }
+                try await writer.write(ByteBuffer(bytes: page.text))
+                position = page.last
+                pipeline.metrics.streamed(changes: page.count)
+                if page.count < ChangeStream.pageSize { return .sent }
+            }
+        }
+    }
+
+    private struct Page: Sendable {
+        var reset = false
+        var count = 0
+        var last: Int64 = 0
+        var text: [UInt8] = []
+    }
+}

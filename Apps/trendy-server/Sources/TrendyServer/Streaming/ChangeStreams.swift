@@ -1,0 +1,156 @@
+import Foundation
+import Synchronization
+
+/// The open change streams of this server (api-v1 §13): their caps, and the doorbell that wakes a stream when its
+/// user commits.
+///
+/// A stream never polls on its own. It waits on its `StreamSubscription`, which this registry rings when the user's
+/// transaction commits on this instance (`committed`), when another instance's commit is heard or found by the
+/// re-read (`CommitWatch`), and once a second for keep-alives and token expiry (`tick`). Waiting costs no thread.
+final class ChangeStreams: Sendable {
+    let maxStreams: Int
+    let maxStreamsPerUser: Int
+
+    private struct State {
+        var byUser: [String: [ObjectIdentifier: StreamSubscription]] = [:]
+        var count = 0
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    init(maxStreams: Int, maxStreamsPerUser: Int) {
+        self.maxStreams = maxStreams
+        self.maxStreamsPerUser = maxStreamsPerUser
+    }
+
+    /// Seconds a client refused by the per-user cap is told to wait (`Retry-After`).
+    static let streamLimitRetryAfter = 5
+
+    /// Registers a stream of `user`, or refuses it: 429 `stream_limit` beyond the user's cap, 503 beyond the
+    /// server's or once the server is shutting down.
+    func open(user: String) throws(APIError) -> StreamSubscription {
+        let subscription = StreamSubscription(user: user)
+        let refusal: APIError? = state.withLock { state in
+            if state.closed { return APIError(.unavailable, "the server is shutting down", retryAfter: 1) }
+            if state.count >= maxStreams {
+                return APIError(.unavailable, "the server holds its maximum of \(maxStreams) streams", retryAfter: 5)
+            }
+            let mine = state.byUser[user, default: [:]]
+            if mine.count >= maxStreamsPerUser {
+                return APIError(
+                    .streamLimit,
+                    "this user already holds \(maxStreamsPerUser) change streams; close one or poll /changes",
+                    retryAfter: Self.streamLimitRetryAfter)
+            }
+            state.byUser[user, default: [:]][ObjectIdentifier(subscription)] = subscription
+            state.count += 1
+            return nil
+        }
+        if let refusal { throw refusal }
+        return subscription
+    }
+
+    /// Forgets a stream (it ended, or its connection closed). Idempotent.
+    func close(_ subscription: StreamSubscription) {
+        state.withLock { state in
+            guard state.byUser[subscription.user]?.removeValue(forKey: ObjectIdentifier(subscription)) != nil
+            else { return }
+            state.count -= 1
+            if state.byUser[subscription.user]?.isEmpty == true { state.byUser[subscription.user] = nil }
+        }
+        subscription.ring(.closed)
+    }
+
+    /// `user` committed changes up to `changeId` (nil: unknown): wakes that user's streams.
+    func committed(user: String, changeId: Int64?) {
+        for subscription in subscriptions(of: user) { subscription.ring(.changed(changeId)) }
+    }
+
+    /// Wakes every stream for its keep-alive and expiry checks.
+    func tick() {
+        for subscription in all() { subscription.ring(.tick) }
+    }
+
+    /// Ends every stream and refuses new ones (graceful shutdown: idle streams are not waited for).
+    func shutDown() {
+        let subscriptions = state.withLock { state in
+            state.closed = true
+            return state.byUser.values.flatMap(\.values)
+        }
+        for subscription in subscriptions { subscription.ring(.closed) }
+    }
+
+    /// The users holding a stream, for the re-read of other instances' commits.
+    var users: [String] { state.withLock { Array($0.byUser.keys) } }
+
+    var count: Int { state.withLock { $0.count } }
+
+    private func subscriptions(of user: String) -> [StreamSubscription] {
+        state.withLock { state in state.byUser[user].map { Array($0.values) } ?? [] }
+    }
+
+    private func all() -> [StreamSubscription] {
+        state.withLock { state in state.byUser.values.flatMap(\.values) }
+    }
+}
+
+/// One stream's doorbell. Rings coalesce: a stream that is busy writing finds, when it next waits, one wake-up that
+/// carries everything rung meanwhile (the highest change id, a tick, the close), so a burst of commits costs a
+/// waiting stream one read.
+final class StreamSubscription: Sendable {
+    enum Ring: Sendable {
+        /// The user committed; the highest change id known, when known.
+        case changed(Int64?)
+        case tick
+        case closed
+    }
+
+    /// What was rung since the stream last looked.
+    struct Pending: Sendable {
+        var changed = false
+        /// The highest change id rung; nil when a ring did not know it (then the stream reads anyway).
+        var highest: Int64? = nil
+        var unknownChange = false
+        var tick = false
+        var closed = false
+    }
+
+    let user: String
+    private let pending = Mutex(Pending())
+    private let doorbell: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init(user: String) {
+        self.user = user
+        (doorbell, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func ring(_ ring: Ring) {
+        pending.withLock { pending in
+            switch ring {
+            case .changed(let id):
+                pending.changed = true
+                if let id { pending.highest = max(pending.highest ?? id, id) } else { pending.unknownChange = true }
+            case .tick: pending.tick = true
+            case .closed: pending.closed = true
+            }
+        }
+        continuation.yield()
+    }
+
+    /// Waits for the next ring and takes everything rung so far; a closed subscription (or a cancelled task) yields
+    /// `closed`.
+    func next() async -> Pending {
+        var iterator = doorbell.makeAsyncIterator()
+        while true {
+            let taken = pending.withLock { pending -> Pending? in
+                guard pending.changed || pending.tick || pending.closed else { return nil }
+                defer { pending = Pending(closed: pending.closed) }
+                return pending
+            }
+            if let taken { return taken }
+            if await iterator.next() == nil || Task.isCancelled { return Pending(closed: true) }
+        }
+    }
+}
