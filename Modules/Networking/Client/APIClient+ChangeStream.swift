@@ -51,7 +51,9 @@ extension APIClient {
     private func openStream(
         since cursor: Int64, token: String?, _ continuation: AsyncThrowingStream<StreamEvent, any Error>.Continuation
     ) async -> StreamEnd {
-        guard let url = Endpoint.get("changes/stream", query: [("since", "\(cursor)")]).url(root: configuration.serverRoot.url)
+        guard
+            let url = Endpoint.get("changes/stream", query: [("since", "\(cursor)")]).url(
+                root: configuration.serverRoot.url)
         else { return .failed(.invalidResponse) }
         let requestId = UUID().uuidString.lowercased()
         var request = URLRequest(url: url, timeoutInterval: Self.streamIdleTimeout)

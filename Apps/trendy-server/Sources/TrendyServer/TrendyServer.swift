@@ -61,13 +61,22 @@ public final class TrendyServer: Sendable {
             // Shut down in reverse order, after the HTTP server: maintenance stops, then the database closes.
             services: [
                 StorageLifetime(storage: storage), Maintenance(server: self),
-                CommitWatch(streams: pipeline.streams, storage: storage),
+                CommitWatch(
+                    streams: pipeline.streams, storage: storage,
+                    hearsNotifications: configuration.testHooks.hearsCommitNotifications),
             ],
             onServerRunning: { channel in
                 onListening("http://\(host):\(channel.localAddress?.port ?? 0)")
             },
             logger: logger)
     }
+
+    /// Wakes every change stream for its keep-alive and token-expiry checks, as `CommitWatch` does each second;
+    /// tests call it after moving their clock.
+    public func tickStreams() { pipeline.streams.tick() }
+
+    /// Change streams open now.
+    public var openStreamCount: Int { pipeline.streams.count }
 
     /// Prunes the change log past its retention and expired idempotency records. Runs every 10 minutes while
     /// serving (`Maintenance`); tests call it after moving their clock.

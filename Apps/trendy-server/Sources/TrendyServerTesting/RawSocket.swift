@@ -21,22 +21,8 @@ public enum RawSocket {
 
     /// Sends `request` and returns every byte the server sent before closing (empty: it closed without a word).
     public static func exchange(port: Int, _ request: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure.connect(String(cString: strerror(errno))) }
+        let descriptor = try connected(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Failure.connect(String(cString: strerror(errno))) }
         var sent = 0
         while sent < request.count {
             let count = request[sent...].withUnsafeBytes {
@@ -67,6 +53,30 @@ public enum RawSocket {
                 return answer
             }
         }
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`, whose reads and writes give up after `timeoutSeconds`.
+    static func connected(port: Int, timeoutSeconds: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure.connect(String(cString: strerror(errno))) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw Failure.connect(reason)
+        }
+        return descriptor
     }
 
     /// The status code and body of an HTTP/1.1 answer, or nil when the bytes are not one.

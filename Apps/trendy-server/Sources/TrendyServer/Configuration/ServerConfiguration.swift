@@ -56,6 +56,9 @@ public struct ServerConfiguration: Sendable {
         /// Asked for every authenticated `/api/v1` request (method, path) where `--fault-*` would draw: a fault to
         /// inject instead of a random one, so a test can fail exactly the request it means to.
         public var scriptedFault: (@Sendable (String, String) -> ScriptedFault?)?
+        /// False: this instance ignores other instances' commit notifications (PostgreSQL), as if every one of them
+        /// were lost, so only the once-a-second re-read brings their entries to its streams.
+        public var hearsCommitNotifications = true
 
         public init() {}
     }

@@ -5,7 +5,8 @@ import Models
 /// the change stream send the same bytes, and neither decodes `data` or copies a column.
 enum ChangeEntryText {
     /// The columns `write` reads, in order; append `WHERE …` to select rows.
-    static let select = "SELECT id, entity_type, operation, entity_id, user_id, data, deleted_at, created_at FROM changes"
+    static let select =
+        "SELECT id, entity_type, operation, entity_id, user_id, data, deleted_at, created_at FROM changes"
 
     /// The row's id.
     static func id(_ row: any StorageRow) -> Int64 { row.int64(0) }

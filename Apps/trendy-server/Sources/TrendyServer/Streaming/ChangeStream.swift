@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Models
-import Protocols
 import NIOCore
+import Protocols
 import ServiceLifecycle
 
 /// `GET /api/v1/changes/stream` (api-v1 §13): the user's change entries as Server-Sent Events, the backlog first,
@@ -42,9 +42,14 @@ enum ChangeStream {
                     pipeline.streams.close(subscription)
                     pipeline.metrics.streamClosed()
                 }
-                try await withGracefulShutdownHandler {
-                    try await stream.run(&writer)
-                } onGracefulShutdown: {
+                // The client closing its end is seen at once, not at the next keep-alive write.
+                try await request.body.consumeWithInboundCloseHandler { _ in
+                    try await withGracefulShutdownHandler {
+                        try await stream.run(&writer)
+                    } onGracefulShutdown: {
+                        subscription.ring(.closed)
+                    }
+                } onInboundClosed: {
                     subscription.ring(.closed)
                 }
                 try await writer.finish(nil)
@@ -89,7 +94,9 @@ enum ChangeStream {
 
         /// Sends every entry above `position`, a page at a time; `reset` (and the event) when the retention
         /// watermark has passed it.
-        private func sendNew(after position: inout Int64, _ writer: inout any ResponseBodyWriter) async throws
+        private func sendNew(
+            after position: inout Int64, _ writer: inout any ResponseBodyWriter
+        ) async throws
             -> Progress
         {
             let user = subscription.user
@@ -112,7 +119,8 @@ enum ChangeStream {
                     return page
                 }
                 if page.reset {
-                    try await writer.write(ByteBuffer(string: "event: reset\ndata: {\"reason\":\"cursor_expired\"}\n\n"))
+                    try await writer.write(
+                        ByteBuffer(string: "event: reset\ndata: {\"reason\":\"cursor_expired\"}\n\n"))
                     return .reset
                 }
                 guard page.count > 0 else { return .sent }

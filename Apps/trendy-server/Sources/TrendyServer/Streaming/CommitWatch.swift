@@ -8,13 +8,15 @@ import ServiceLifecycle
 struct CommitWatch: Service {
     let streams: ChangeStreams
     let storage: any ServerStorage
+    /// `TestHooks.hearsCommitNotifications`.
+    var hearsNotifications = true
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await storage.listenForCommits { user, changeId in
-                        streams.committed(user: user, changeId: changeId)
+                        if hearsNotifications { streams.committed(user: user, changeId: changeId) }
                     }
                 }
                 group.addTask {
@@ -35,7 +37,10 @@ struct CommitWatch: Service {
         guard !users.isEmpty else { return }
         let latest = try? await storage.read { db in
             try users.map { user in
-                (user, try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [user]))
+                (
+                    user,
+                    try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [user])
+                )
             }
         }
         for (user, id) in latest ?? [] {

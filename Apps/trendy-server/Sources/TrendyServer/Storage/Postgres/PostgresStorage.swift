@@ -14,6 +14,8 @@ final class PostgresStorage: ServerStorage {
     private let client: PostgresClient
     private let clientTask: Task<Void, Never>
     private let logger: Logger
+    /// Transactions running now; `close` waits for them (see there).
+    private let inFlight = Atomic<Int>(0)
 
     /// Connects, and migrates the schema under an advisory lock (instances that start together wait their turn).
     init(_ location: PostgresLocation, maximumConnections: Int = 16, logger: Logger) async throws {
@@ -64,16 +66,32 @@ final class PostgresStorage: ServerStorage {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("listening for other instances' commits failed; retrying", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "listening for other instances' commits failed; retrying", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: .seconds(1))
         }
     }
 
+    /// Waits for the transactions in flight (at most `closeDrainLimit`), then closes every connection. A
+    /// cancelled server cancels its services and its connections' tasks at once, so the storage may be asked to
+    /// close while a request's transaction still waits for a connection or an answer; closing the pool under it
+    /// left that wait — and the server's stop — hanging for good. Drained first, the transaction finishes or sees
+    /// its cancellation, and the pool closes empty.
     func close() async throws {
+        // An unstructured task: the caller may be cancelled already, and the wait must still sleep.
+        await Task { [self] in
+            let deadline = ContinuousClock.now + Self.closeDrainLimit
+            while self.inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }.value
         clientTask.cancel()
         await clientTask.value
     }
+
+    /// How long `close` waits for transactions in flight.
+    static let closeDrainLimit = Duration.seconds(10)
 
     /// One transaction on a leased connection. A write that lost a race another transaction committed first (a
     /// unique key, a serialisation failure, a deadlock) runs again from the start: handlers are pure functions of
@@ -82,6 +100,8 @@ final class PostgresStorage: ServerStorage {
         readOnly: Bool, user: String?, claim: String?, attempts: Int,
         _ body: @escaping @Sendable (any StorageTransaction) throws -> T
     ) async throws -> T {
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
         var attempt = 1
         while true {
             do {
