@@ -19,6 +19,8 @@ public final class DatabaseStorage: Sendable {
     let lease: UnitOfWorkLease
     /// Time for placeholder rows (§2.4); the engine passes its own times explicitly.
     let clock: any SyncClock
+    /// Observations to ring after each commit (R13).
+    let commitListeners = CommitListeners()
 
     private init(location: Location, writer: any DatabaseWriter, busyTimeout: TimeInterval, clock: any SyncClock) {
         self.location = location

@@ -61,6 +61,7 @@ public final class LocalStore: DataStoreProtocol {
         }
         isInTransaction = false
         storage.lease.release()
+        storage.commitListeners.committed()
     }
 
     /// Ends the transaction without committing. Safe to call when none is open.
@@ -100,5 +101,13 @@ public struct DefaultDataStoreFactory: DataStoreFactory {
 
     public func makeDataStore() -> any DataStoreProtocol {
         LocalStore(storage: storage)
+    }
+}
+
+extension DefaultDataStoreFactory: LocalDataObserving {
+    public func observe<Value: Sendable & Equatable>(
+        _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value
+    ) -> AsyncThrowingStream<Value, any Error> {
+        storage.observe(query)
     }
 }

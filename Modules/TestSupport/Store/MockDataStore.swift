@@ -346,3 +346,14 @@ public final class MockDataStoreFactory: DataStoreFactory, Sendable {
         return store
     }
 }
+
+extension MockDataStoreFactory: LocalDataObserving {
+    /// The twin of R13 on the mock's in-memory database: the observation sees every unit of work the mock's
+    /// callers save; its own queries run on a store of their own, so they never touch the shared unit of work,
+    /// and are not counted.
+    public func observe<Value: Sendable & Equatable>(
+        _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value
+    ) -> AsyncThrowingStream<Value, any Error> {
+        store.storage.observe(query)
+    }
+}
