@@ -25,6 +25,8 @@ public struct SyncConfiguration: Sendable, Hashable {
     public var geofenceRefreshInterval: TimeInterval
     /// The server this database is bound to; nil skips the binding check (sync-engine §1.9).
     public var serverRoot: ServerRoot?
+    /// Live mode (R12): the timings, sync-engine R14's constants by default.
+    public var live = LiveTimings()
 
     /// Bootstrap snapshots taken at most while the latest cursor moves (§5.2); fixed.
     public static let maximumSnapshots = 3

@@ -54,7 +54,8 @@ extension SyncEngine {
             state: state, isRunning: currentRun != nil, pendingCount: observedCounts.pending,
             deadLetterCount: observedCounts.failed, cursor: observedEngineState.cursor,
             lastSuccessAt: observedEngineState.lastSuccessAt, lastReport: lastReport, breakerOpen: backoff > 0,
-            retryAfterSeconds: max(quiet, backoff), pulledCount: pulledThisRun, owedCount: observedOwed)
+            retryAfterSeconds: max(quiet, backoff), pulledCount: pulledThisRun, owedCount: observedOwed,
+            live: liveState)
     }
 
     /// Sends the snapshot to every observer when any field changed.

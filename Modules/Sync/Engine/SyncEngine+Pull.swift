@@ -28,7 +28,9 @@ extension SyncEngine {
             }
             if page.hasMore && page.nextCursor <= since { throw RoundStop.error("change feed did not advance") }
             try bindAccount(page.changes.map(\.userId))
-            try applyPage(page, &counters)
+            // R12: live mode applied stream entries while this page was on its way: drop it, go on from the
+            // stored cursor.
+            guard try applyPage(page, since: since, &counters) else { continue }
             notePulled(page.changes.count)
             if !page.hasMore { return .completed }
         }
@@ -48,15 +50,18 @@ extension SyncEngine {
         }
     }
 
-    /// One unit of work: every entry in order, then `cursor ← max(cursor, next_cursor)`.
-    private func applyPage(_ page: ChangeFeedResponse, _ counters: inout RoundCounters) throws {
+    /// One unit of work: every entry in order, then `cursor ← max(cursor, next_cursor)`; false (nothing applied)
+    /// when the stored cursor is no longer the page's `since`.
+    private func applyPage(_ page: ChangeFeedResponse, since: Int64, _ counters: inout RoundCounters) throws -> Bool {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
+            guard engineState.cursor == since else { return false }
             let fences = try Fences(store: store, engineState: engineState)
             for entry in page.changes { try apply(entry, fences, store, &counters) }
             engineState.cursor = max(engineState.cursor, page.nextCursor)
             try store.saveEngineState(engineState)
             observedEngineState = engineState
+            return true
         }
     }
 
@@ -120,7 +125,7 @@ extension SyncEngine {
     }
 
     /// §4.10: one change entry.
-    private func apply(
+    func apply(
         _ entry: ChangeEntry, _ fences: Fences, _ store: any DataStoreProtocol, _ counters: inout RoundCounters
     ) throws {
         guard let type = entry.knownEntityType, let operation = entry.knownOperation else { return }

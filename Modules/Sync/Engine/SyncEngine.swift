@@ -41,6 +41,14 @@ public actor SyncEngine {
     var observedOwed = 0
     var published: SyncSnapshot?
     var observers: [UUID: AsyncStream<SyncSnapshot>.Continuation] = [:]
+    /// Live mode (R12): its loop, where it stands, what wakes it, and who watches it.
+    var liveTask: Task<Void, Never>?
+    var liveState: LiveState = .off
+    var liveInbox: LiveInbox?
+    /// The live queue (`id:revision`) as the last live round found it when it started: a commit that adds
+    /// anything else is another writer's, and wakes the loop (R12).
+    var liveHandled: Set<String> = []
+    var liveWatchers: [UUID: AsyncStream<LiveActivity>.Continuation] = [:]
 
     /// No I/O happens here; call `loadInitialState()` to publish the first snapshot.
     public init(

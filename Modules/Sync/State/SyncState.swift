@@ -151,12 +151,15 @@ public struct SyncSnapshot: Equatable, Sendable {
     public var pulledCount: Int
     /// Entities owed a read-back (R4): the next round reads each back once nothing is queued for it.
     public var owedCount: Int
+    /// Live mode (R12): `off` unless `startLive()` runs.
+    public var live: LiveState = .off
 
     public init(
         state: SyncState = .idle, isRunning: Bool = false, pendingCount: Int = 0, deadLetterCount: Int = 0,
         cursor: Int64 = 0, lastSuccessAt: Date? = nil, lastReport: SyncReport? = nil, breakerOpen: Bool = false,
-        retryAfterSeconds: TimeInterval = 0, pulledCount: Int = 0, owedCount: Int = 0
+        retryAfterSeconds: TimeInterval = 0, pulledCount: Int = 0, owedCount: Int = 0, live: LiveState = .off
     ) {
+        self.live = live
         self.state = state
         self.isRunning = isRunning
         self.pendingCount = pendingCount
@@ -169,6 +172,31 @@ public struct SyncSnapshot: Equatable, Sendable {
         self.pulledCount = pulledCount
         self.owedCount = owedCount
     }
+}
+
+/// Where live mode stands (sync-engine R12).
+public enum LiveState: String, Sendable, Hashable {
+    /// Not in live mode.
+    case off
+    /// Opening the change stream.
+    case connecting
+    /// The stream is open: entries are applied as they arrive.
+    case streaming
+    /// No stream (the server has none, or holds too many of this user's): a round every poll interval.
+    case polling
+    /// Waiting before a reconnect or a round (backoff, quiet period).
+    case waiting
+}
+
+/// What live mode did, for a caller that shows it (`trendyctl sync --watch`).
+public enum LiveActivity: Sendable, Equatable {
+    /// A round ran.
+    case round(SyncReport)
+    /// Stream entries applied in one unit of work: how many, the cursor after them, and how long after the
+    /// server committed the newest of them it was applied (milliseconds; nil when the entries carry no time).
+    case applied(changes: Int, cursor: Int64, latencyMs: Int?)
+    /// Live mode ended on its own: the server refused the credentials (R12: a 401 ends live mode).
+    case ended(SyncOutcome)
 }
 
 /// Failures of engine operations other than `performSync` (which reports instead of throwing).

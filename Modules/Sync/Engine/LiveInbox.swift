@@ -1,0 +1,86 @@
+import Foundation
+import Models
+import Protocols
+import Synchronization
+
+/// What wakes the live loop (sync-engine R12), gathered while it is busy: stream events (held while a round runs),
+/// the end of the stream, a write by someone else, and a timer. The loop takes everything at once when it wakes.
+final class LiveInbox: Sendable {
+    struct Contents: Sendable {
+        var events: [StreamEvent] = []
+        /// The stream ended: cleanly (`nil` error) or with an error.
+        var streamEnded = false
+        var streamError: (any Error)?
+        /// Someone else's write is waiting to be pushed.
+        var localWrite = false
+        /// A timer the loop set has fired.
+        var timerFired = false
+        var stopped = false
+
+        var isEmpty: Bool { events.isEmpty && !streamEnded && !localWrite && !timerFired && !stopped }
+    }
+
+    private let contents = Mutex(Contents())
+    private let doorbell: AsyncStream<Void>
+    private let ring: AsyncStream<Void>.Continuation
+    private let timer = Mutex<Task<Void, Never>?>(nil)
+
+    init() {
+        (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func put(_ event: StreamEvent) {
+        contents.withLock { $0.events.append(event) }
+        ring.yield()
+    }
+
+    func streamEnded(_ error: (any Error)?) {
+        contents.withLock { contents in
+            contents.streamEnded = true
+            contents.streamError = error
+        }
+        ring.yield()
+    }
+
+    func localWrite() {
+        contents.withLock { $0.localWrite = true }
+        ring.yield()
+    }
+
+    func stop() {
+        contents.withLock { $0.stopped = true }
+        ring.yield()
+        timer.withLock { $0?.cancel() }
+    }
+
+    /// Rings after `seconds` on `clock`, replacing the timer set before.
+    func setTimer(after seconds: TimeInterval, clock: any SyncClock) {
+        let task = Task { [weak self] in
+            do { try await clock.sleep(for: max(0, seconds)) } catch { return }
+            self?.contents.withLock { $0.timerFired = true }
+            self?.ring.yield()
+        }
+        timer.withLock { previous in
+            previous?.cancel()
+            previous = task
+        }
+    }
+
+    func cancelTimer() {
+        timer.withLock { $0?.cancel() }
+    }
+
+    /// Waits until something arrived, then takes it all. A cancelled caller gets `stopped`.
+    func next() async -> Contents {
+        var iterator = doorbell.makeAsyncIterator()
+        while true {
+            let taken = contents.withLock { contents -> Contents? in
+                guard !contents.isEmpty else { return nil }
+                defer { contents = Contents(stopped: contents.stopped) }
+                return contents
+            }
+            if let taken { return taken }
+            if await iterator.next() == nil || Task.isCancelled { return Contents(stopped: true) }
+        }
+    }
+}

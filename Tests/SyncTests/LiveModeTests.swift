@@ -1,0 +1,178 @@
+import Foundation
+import Models
+import Protocols
+import Sync
+import Synchronization
+import TestSupport
+import Testing
+
+/// Live mode (sync-engine R12) on the mocks: the model's stream delivers as it commits; waits are on the manual
+/// clock, advanced by the test; states another task reaches are awaited with a bound.
+@Suite("Live mode (R12)")
+struct LiveModeTests {
+    static func configuration() -> SyncConfiguration {
+        var configuration = SyncConfiguration.standard()
+        configuration.live.debounce = 0
+        return configuration
+    }
+
+    /// Two devices of one user; the first synced once, so it streams from a cursor.
+    static func devices() async throws -> (a: SyncHarness, b: SyncHarness) {
+        let a = try SyncHarness(configuration: configuration())
+        let b = try a.secondDevice(configuration: configuration())
+        _ = try await b.syncedType("Seed")
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: true))
+        return (a, b)
+    }
+
+    /// Records what live mode reports.
+    final class Activity: Sendable {
+        private let log = Mutex<[LiveActivity]>([])
+        private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+        init(_ engine: SyncEngine) async {
+            let stream = await engine.liveActivity()
+            let consumer = Task { [weak self] in
+                for await activity in stream { self?.log.withLock { $0.append(activity) } }
+            }
+            task.withLock { $0 = consumer }
+        }
+
+        var all: [LiveActivity] { log.withLock { $0 } }
+
+        /// Entries the stream applied and entries rounds pulled, since recording began.
+        var received: Int {
+            all.reduce(0) { total, activity in
+                switch activity {
+                case .applied(let changes, _, _): total + changes
+                case .round(let report): total + report.pulled
+                case .ended: total
+                }
+            }
+        }
+
+        deinit { task.withLock { $0 }?.cancel() }
+    }
+
+    /// Waits, at most 10 s, for `condition`.
+    static func eventually(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for: \(what)", sourceLocation: sourceLocation)
+                throw HarnessError("timed out waiting for \(what)")
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    static func localTypes(_ harness: SyncHarness) throws -> Set<String> {
+        Set(try harness.stores.makeDataStore().fetchAllEventTypes().map(\.name))
+    }
+
+    @Test("R12 another device's writes are applied as the stream brings them, cursor with them, each once")
+    func appliesTheStream() async throws {
+        let (a, b) = try await Self.devices()
+        let activity = await Activity(a.engine)
+        await a.engine.startLive()
+        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        for name in ["Tea", "Water", "Juice"] { _ = try await b.syncedType(name) }
+        try await Self.eventually("three types applied") { try Self.localTypes(a).isSuperset(of: ["Tea", "Juice"]) }
+        let latest = a.serverChanges.last?.id ?? 0
+        try await Self.eventually("cursor at the server's latest") { try a.engineState().cursor == latest }
+        #expect(activity.received == 3, "\(activity.all)")
+        #expect(await a.engine.snapshot.isRunning == false, "live mode is not a run")
+        await a.engine.stopLive()
+        #expect(await a.engine.snapshot.live == .off)
+    }
+
+    @Test("R12 a local write is pushed without a sync call")
+    func pushesLocalWrites() async throws {
+        let (a, _) = try await Self.devices()
+        await a.engine.startLive()
+        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        let type = try await a.events.createEventType(name: "Coffee")
+        try await Self.eventually("the type on the server") { a.serverEventTypes.contains { $0.id == type.id } }
+        try await Self.eventually("the queue empty") { try a.queue().isEmpty }
+        await a.engine.stopLive()
+    }
+
+    @Test("R12 a dropped stream reconnects after the backoff from the cursor; nothing is lost or applied twice")
+    func reconnectsAfterADrop() async throws {
+        let (a, b) = try await Self.devices()
+        let activity = await Activity(a.engine)
+        await a.engine.startLive()
+        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        _ = try await b.syncedType("Before")
+        try await Self.eventually("first type") { try Self.localTypes(a).contains("Before") }
+        a.model.closeStreams(throwing: .transport("the connection was lost"))
+        try await Self.eventually("waiting to reconnect") { await a.engine.snapshot.live == .waiting }
+        // Written while a's stream is down: the round before the reconnect pulls them.
+        _ = try await b.syncedType("During")
+        await a.clock.waitForSleepers(1)
+        a.clock.advance(by: 60)
+        try await Self.eventually("streaming again") { await a.engine.snapshot.live == .streaming }
+        _ = try await b.syncedType("After")
+        try await Self.eventually("all types") { try Self.localTypes(a).isSuperset(of: ["Before", "During", "After"]) }
+        #expect(activity.received == 3, "each entry once: \(activity.all)")
+        #expect(a.network.callCount(.changeStream) == 2)
+        await a.engine.stopLive()
+    }
+
+    @Test("R12 without the stream feature live mode polls every interval, and a local write starts a round")
+    func pollsWithoutAStream() async throws {
+        let (a, b) = try await Self.devices()
+        a.network.announce(ServerFeatures([ServerFeatures.after, ServerFeatures.digest]))
+        await a.engine.startLive()
+        try await Self.eventually("polling") { await a.engine.snapshot.live == .polling }
+        _ = try await b.syncedType("Polled")
+        await a.clock.waitForSleepers(1)
+        a.clock.advance(by: 60)
+        try await Self.eventually("polled type") { try Self.localTypes(a).contains("Polled") }
+        let type = try await a.events.createEventType(name: "Written")
+        try await Self.eventually("pushed without waiting for the interval") {
+            a.serverEventTypes.contains { $0.id == type.id }
+        }
+        #expect(a.network.callCount(.changeStream) == 0)
+        await a.engine.stopLive()
+    }
+
+    @Test("R12 a 401 on the stream ends live mode with authRequired")
+    func unauthorizedEnds() async throws {
+        let (a, _) = try await Self.devices()
+        let activity = await Activity(a.engine)
+        a.network.enqueue(http(401, "unauthorized"), for: .changeStream)
+        await a.engine.startLive()
+        try await Self.eventually("ended") { activity.all.contains(.ended(.authRequired)) }
+        try await Self.eventually("off") { await a.engine.snapshot.live == .off }
+    }
+
+    @Test("R12 a reset bootstraps, then the stream reopens from the new cursor")
+    func resetBootstraps() async throws {
+        let (a, _) = try await Self.devices()
+        a.network.enqueueStream([.opened, .reset(reason: "cursor_expired")])
+        await a.engine.startLive()
+        try await Self.eventually("second stream open") {
+            let live = await a.engine.snapshot.live
+            return a.network.callCount(.changeStream) == 2 && live == .streaming
+        }
+        #expect(try a.history().first?.kind == .bootstrap)
+        #expect(try a.engineState().bootstrapRequested == false)
+        await a.engine.stopLive()
+    }
+
+    @Test("R12 429 stream_limit: no quiet period; live mode polls until Retry-After, then streams")
+    func streamLimitPolls() async throws {
+        let (a, _) = try await Self.devices()
+        a.network.enqueue(http(429, "stream_limit", retryAfter: 30), for: .changeStream)
+        await a.engine.startLive()
+        try await Self.eventually("polling") { await a.engine.snapshot.live == .polling }
+        #expect(try a.engineState().quietUntil == nil)
+        await a.clock.waitForSleepers(1)
+        a.clock.advance(by: 30)
+        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        await a.engine.stopLive()
+    }
+}
