@@ -69,7 +69,9 @@ struct LiveModeTests {
     }
 
     static func localTypes(_ harness: SyncHarness) throws -> Set<String> {
-        Set(try harness.stores.makeDataStore().fetchAllEventTypes().map(\.name))
+        let store = harness.stores.makeDataStore()
+        defer { try? store.save() }
+        return Set(try store.fetchAllEventTypes().map(\.name))
     }
 
     @Test("R12 another device's writes are applied as the stream brings them, cursor with them, each once")
@@ -82,6 +84,7 @@ struct LiveModeTests {
         try await Self.eventually("three types applied") { try Self.localTypes(a).isSuperset(of: ["Tea", "Juice"]) }
         let latest = a.serverChanges.last?.id ?? 0
         try await Self.eventually("cursor at the server's latest") { try a.engineState().cursor == latest }
+        try await Self.eventually("three entries reported") { activity.received >= 3 }
         #expect(activity.received == 3, "\(activity.all)")
         #expect(await a.engine.snapshot.isRunning == false, "live mode is not a run")
         await a.engine.stopLive()
@@ -116,6 +119,7 @@ struct LiveModeTests {
         try await Self.eventually("streaming again") { await a.engine.snapshot.live == .streaming }
         _ = try await b.syncedType("After")
         try await Self.eventually("all types") { try Self.localTypes(a).isSuperset(of: ["Before", "During", "After"]) }
+        try await Self.eventually("three entries reported") { activity.received >= 3 }
         #expect(activity.received == 3, "each entry once: \(activity.all)")
         #expect(a.network.callCount(.changeStream) == 2)
         await a.engine.stopLive()

@@ -49,6 +49,9 @@ extension DatabaseStorage: LocalDataObserving {
                         last = value
                         output.yield(value)
                     }
+                } catch DataStoreError.busy {
+                    // A long unit of work holds the database: look again once it is done.
+                    doorbell.yield()
                 } catch {
                     output.finish(throwing: error)
                     return

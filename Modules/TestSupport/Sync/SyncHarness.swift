@@ -42,11 +42,13 @@ public struct SyncHarness: Sendable {
 
     public func queue() throws -> [PendingMutation] {
         let store = stores.makeDataStore()
+        defer { try? store.save() }  // ends the unit: an observation (R13) waits for no open read
         return try store.fetchPendingMutations()
     }
 
     public func engineState() throws -> EngineState {
         let store = stores.makeDataStore()
+        defer { try? store.save() }
         return try store.loadEngineState()
     }
 
@@ -61,11 +63,13 @@ public struct SyncHarness: Sendable {
     /// The entities owed a read-back (R4).
     public func owed() throws -> [OwedEntity] {
         let store = stores.makeDataStore()
+        defer { try? store.save() }
         return try store.owedEntities()
     }
 
     public func history() throws -> [SyncHistoryEntry] {
         let store = stores.makeDataStore()
+        defer { try? store.save() }
         return try store.fetchSyncHistory(limit: 1000)
     }
 
