@@ -115,7 +115,7 @@ struct SyncCommandTests {
     }
 
     @Test(
-        "sync --watch runs again after the interval, a JSON line a run; a signal mid-run cancels it: exit 128 + signal",
+        "sync --watch --poll runs again after the interval, a JSON line a run; a signal mid-run cancels it: exit 128 + signal",
         .timeLimit(.minutes(1)),  // if the child died before its third pull, nothing would release the wait
         arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
     func watchThenInterrupt(signal: Int32, exitCode: Int32) async throws {
@@ -132,7 +132,7 @@ struct SyncCommandTests {
             let cli = try CLI(server: server.root.text, token: "alice-token")
             _ = try await cli.json("types", "add", "Coffee")
             let watch = try await ChildProcess.start(
-                "trendyctl", ["sync", "--watch", "--interval", "1", "--json"], environment: cli.environment)
+                "trendyctl", ["sync", "--watch", "--poll", "--interval", "1", "--json"], environment: cli.environment)
             await held.waitForArrivals(1)
             watch.send(signal)
             let result = await watch.result()

@@ -11,8 +11,13 @@ extension SyncEngine {
     /// write — by this process or another on the same database — pushed within `live.debounce`; reconnects after a
     /// jittered backoff; polling every `live.pollInterval` where the server has no stream. Idempotent. Live mode is
     /// not a run: `isRunning` is true only during its rounds; `snapshot.live` says where it stands.
-    public func startLive() {
+    ///
+    /// `roundGate`, when given, is awaited before each round and what it returns is held until the round ends:
+    /// `trendyctl` takes its cross-process sync lock there (§3.7: every round takes the lock and releases it after).
+    /// A gate that returns nil (it was cancelled) skips the round.
+    public func startLive(roundGate: (@Sendable () async -> (any Sendable)?)? = nil) {
         guard liveTask == nil else { return }
+        self.roundGate = roundGate
         let inbox = LiveInbox()
         liveInbox = inbox
         liveTask = Task { await self.runLive(inbox) }
@@ -116,10 +121,13 @@ extension SyncEngine {
     /// A round of live mode: `performSync`, with the live queue noted first so that only later writes wake the
     /// loop again.
     private func liveRound() async -> SyncReport {
+        let lease = await roundGate?()
+        if roundGate != nil && lease == nil { return SyncReport(outcome: .error("stopped")) }
         if let queue = try? unitOfWork({ try $0.fetchPendingMutations() }) {
             liveHandled = Self.fingerprints(queue)
         }
         let report = await performSync()
+        withExtendedLifetime(lease) {}
         emit(.round(report))
         return report
     }

@@ -49,6 +49,8 @@ public actor SyncEngine {
     /// anything else is another writer's, and wakes the loop (R12).
     var liveHandled: Set<String> = []
     var liveWatchers: [UUID: AsyncStream<LiveActivity>.Continuation] = [:]
+    /// Awaited before each live round; its result is held for the round (`startLive(roundGate:)`).
+    var roundGate: (@Sendable () async -> (any Sendable)?)?
 
     /// No I/O happens here; call `loadInitialState()` to publish the first snapshot.
     public init(

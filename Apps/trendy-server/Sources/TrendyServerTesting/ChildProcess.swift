@@ -110,6 +110,9 @@ public enum ChildProcess {
 
         public var pid: Int32 { state.withLock { $0.pid } }
 
+        /// What the process has written on stdout so far. Does not wait.
+        public var stdoutSoFar: String { state.withLock { String(decoding: $0.stdout, as: UTF8.self) } }
+
         /// What the process has written on stderr so far. Does not wait.
         public var stderrSoFar: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
 

@@ -13,12 +13,14 @@ struct CommandContext {
 
     /// The graph over the database, with the server when one is configured. Building it opens (and creates) the
     /// database; it never touches the network.
-    func container() throws -> TrendyContainer {
+    /// `livePollInterval` sets live mode's polling interval (R12) for `sync --watch`.
+    func container(livePollInterval: TimeInterval? = nil) throws -> TrendyContainer {
         let token = try settings.token()
-        return try TrendyContainer.make(
-            .production(
-                database: settings.databasePath, server: settings.server?.root,
-                tokenProvider: StaticTokenProvider(token), standardProfile: settings.usesStandardProfile))
+        var configuration = TrendyConfiguration.production(
+            database: settings.databasePath, server: settings.server?.root,
+            tokenProvider: StaticTokenProvider(token), standardProfile: settings.usesStandardProfile)
+        if let livePollInterval { configuration.sync.live.pollInterval = livePollInterval }
+        return try TrendyContainer.make(configuration)
     }
 
     /// The graph without a server, for the commands that read the engine's own state (status, queue, history):

@@ -12,6 +12,12 @@ struct SyncCommand: TrendyCommand {
             errors, 130 interrupted (143 on SIGTERM). Only one sync runs per database at a time: a second one waits up \
             to 2 s for the first, then exits 75; `--watch` waits as long as it takes and goes on.
 
+            --watch runs until interrupted in live mode: it holds the server's change stream, applies each change \
+            as it arrives and pushes local changes (also those other trendyctl processes make) within \
+            milliseconds. Where the server has no stream, or with --poll, it syncs every --interval seconds instead. \
+            With --json it prints one JSON object a line: each sync's summary, and \
+            {"event": "applied", "changes": n, "cursor": n, "latency_ms": n} for each burst of changes applied.
+
             --verify then compares this database with the server's digest and reads back whatever differs: 0 \
             verified, 6 a difference it could not repair (the entities are printed), 5 blocked by changes not yet \
             synced or failed, 75 the account kept changing, 1 the server cannot verify.
@@ -20,17 +26,22 @@ struct SyncCommand: TrendyCommand {
               trendyctl sync
               trendyctl sync --full      # download everything again; keeps pending changes
               trendyctl sync --verify    # prove this copy equals the server's; repair what differs
-              trendyctl sync --watch --interval 300
+              trendyctl sync --watch     # live: other devices' changes appear as they are made
+              trendyctl sync --watch --poll --interval 300
               trendyctl sync --json | jq .outcome
             """)
     @OptionGroup var globals: GlobalOptions
     @Flag(help: "Bootstrap from the server's full state (local changes not yet pushed are kept).") var full = false
     @Flag(help: "Then prove this database equals the server's data, reading back what differs.") var verify = false
-    @Flag(help: "Repeat until interrupted.") var watch = false
-    @Option(help: "Seconds between runs with --watch (default: config sync.interval, else 60).") var interval: Int?
+    @Flag(help: "Stay live until interrupted: apply the server's changes as they happen, push local ones at once.")
+    var watch = false
+    @Flag(help: "With --watch: sync every --interval seconds instead of holding the server's change stream.")
+    var poll = false
+    @Option(help: "Seconds between syncs when polling (default: config sync.interval, else 60).") var interval: Int?
 
     func validate() throws {
         if interval != nil && !watch { throw ValidationError("--interval goes with --watch") }
+        if poll && !watch { throw ValidationError("--poll goes with --watch") }
         if let interval, interval < 1 { throw ValidationError("--interval must be 1 second or more") }
         if verify && watch { throw ValidationError("--verify checks once; run it without --watch") }
     }
@@ -41,9 +52,15 @@ struct SyncCommand: TrendyCommand {
             throw CLIError.authentication(
                 "not logged in to \(server.text): run `trendyctl login --with-token < token.txt` or set TRENDY_TOKEN")
         }
-        let engine = try context.container().engine
+        let pollInterval = Double(interval ?? context.settings.watchInterval)
+        let engine = try context.container(livePollInterval: pollInterval).engine
         try await engine.loadInitialState()
         let interrupt = await Interrupt()
+        if watch && !poll {
+            let code = await Self.watchLive(engine, interrupt: interrupt, context)
+            if code != 0 { throw ExitCode(code) }
+            return
+        }
         var forceFull = full
         var exitCode: Int32 = 0
         repeat {
@@ -87,6 +104,60 @@ struct SyncCommand: TrendyCommand {
         // trendyctl §1.5: a signal ends the command with 128+N, also when it lands between two runs of a watch.
         if interrupt.fired { exitCode = interrupt.exitCode ?? 130 }
         if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+
+    /// `--watch` in live mode (sync-engine R12): the engine streams; this prints what it does until a signal, or
+    /// until the server refuses the token (exit 4). Each round takes the sync lock and releases it after.
+    private static func watchLive(_ engine: SyncEngine, interrupt: Interrupt, _ context: CommandContext) async -> Int32
+    {
+        let console = context.console
+        let path = context.settings.databasePath
+        let activity = await engine.liveActivity()
+        await engine.startLive(roundGate: {
+            try? await SyncLock.acquire(
+                databasePath: path, waitingAtMost: nil,
+                waiting: { console.note("another sync is running on this database; waiting for it") })
+        })
+        console.note("watching live (Ctrl-C to stop)")
+        let ended = await interrupt.run { () async -> Int32? in
+            for await event in activity {
+                switch event {
+                case .round(let report):
+                    Self.renderLiveRound(report, console)
+                case .applied(let changes, let cursor, let latency):
+                    if console.json {
+                        var line: [String: JSONValue] = [
+                            "event": "applied", "changes": .number(Double(changes)), "cursor": .number(Double(cursor)),
+                        ]
+                        line["latency_ms"] = latency.map { .number(Double($0)) } ?? .null
+                        console.out(json: .object(line))
+                    } else {
+                        let after = latency.map { ", \($0) ms after they were made" } ?? ""
+                        console.out("applied \(changes) change\(changes == 1 ? "" : "s") (cursor \(cursor)\(after))")
+                    }
+                case .ended(let outcome):
+                    console.error(
+                        CLIError(
+                            code: outcome.name,
+                            message: "the server rejected the token: run `trendyctl login --with-token < token.txt`",
+                            exitCode: outcome.exitCode))
+                    return outcome.exitCode
+                }
+            }
+            return nil
+        }
+        await engine.stopLive()
+        if interrupt.fired { return interrupt.exitCode ?? 130 }
+        return ended ?? 0
+    }
+
+    /// A live round: every one as a JSON line; as a human line only when it did something or did not sync.
+    private static func renderLiveRound(_ report: SyncReport, _ console: Console) {
+        if console.json {
+            console.out(json: .object(syncFields(report, outcome: report.outcome.name)))
+        } else if report.pushed > 0 || report.pulled > 0 || report.outcome != .synced(bootstrapped: false) {
+            console.out(summaryLine(report, outcome: report.outcome.name))
+        }
     }
 
     /// One run, with a progress line on stderr fed by the snapshot stream when stderr is a terminal.
