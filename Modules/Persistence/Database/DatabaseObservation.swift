@@ -71,19 +71,20 @@ extension DatabaseStorage: LocalDataObserving {
     /// For a file: rings `doorbell` whenever `PRAGMA data_version` changes; nil in memory (no other process).
     private func otherProcessPoller(_ doorbell: AsyncStream<Void>.Continuation) -> Task<Void, Never>? {
         guard case .file(let path) = location else { return nil }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "trendy.observation"
+        guard let connection = try? DatabaseQueue(path: path, configuration: configuration) else { return nil }
+        // Read before the first query runs: a commit between the two is then a change, never the baseline.
+        var seen = try? connection.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         return Task {
-            var configuration = Configuration()
-            configuration.readonly = true
-            configuration.label = "trendy.observation"
-            guard let connection = try? DatabaseQueue(path: path, configuration: configuration) else { return }
-            var seen: Int?
             while !Task.isCancelled {
+                try? await Task.sleep(for: Self.otherProcessPollInterval)
                 let version = try? await connection.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
                 if let version, version != seen {
-                    if seen != nil { doorbell.yield() }
+                    doorbell.yield()
                     seen = version
                 }
-                try? await Task.sleep(for: Self.otherProcessPollInterval)
             }
         }
     }

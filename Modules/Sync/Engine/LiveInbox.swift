@@ -16,6 +16,8 @@ final class LiveInbox: Sendable {
         /// A timer the loop set has fired.
         var timerFired = false
         var stopped = false
+        /// The stream whose events these are; events of an older stream are dropped as they arrive.
+        var generation = 0
 
         var isEmpty: Bool { events.isEmpty && !streamEnded && !localWrite && !timerFired && !stopped }
     }
@@ -29,17 +31,35 @@ final class LiveInbox: Sendable {
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    func put(_ event: StreamEvent) {
-        contents.withLock { $0.events.append(event) }
-        ring.yield()
+    /// A new stream opens: what an older one sent and has not been taken is dropped, and so is whatever it sends
+    /// later. Returns the new stream's generation, for `put` and `streamEnded`.
+    func beginStream() -> Int {
+        contents.withLock { contents in
+            contents.generation += 1
+            contents.events = []
+            contents.streamEnded = false
+            contents.streamError = nil
+            return contents.generation
+        }
     }
 
-    func streamEnded(_ error: (any Error)?) {
-        contents.withLock { contents in
+    func put(_ event: StreamEvent, generation: Int) {
+        let taken = contents.withLock { contents in
+            guard contents.generation == generation else { return false }
+            contents.events.append(event)
+            return true
+        }
+        if taken { ring.yield() }
+    }
+
+    func streamEnded(_ error: (any Error)?, generation: Int) {
+        let taken = contents.withLock { contents in
+            guard contents.generation == generation else { return false }
             contents.streamEnded = true
             contents.streamError = error
+            return true
         }
-        ring.yield()
+        if taken { ring.yield() }
     }
 
     func localWrite() {
@@ -76,11 +96,11 @@ final class LiveInbox: Sendable {
         while true {
             let taken = contents.withLock { contents -> Contents? in
                 guard !contents.isEmpty else { return nil }
-                defer { contents = Contents(stopped: contents.stopped) }
+                defer { contents = Contents(stopped: contents.stopped, generation: contents.generation) }
                 return contents
             }
             if let taken { return taken }
-            if await iterator.next() == nil || Task.isCancelled { return Contents(stopped: true) }
+            if await iterator.next() == nil || Task.isCancelled { return Contents(stopped: true, generation: -1) }
         }
     }
 }

@@ -152,12 +152,13 @@ extension SyncEngine {
         enterLive(.connecting)
         let cursor = (try? readEngineState().cursor) ?? 0
         let network = self.network
+        let generation = inbox.beginStream()
         let reader = Task {
             do {
-                for try await event in network.changeStream(since: cursor) { inbox.put(event) }
-                inbox.streamEnded(nil)
+                for try await event in network.changeStream(since: cursor) { inbox.put(event, generation: generation) }
+                inbox.streamEnded(nil, generation: generation)
             } catch {
-                inbox.streamEnded(error)
+                inbox.streamEnded(error, generation: generation)
             }
         }
         defer { reader.cancel() }
