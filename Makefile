@@ -10,7 +10,7 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 .PHONY: demo test test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-digest bench-server profile-cli proof fuzz-build schemathesis man install docs \
+	bench-large bench-digest bench-live bench-server profile-cli proof fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -169,6 +169,18 @@ bench-digest: deps
 	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
 	python3 Benchmarks/user-path/digest.py --events $(or $(BENCH_EVENTS),100000) --runs $(or $(BENCH_RUNS),5) \
 		--server-bin .build/release --cli-bin .build-static/release
+
+## Live sync (issue 26): A's write → B's observation in process (two live engines; one server, then two PostgreSQL
+## instances), then as a user meets it with the installed trendyctl: `events add` → the other watcher's line, a burst
+## of 10 000 events, and 5000 idle streams on one server (docs/performance.md, "Live sync").
+bench-live: deps
+	$(SWIFT) build -c release --product trendy-server
+	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+	cd Benchmarks && $(SWIFT) build -c release --product trendy-bench
+	cd Benchmarks && .build/release/trendy-bench live --writes $(or $(BENCH_WRITES),1000)
+	scripts/with-postgres bash -c 'cd Benchmarks && .build/release/trendy-bench live --postgres \
+		--writes $(or $(BENCH_WRITES),1000)'
+	python3 Benchmarks/user-path/live.py --server-bin .build/release --cli-bin .build-static/release
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and
 ## two instances on a throwaway PostgreSQL (scripts/with-postgres).

@@ -18,7 +18,7 @@ class Server:
     """`trendy-server --in-memory` (or on the SQLite file `database`) with tokens `user1` … `userN`, each for a user of
     its own."""
 
-    def __init__(self, binary_folder, users, database=None):
+    def __init__(self, binary_folder, users, database=None, extra=()):
         self.users = {f"user{n}": "0190f5c0-3f00-7a11-8b22-%012d" % n for n in range(1, users + 1)}
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -26,7 +26,7 @@ class Server:
         self.root = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
             [f"{binary_folder}/trendy-server", *(["--db", database] if database else ["--in-memory"]),
-             "--port", str(port), "--log-level", "error"]
+             "--port", str(port), "--log-level", "error", *extra]
             + [f"--token={token}:{user}" for token, user in self.users.items()],
             stdout=subprocess.PIPE, text=True)
         if "listening" not in (self.process.stdout.readline() if self.process.stdout else ""):

@@ -128,6 +128,7 @@ extension SyncEngine {
         }
         let report = await performSync()
         withExtendedLifetime(lease) {}
+        lastLiveRoundEnd = now
         emit(.round(report))
         return report
     }
@@ -190,8 +191,11 @@ extension SyncEngine {
             if contents.streamEnded { return streamEnd(contents.streamError) }
             if contents.localWrite || (contents.timerFired && retryScheduled) {
                 retryScheduled = false
-                if contents.localWrite, configuration.live.debounce > 0 {
-                    try? await clock.sleep(for: configuration.live.debounce)
+                // At once after a quiet moment; within `debounce` of the last round otherwise, so a burst of
+                // writes goes out in a round or two, not one round each.
+                if contents.localWrite, let last = lastLiveRoundEnd {
+                    let wait = configuration.live.debounce - now.timeIntervalSince(last)
+                    if wait > 0 { try? await clock.sleep(for: wait) }
                 }
                 let report = await liveRound()
                 switch report.outcome {

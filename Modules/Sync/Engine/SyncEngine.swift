@@ -48,6 +48,8 @@ public actor SyncEngine {
     /// The live queue (`id:revision`) as the last live round found it when it started: a commit that adds
     /// anything else is another writer's, and wakes the loop (R12).
     var liveHandled: Set<String> = []
+    /// When the last live round ended: local writes within `live.debounce` of it wait for the rest (R12).
+    var lastLiveRoundEnd: Date?
     var liveWatchers: [UUID: AsyncStream<LiveActivity>.Continuation] = [:]
     /// Awaited before each live round; its result is held for the round (`startLive(roundGate:)`).
     var roundGate: (@Sendable () async -> (any Sendable)?)?

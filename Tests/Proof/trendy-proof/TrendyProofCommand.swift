@@ -12,7 +12,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
         abstract: "Randomized convergence with faults, kill -9 crash trials and fuzzing of the Trendy stack.")
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case convergence, instances, crash, fuzz, libfuzzer, schemathesis, feed
+        case convergence, instances, live, crash, fuzz, libfuzzer, schemathesis, feed
     }
 
     @Option(help: "The parts to run, comma-separated: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -24,6 +24,9 @@ struct TrendyProofCommand: AsyncParsableCommand {
 
     @Option(help: "instances: seeds of the convergence run on two instances sharing PostgreSQL.")
     var instanceSeeds = 100
+
+    @Option(help: "live: seeds of the convergence run with a device in live mode, stream cuts and server restarts.")
+    var liveSeeds = 50
 
     @Option(help: "Crash: number of trials.") var crashTrials = 50
     @Option(help: "Crash: the first trial's seed.") var firstCrashSeed: UInt64 = 1
@@ -60,6 +63,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
             switch part {
             case .convergence: result = try await convergence()
             case .instances: result = try await instances()
+            case .live: result = try await convergence(part: .live, count: liveSeeds, instances: 1)
             case .crash: result = try await crash()
             case .fuzz: result = try await fuzz()
             case .libfuzzer: result = try await libFuzzer()
@@ -143,6 +147,10 @@ struct TrendyProofCommand: AsyncParsableCommand {
             var settings = ProofSettings(seed: seed)
             settings.operations = operations
             settings.instances = instances
+            if part == .live {
+                settings.liveDevices = 1
+                settings.faults.probabilityStreamCut = 0.1
+            }
             return try await ConvergenceProof.run(settings)
         } each: { outcome in
             deadLetters += outcome.deadLetters
@@ -167,7 +175,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
         line += "not quiet under faults)"
         line += "\n  moves: " + moves.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         if let first = tally.failures.first {
-            let seedOption = part == .instances ? "--instance-seeds" : "--seeds"
+            let seedOption = part == .instances ? "--instance-seeds" : part == .live ? "--live-seeds" : "--seeds"
             line +=
                 "\nreproduce: trendy-proof --parts \(part.rawValue) \(seedOption) 1 --operations \(operations) "
                 + "--first-seed \(first.seed)"

@@ -38,6 +38,8 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "Probability that a write completes but its answer is dropped.") var faultDrop = 0.0
     @Option(help: "Milliseconds of injected delay.") var faultDelayMs = 0
     @Option(help: "Probability of the injected delay.") var faultDelay = 1.0
+    @Option(help: "Probability that a change stream is cut in the middle of a batch of entries.")
+    var faultStreamCut = 0.0
     @Option(help: "Seed of the fault generator, for repeatable runs.") var faultSeed: UInt64?
     @Option(help: "Imitate a backend's defects: 'original'.") var quirks: String?
     @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
@@ -125,6 +127,7 @@ struct TrendyServerCommand: AsyncParsableCommand {
         configuration.faults.probabilityDrop = faultDrop
         configuration.faults.delayMilliseconds = faultDelayMs
         configuration.faults.probabilityDelay = faultDelay
+        configuration.faults.probabilityStreamCut = faultStreamCut
         configuration.faults.seed = faultSeed
         configuration.quirks = quirks == "original" ? .original : .none
         configuration.changelogRetentionDays = changelogRetentionDays

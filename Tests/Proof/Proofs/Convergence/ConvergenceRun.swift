@@ -19,6 +19,9 @@ public struct ProofSettings: Sendable {
     public var instances = 1
     /// With several instances: the chance, after each operation, that one device's lane moves to another instance.
     public var switchProbability = 0.15
+    /// The first this many devices run in live mode (R12) the whole time, on real time, while all of them also make
+    /// the random moves; the server cuts streams mid-batch and restarts now and then.
+    public var liveDevices = 0
 
     public init(seed: UInt64) { self.seed = seed }
 }
@@ -72,6 +75,9 @@ final class ConvergenceRun {
     let clock = ManualClock(now: Date().addingTimeInterval(-600), mode: .advancing)
     /// The operation log, readable from the watchdog while the run goes on.
     let log: LogSink
+    /// What each live device did, for the exactly-once check.
+    var liveWatches: [LiveWatch] = []
+    var serverRestarts = 0
 
     init(settings: ProofSettings, log: LogSink) {
         self.settings = settings
@@ -97,9 +103,15 @@ final class ConvergenceRun {
                 }
                 root = laneRoot
             }
+            let live = index < settings.liveDevices
             clients.append(
                 try ProofClient(
-                    name: "client\(index)", directory: directory, root: root, token: servers[0].token, clock: clock))
+                    name: live ? "live\(index)" : "client\(index)", directory: directory, root: root,
+                    token: servers[0].token, clock: live ? SystemClock() : clock, live: live))
+        }
+        for client in clients where client.isLive {
+            liveWatches.append(await LiveWatch(client.engine))
+            await client.startLive()
         }
         log.note("faults: \(settings.faults)")
         for step in 0..<settings.operations {
@@ -114,6 +126,13 @@ final class ConvergenceRun {
             }
             if clients[index].offlineFor > 0 && operation != .goOffline { clients[index].offlineFor -= 1 }
             clock.advance(by: Double(Int.random(in: 0..<200, using: &random)) / 1000)
+            if settings.liveDevices > 0, servers.count == 1, random.chance(0.02) {
+                // Every open stream dies with the process, maybe in the middle of a batch.
+                servers[0] = try await servers[0].restart(faults: settings.faults, seed: settings.seed &+ UInt64(step))
+                serverRestarts += 1
+                moves["restartServer", default: 0] += 1
+                log.note("\(step): trendy-server restarted (live streams cut)")
+            }
             if let balancer, Double.random(in: 0..<1, using: &random) < settings.switchProbability {
                 let moved = Int.random(in: 0..<lanes.count, using: &random)
                 let instance = (balancer.backend(of: lanes[moved]) + 1) % servers.count
@@ -121,6 +140,11 @@ final class ConvergenceRun {
                 switches += 1
                 log.note("\(step): \(clients[moved].name) now reaches instance \(instance)")
             }
+        }
+        for client in clients where client.isLive { await client.engine.stopLive() }
+        for (index, watch) in liveWatches.enumerated() {
+            if let repeated = watch.firstRepeat() { localViolations.append("\(clients[index].name): \(repeated)") }
+            moves["liveStreamedEntries", default: 0] += watch.streamed
         }
         var restarted: [ProofServer] = []
         for server in servers { restarted.append(try await server.restart(faults: .none, seed: settings.seed)) }

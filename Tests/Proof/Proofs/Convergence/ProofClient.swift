@@ -33,7 +33,23 @@ struct ProofClient {
         case geofence(Geofence)
     }
 
-    init(name: String, directory: URL, root: ServerRoot, token: String, clock: ManualClock) throws {
+    /// A live device (R12) keeps real time: its reconnect backoffs wait, short ones (`liveTimings`).
+    let isLive: Bool
+
+    /// Live mode's timings in the proof: the rules of R12, compressed.
+    static let liveTimings: LiveTimings = {
+        var timings = LiveTimings()
+        timings.debounce = 0.002
+        timings.baseBackoff = 0.02
+        timings.maxBackoff = 0.3
+        timings.pollInterval = 0.5
+        return timings
+    }()
+
+    init(
+        name: String, directory: URL, root: ServerRoot, token: String, clock: any SyncClock, live: Bool = false
+    ) throws {
+        isLive = live
         self.name = name
         let path = directory.appendingPathComponent("\(name).sqlite").path
         self.path = path
@@ -43,9 +59,11 @@ struct ProofClient {
                     serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
                 tokenProvider: StaticTokenProvider(token), clock: clock)
             let stores = try DefaultDataStoreFactory(.file(path: path), clock: clock)
+            var configuration = SyncConfiguration.standard(serverRoot: root)
+            configuration.live = Self.liveTimings
             let engine = SyncEngine(
                 networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
-                configuration: .standard(serverRoot: root))
+                configuration: configuration)
             return (engine, EventStore(engine: engine, dataStoreFactory: stores, clock: clock), stores)
         }
         (engine, events, stores) = try process()
@@ -79,6 +97,12 @@ struct ProofClient {
     func sync(twin: Bool = false) async -> SyncReport {
         let engine = twin ? twinEngine : engine
         return await lock.withLock { await engine.performSync() }
+    }
+
+    /// Starts live mode on the device's engine; each live round takes the device's sync lock.
+    func startLive() async {
+        let lock = lock
+        await engine.startLive(roundGate: { await lock.lease() })
     }
 
     /// A full resync under the device's sync lock.

@@ -12,6 +12,21 @@ actor DeviceLock {
         return value
     }
 
+    /// Takes the lock for a live round (`SyncEngine.startLive(roundGate:)`); it is released when the lease goes.
+    func lease() async -> Lease {
+        await acquire()
+        return Lease(lock: self)
+    }
+
+    /// Held while it lives.
+    final class Lease: Sendable {
+        let lock: DeviceLock
+        init(lock: DeviceLock) { self.lock = lock }
+        deinit { Task { [lock] in await lock.releaseLease() } }
+    }
+
+    fileprivate func releaseLease() { release() }
+
     private func acquire() async {
         guard held else {
             held = true

@@ -14,6 +14,8 @@ public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
     public var probabilityDrop = 0.04
     public var delayMilliseconds = 15
     public var probabilityDelay = 0.1
+    /// Change-stream batches cut in the middle (`--fault-stream-cut`): the live part's dropped connections.
+    public var probabilityStreamCut = 0.0
 
     public init() {}
 
@@ -24,6 +26,7 @@ public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
         plan.probabilityDrop = 0
         plan.delayMilliseconds = 0
         plan.probabilityDelay = 0
+        plan.probabilityStreamCut = 0
         return plan
     }()
 
@@ -31,13 +34,13 @@ public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
         [
             "--fault-500", "\(probability500)", "--fault-429", "\(probability429)", "--fault-retry-after", "1",
             "--fault-drop", "\(probabilityDrop)", "--fault-delay-ms", "\(delayMilliseconds)", "--fault-delay",
-            "\(probabilityDelay)", "--fault-seed", "\(seed)",
+            "\(probabilityDelay)", "--fault-stream-cut", "\(probabilityStreamCut)", "--fault-seed", "\(seed)",
         ]
     }
 
     public var description: String {
         "500: \(probability500), 429: \(probability429) (Retry-After 1 s), drop: \(probabilityDrop), "
-            + "delay: \(delayMilliseconds) ms × \(probabilityDelay)"
+            + "delay: \(delayMilliseconds) ms × \(probabilityDelay), stream cuts: \(probabilityStreamCut)"
     }
 }
 

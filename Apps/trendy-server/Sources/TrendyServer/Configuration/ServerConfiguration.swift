@@ -156,19 +156,22 @@ public struct FaultConfiguration: Sendable, Hashable {
     public var probabilityDrop = 0.0
     public var delayMilliseconds = 0
     public var probabilityDelay = 1.0
+    /// Per batch of change-stream entries: the connection is cut in the middle of the batch (a dropped connection
+    /// mid-event, api-v1 §13).
+    public var probabilityStreamCut = 0.0
     public var seed: UInt64?
 
     public init() {}
 
     public var isEnabled: Bool {
-        probability500 > 0 || probability429 > 0 || probabilityDrop > 0
+        probability500 > 0 || probability429 > 0 || probabilityDrop > 0 || probabilityStreamCut > 0
             || (delayMilliseconds > 0 && probabilityDelay > 0)
     }
 
     func validate() throws(ConfigurationError) {
         for (flag, value) in [
             ("--fault-500", probability500), ("--fault-429", probability429), ("--fault-drop", probabilityDrop),
-            ("--fault-delay", probabilityDelay),
+            ("--fault-delay", probabilityDelay), ("--fault-stream-cut", probabilityStreamCut),
         ] where !(0...1).contains(value) {
             throw .outOfRange(flag, "a probability in [0, 1]")
         }

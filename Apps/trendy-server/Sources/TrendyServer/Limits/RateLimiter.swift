@@ -83,6 +83,12 @@ final class FaultInjector: Sendable {
         }
     }
 
+    /// Whether to cut a change stream in the middle of the batch it is about to send (`--fault-stream-cut`).
+    func cutsStream() -> Bool {
+        guard configuration.probabilityStreamCut > 0 else { return false }
+        return generator.withLock { $0.nextUnit() < configuration.probabilityStreamCut }
+    }
+
     /// Draws in a fixed order (429, 500, drop, delay) so that a seed gives the same sequence of choices.
     func choose(isWrite: Bool) -> Choice {
         generator.withLock { random in

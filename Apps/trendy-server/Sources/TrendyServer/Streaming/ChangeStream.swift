@@ -34,7 +34,7 @@ enum ChangeStream {
         headers[.contentType] = "text/event-stream"
         headers[.xAccelBuffering] = "no"
         let stream = Session(
-            pipeline: pipeline, subscription: subscription, position: since, expiry: expiry)
+            pipeline: pipeline, subscription: subscription, position: since, expiry: expiry, channel: context.channel)
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
@@ -62,19 +62,21 @@ enum ChangeStream {
         let subscription: StreamSubscription
         var position: Int64
         let expiry: Date?
+        /// Closed by `--fault-stream-cut` in the middle of a batch.
+        let channel: any Channel
 
         func run(_ writer: inout any ResponseBodyWriter) async throws {
             var position = position
             var lastWrite = pipeline.configuration.clock.now()
             // A comment first: the client knows the stream is open before any entry.
             try await writer.write(ByteBuffer(string: ": open\n\n"))
-            if try await sendNew(after: &position, &writer) == .reset { return }
+            if try await sendNew(after: &position, &writer) != .sent { return }
             while true {
                 let pending = await subscription.next()
                 if pending.closed { return }
                 if pending.changed, pending.unknownChange || (pending.highest ?? 0) > position {
                     let before = position
-                    if try await sendNew(after: &position, &writer) == .reset { return }
+                    if try await sendNew(after: &position, &writer) != .sent { return }
                     if position != before { lastWrite = pipeline.configuration.clock.now() }
                 }
                 guard pending.tick else { continue }
@@ -90,7 +92,7 @@ enum ChangeStream {
             }
         }
 
-        enum Progress { case sent, reset }
+        enum Progress { case sent, reset, cut }
 
         /// Sends every entry above `position`, a page at a time; `reset` (and the event) when the retention
         /// watermark has passed it.
@@ -124,6 +126,12 @@ enum ChangeStream {
                     return .reset
                 }
                 guard page.count > 0 else { return .sent }
+                if pipeline.faults?.cutsStream() == true {
+                    // A dropped connection mid-event: half the batch goes out, then the connection closes.
+                    try await writer.write(ByteBuffer(bytes: page.text.prefix(page.text.count / 2)))
+                    try? await channel.close()
+                    return .cut
+                }
                 try await writer.write(ByteBuffer(bytes: page.text))
                 position = page.last
                 pipeline.metrics.streamed(changes: page.count)
