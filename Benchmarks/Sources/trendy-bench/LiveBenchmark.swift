@@ -79,9 +79,9 @@ struct LiveBenchmark: AsyncParsableCommand {
         }
         await a.engine.stopLive()
         await b.engine.stopLive()
-        let where_ = postgres ? "two PostgreSQL instances" : "one server (SQLite in memory)"
+        let setting = postgres ? "two PostgreSQL instances" : "one server (SQLite in memory)"
         print(
-            "| A's write → B's observation, \(writes) writes one at a time, \(where_) | "
+            "| A's write → B's observation, \(writes) writes one at a time, \(setting) | "
                 + "p50 \(Self.ms(samples.percentile(0.5))) ms, p99 \(Self.ms(samples.percentile(0.99))) ms, "
                 + "max \(Self.ms(samples.percentile(1))) ms |")
     }

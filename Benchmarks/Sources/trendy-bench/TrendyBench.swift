@@ -6,6 +6,8 @@ struct TrendyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trendy-bench",
         abstract: "Benchmarks of the Trendy sync stack (build with -c release).",
-        subcommands: [StoreBenchmark.self, SyncBenchmark.self, CLIBenchmark.self, SyncScenario.self, LiveBenchmark.self],
+        subcommands: [
+            StoreBenchmark.self, SyncBenchmark.self, CLIBenchmark.self, SyncScenario.self, LiveBenchmark.self,
+        ],
         defaultSubcommand: StoreBenchmark.self)
 }
