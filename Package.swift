@@ -54,6 +54,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Layers (Modules/)
@@ -67,7 +68,11 @@ let package = Package(
         ),
         .target(
             name: "Networking",
-            dependencies: ["Models", "Protocols", logging],
+            // async-http-client carries the change stream only (APIClient+ChangeStream.swift says why).
+            dependencies: [
+                "Models", "Protocols", logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Modules/Networking",
             swiftSettings: swiftSettings
         ),

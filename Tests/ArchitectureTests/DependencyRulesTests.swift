@@ -12,7 +12,7 @@ struct DependencyRulesTests {
         "Models": ["Logging"],
         "Protocols": ["Models", "Logging"],
         "Persistence": ["Models", "Protocols", "GRDB", "GRDBSQLite", "Logging"],
-        "Networking": ["Models", "Protocols", "Logging"],
+        "Networking": ["Models", "Protocols", "Logging", "AsyncHTTPClient", "NIOCore", "NIOHTTP1"],
         "Sync": ["Models", "Protocols", "Logging"],
         "Hashing": ["Protocols", "Crypto", "Logging"],
         "TestSupport": ["Models", "Protocols", "Sync", "Persistence", "Hashing", "Logging"],

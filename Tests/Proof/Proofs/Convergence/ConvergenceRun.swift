@@ -177,7 +177,17 @@ final class ConvergenceRun {
     /// While the faults go on: every online device syncs until a whole pass moves nothing (at most six passes),
     /// then each is compared with the server field by field, apart from what it holds by design (`heldIds`). A
     /// difference is a broken guarantee (sync-engine §9.6), recorded for the verdict.
+    ///
+    /// Live devices pause for the check: their background rounds would otherwise push between the quiet pass and the
+    /// comparison, and a device that synced before that push would look behind.
     func quietCheck(_ server: ProofServer) async throws -> String {
+        for client in clients where client.isLive { await client.engine.stopLive() }
+        let result = try await quietCheckWhilePaused(server)
+        for client in clients where client.isLive { await client.startLive() }
+        return result
+    }
+
+    private func quietCheckWhilePaused(_ server: ProofServer) async throws -> String {
         let online = clients.indices.filter { clients[$0].offlineFor == 0 }
         for pass in 1...6 {
             var quiet = true
