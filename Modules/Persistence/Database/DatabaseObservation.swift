@@ -42,15 +42,14 @@ extension DatabaseStorage: LocalDataObserving {
             for await _ in rings {
                 if Task.isCancelled { break }
                 do {
-                    let store = LocalStore(storage: self)
-                    let value = try query(store)
-                    store.rollback()
+                    let value = try await Self.run(query, on: self)
                     if value != last {
                         last = value
                         output.yield(value)
                     }
                 } catch DataStoreError.busy {
-                    // A long unit of work holds the database: look again once it is done.
+                    // A long unit of work holds the database: look again a little later.
+                    try? await Task.sleep(for: Self.otherProcessPollInterval)
                     doorbell.yield()
                 } catch {
                     output.finish(throwing: error)
@@ -66,6 +65,23 @@ extension DatabaseStorage: LocalDataObserving {
             doorbell.finish()
         }
         return results
+    }
+
+    /// The queue observation queries run on: a query may wait for the writer (up to the busy timeout), and that
+    /// wait must not hold one of the few threads of Swift's cooperative pool.
+    private static let queries = DispatchQueue(label: "trendy.observation.queries")
+
+    /// Runs `query` in a unit of work of its own, rolled back, on `queries`.
+    private static func run<Value: Sendable>(
+        _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value, on storage: DatabaseStorage
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            queries.async {
+                let store = LocalStore(storage: storage)
+                defer { store.rollback() }
+                continuation.resume(with: Result { try query(store) })
+            }
+        }
     }
 
     /// For a file: rings `doorbell` whenever `PRAGMA data_version` changes; nil in memory (no other process).
