@@ -55,7 +55,10 @@ struct OpenAPITests {
 
     static var routerOperations: Set<Operation> {
         Set(Routes.all.map { Operation(method: String(describing: $0.method), path: $0.path) })
-            .union([Operation(method: "GET", path: "/health"), Operation(method: "GET", path: "/metrics")])
+            .union([
+                Operation(method: "GET", path: "/health"), Operation(method: "GET", path: "/metrics"),
+                Operation(method: "GET", path: Routes.changeStream),
+            ])
     }
 
     @Test("the document's paths and methods are the router's, no more and no fewer")

@@ -32,6 +32,9 @@ enum Routes {
         Route(method: .get, path: "/api/v1/sync/digest", handler: SyncDigests.digest),
     ]
 
+    /// `GET /api/v1/changes/stream` (api-v1 §13): a streaming answer, outside the transaction-per-request `all`.
+    static let changeStream = "/api/v1/changes/stream"
+
     static func router(pipeline: Pipeline, middleware: APIMiddleware, metrics: ServerMetrics) -> Router<APIContext> {
         let router = Router(context: APIContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -47,7 +50,7 @@ enum Routes {
         let api = router.group()
         func add(_ middleware: some RouterMiddleware<APIContext>) { api.add(middleware: middleware) }
         for middleware in pipeline.middlewares() { add(middleware) }
-        api.get("/api/v1/changes/stream") { request, context in
+        api.get(RouterPath(changeStream)) { request, context in
             try await ChangeStream.respond(request, context, pipeline)
         }
         for route in all {
