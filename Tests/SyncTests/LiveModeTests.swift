@@ -54,14 +54,23 @@ struct LiveModeTests {
         deinit { task.withLock { $0 }?.cancel() }
     }
 
-    /// Waits, at most 10 s, for `condition`.
+    /// Waits for `condition`, at most 60 s: a bound for a stuck loop, far above what a loaded machine needs.
     static func eventually(
-        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
+        _ what: String, on harness: SyncHarness? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: () async throws -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while try await !condition() {
             guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for: \(what)", sourceLocation: sourceLocation)
+                var state = ""
+                if let harness {
+                    let snapshot = await harness.engine.snapshot
+                    state =
+                        "; engine \(snapshot.state), live \(snapshot.live), running \(snapshot.isRunning), "
+                        + "calls \(harness.network.calls.map(\.method.rawValue).suffix(12)), "
+                        + "sleepers \(harness.clock.suspendedSleepers)"
+                }
+                Issue.record("timed out waiting for: \(what)\(state)", sourceLocation: sourceLocation)
                 throw HarnessError("timed out waiting for \(what)")
             }
             try await Task.sleep(for: .milliseconds(1))
@@ -158,7 +167,7 @@ struct LiveModeTests {
         let (a, _) = try await Self.devices()
         a.network.enqueueStream([.opened, .reset(reason: "cursor_expired")])
         await a.engine.startLive()
-        try await Self.eventually("second stream open") {
+        try await Self.eventually("second stream open", on: a) {
             let live = await a.engine.snapshot.live
             return a.network.callCount(.changeStream) == 2 && live == .streaming
         }
@@ -172,11 +181,34 @@ struct LiveModeTests {
         let (a, _) = try await Self.devices()
         a.network.enqueue(http(429, "stream_limit", retryAfter: 30), for: .changeStream)
         await a.engine.startLive()
-        try await Self.eventually("polling") { await a.engine.snapshot.live == .polling }
+        try await Self.eventually("polling", on: a) { await a.engine.snapshot.live == .polling }
         #expect(try a.engineState().quietUntil == nil)
         await a.clock.waitForSleepers(1)
         a.clock.advance(by: 30)
         try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        await a.engine.stopLive()
+    }
+}
+
+extension LiveModeTests {
+    @Test("R12 another process's bootstrap moves the cursor back under the stream: it reconnects from there")
+    func rewoundCursorReconnects() async throws {
+        let (a, b) = try await Self.devices()
+        let start = try a.engineState().cursor
+        await a.engine.startLive()
+        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        let tea = try await b.syncedType("Tea")
+        try await Self.eventually("Tea applied") { try Self.localTypes(a).contains("Tea") }
+        // What a bootstrap in another process leaves when its snapshot predates Tea: no Tea, the older cursor.
+        try a.updateEngineState { $0.cursor = start }
+        let store = a.stores.makeDataStore()
+        try store.deleteEventType(id: tea.id)
+        try store.save()
+        try await Self.eventually("the stream reopened from the older cursor") {
+            a.network.callCount(.changeStream) == 2
+        }
+        try await Self.eventually("Tea applied again") { try Self.localTypes(a).contains("Tea") }
+        #expect(try a.engineState().cursor == a.serverChanges.last?.id)
         await a.engine.stopLive()
     }
 }

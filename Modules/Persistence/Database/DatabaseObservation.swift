@@ -32,17 +32,28 @@ extension DatabaseStorage: LocalDataObserving {
     public func observe<Value: Sendable & Equatable>(
         _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
+        // Each observation queries on a queue of its own: one that waits for its writer never delays another's.
+        let queue = DispatchQueue(label: "trendy.observation")
+        return observe { [self] in try await Self.run(query, on: self, queue: queue) }
+    }
+
+    /// The observation loop with `read` as the way to run the query: rings on every commit of this process and,
+    /// for a file, on every other process's; equal results are yielded once. A store with a discipline of its own
+    /// (the test double of TestSupport) reads through it.
+    public func observe<Value: Sendable & Equatable>(
+        reading read: @escaping @Sendable () async throws -> Value
+    ) -> AsyncThrowingStream<Value, any Error> {
         let (results, output) = AsyncThrowingStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
         let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         doorbell.yield()
         let listener = commitListeners.add { doorbell.yield() }
         let poller = otherProcessPoller(doorbell)
-        let runner = Task { [self] in
+        let runner = Task {
             var last: Value?
             for await _ in rings {
                 if Task.isCancelled { break }
                 do {
-                    let value = try await Self.run(query, on: self)
+                    let value = try await read()
                     if value != last {
                         last = value
                         output.yield(value)
@@ -67,16 +78,14 @@ extension DatabaseStorage: LocalDataObserving {
         return results
     }
 
-    /// The queue observation queries run on: a query may wait for the writer (up to the busy timeout), and that
-    /// wait must not hold one of the few threads of Swift's cooperative pool.
-    private static let queries = DispatchQueue(label: "trendy.observation.queries")
-
-    /// Runs `query` in a unit of work of its own, rolled back, on `queries`.
+    /// Runs `query` in a unit of work of its own, rolled back, on `queue`: a query may wait for the writer (up to
+    /// the busy timeout), and that wait must not hold one of the few threads of Swift's cooperative pool.
     private static func run<Value: Sendable>(
-        _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value, on storage: DatabaseStorage
+        _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value, on storage: DatabaseStorage,
+        queue: DispatchQueue
     ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            queries.async {
+            queue.async {
                 let store = LocalStore(storage: storage)
                 defer { store.rollback() }
                 continuation.resume(with: Result { try query(store) })

@@ -15,11 +15,13 @@ final class LiveInbox: Sendable {
         var localWrite = false
         /// A timer the loop set has fired.
         var timerFired = false
+        /// Another process moved the stored cursor below the stream's position (a bootstrap): reconnect from it.
+        var rewound = false
         var stopped = false
         /// The stream whose events these are; events of an older stream are dropped as they arrive.
         var generation = 0
 
-        var isEmpty: Bool { events.isEmpty && !streamEnded && !localWrite && !timerFired && !stopped }
+        var isEmpty: Bool { events.isEmpty && !streamEnded && !localWrite && !timerFired && !rewound && !stopped }
     }
 
     private let contents = Mutex(Contents())
@@ -64,6 +66,11 @@ final class LiveInbox: Sendable {
 
     func localWrite() {
         contents.withLock { $0.localWrite = true }
+        ring.yield()
+    }
+
+    func rewound() {
+        contents.withLock { $0.rewound = true }
         ring.yield()
     }
 

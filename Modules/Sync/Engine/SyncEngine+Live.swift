@@ -128,6 +128,7 @@ extension SyncEngine {
         }
         let report = await performSync()
         withExtendedLifetime(lease) {}
+        liveCursor = try? readEngineState().cursor
         lastLiveRoundEnd = now
         emit(.round(report))
         return report
@@ -152,6 +153,7 @@ extension SyncEngine {
     private func stream(_ inbox: LiveInbox, _ backoff: inout LiveBackoff) async -> StreamEnd {
         enterLive(.connecting)
         let cursor = (try? readEngineState().cursor) ?? 0
+        liveCursor = cursor
         let network = self.network
         let generation = inbox.beginStream()
         let reader = Task {
@@ -188,6 +190,7 @@ extension SyncEngine {
                 }
             }
             if let end = applyLive(burst) { return end }
+            if contents.rewound { return .reconnectNow }
             if contents.streamEnded { return streamEnd(contents.streamError) }
             if contents.localWrite || (contents.timerFired && retryScheduled) {
                 retryScheduled = false
@@ -221,8 +224,12 @@ extension SyncEngine {
         do {
             try bindAccount(entries.map(\.userId))
             var counters = RoundCounters()
-            let applied = try unitOfWork { store -> [ChangeEntry] in
+            let known = liveCursor ?? 0
+            let applied = try unitOfWork { store -> [ChangeEntry]? in
                 var engineState = try store.loadEngineState()
+                // Another process's bootstrap moved the cursor back under the stream: its snapshot may be older
+                // than entries this stream applied, so they come again from the stored cursor.
+                if engineState.cursor < known { return nil }
                 let fresh = entries.filter { $0.id > engineState.cursor }
                 guard let last = fresh.last else { return [] }
                 let fences = try Fences(store: store, engineState: engineState)
@@ -232,7 +239,9 @@ extension SyncEngine {
                 observedEngineState = engineState
                 return fresh
             }
+            guard let applied else { return .reconnectNow }
             guard let newest = applied.last else { return nil }
+            liveCursor = newest.id
             try? refreshObservation()
             publish()
             let latency = newest.createdAt.map { Int((now.timeIntervalSince($0) * 1000).rounded()) }
@@ -273,17 +282,27 @@ extension SyncEngine {
     /// failing, applying) add none. Nil when the factory cannot observe; then only rounds and the stream move.
     private func watchOtherWriters(_ inbox: LiveInbox) -> Task<Void, Never>? {
         guard let observing = stores as? any LocalDataObserving else { return nil }
-        let queue = observing.observe { store in Self.fingerprints(try store.fetchPendingMutations()) }
+        let queue = observing.observe { store in
+            LiveObservation(
+                queue: Self.fingerprints(try store.fetchPendingMutations()), cursor: try store.loadEngineState().cursor)
+        }
         return Task { [weak self] in
             do {
-                for try await live in queue {
+                for try await observed in queue {
                     guard let self else { return }
-                    if await !live.isSubset(of: self.liveHandled) { inbox.localWrite() }
+                    if await !observed.queue.isSubset(of: self.liveHandled) { inbox.localWrite() }
+                    if let known = await self.liveCursor, observed.cursor < known { inbox.rewound() }
                 }
             } catch {
                 self?.logger.warning("watching the queue failed", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// What live mode watches in the database: the live queue and the stored cursor.
+    struct LiveObservation: Equatable, Sendable {
+        let queue: Set<String>
+        let cursor: Int64
     }
 
     static func fingerprints(_ queue: [PendingMutation]) -> Set<String> {

@@ -48,6 +48,9 @@ public actor SyncEngine {
     /// The live queue (`id:revision`) as the last live round found it when it started: a commit that adds
     /// anything else is another writer's, and wakes the loop (R12).
     var liveHandled: Set<String> = []
+    /// The stored cursor as live mode last left it (opening the stream, applying a burst, a round): a stored cursor
+    /// below it was moved back by another process's bootstrap, and the stream reconnects from there.
+    var liveCursor: Int64?
     /// When the last live round ended: local writes within `live.debounce` of it wait for the rest (R12).
     var lastLiveRoundEnd: Date?
     var liveWatchers: [UUID: AsyncStream<LiveActivity>.Continuation] = [:]

@@ -14,6 +14,20 @@ import Synchronization
 /// written exclusively inside `locked`, which holds `lock` for the whole operation, so no two threads ever touch
 /// it at once. (A `Mutex` cannot hold it: callers' non-`Sendable` closures must run against the inner store.)
 public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
+    /// Runs a read-only `query` on the shared store under its lock, uncounted and without faults: inside the unit of
+    /// work in progress when there is one (it sees that unit's writes), else in one that the next `makeDataStore()`
+    /// rolls back. The observation twin (R13) reads this way, so it never waits for the database while a caller's
+    /// unit holds it.
+    public func read<Value>(_ query: (any DataStoreProtocol) throws -> Value) throws -> Value {
+        try locked {
+            // A caller's unit in progress is not committed: read once it is saved (the observation tries again).
+            guard !unitOpen else { throw DataStoreError.busy(seconds: 0) }
+            let value = try query(inner)
+            inner = LocalStore(storage: storage)
+            return value
+        }
+    }
+
     /// Every `DataStoreProtocol` requirement, for counters and fault injection.
     public enum Method: String, Sendable, Hashable, CaseIterable {
         case upsertEvent, upsertEventType, upsertGeofence, upsertPropertyDefinition
@@ -51,6 +65,8 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     public let storage: DatabaseStorage
     private let lock = NSLock()
     private var inner: LocalStore
+    /// A unit of work began (`makeDataStore()`) and was not saved yet.
+    private var unitOpen = false
     private var counts: [Method: Int] = [:]
     private var faults: [Method: Fault] = [:]
 
@@ -81,7 +97,10 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
 
     /// Starts a new unit of work, rolling back anything unsaved (what releasing a real store does).
     public func beginUnitOfWork() {
-        locked { inner = LocalStore(storage: storage) }
+        locked {
+            inner = LocalStore(storage: storage)
+            unitOpen = true
+        }
     }
 
     private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
@@ -232,7 +251,10 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.markPropertyDefinitionSynced) { try $0.markPropertyDefinitionSynced(id: id) }
     }
 
-    public func save() throws { try call(.save) { try $0.save() } }
+    public func save() throws {
+        try call(.save) { try $0.save() }
+        locked { unitOpen = false }
+    }
 
     public func enqueueMutation(
         entityType: MutationEntityType, operation: MutationOperation, entityId: String, payload: Data?, at: Date
@@ -354,6 +376,7 @@ extension MockDataStoreFactory: LocalDataObserving {
     public func observe<Value: Sendable & Equatable>(
         _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
-        store.storage.observe(query)
+        let store = store
+        return store.storage.observe(reading: { try store.read(query) })
     }
 }
