@@ -121,6 +121,7 @@ extension SyncEngine {
     /// A round of live mode: `performSync`, with the live queue noted first so that only later writes wake the
     /// loop again.
     private func liveRound() async -> SyncReport {
+        lastLiveRoundStart = now
         let lease = await roundGate?()
         if roundGate != nil && lease == nil { return SyncReport(outcome: .error("stopped")) }
         if let queue = try? unitOfWork({ try $0.fetchPendingMutations() }) {
@@ -129,7 +130,6 @@ extension SyncEngine {
         let report = await performSync()
         withExtendedLifetime(lease) {}
         liveCursor = try? readEngineState().cursor
-        lastLiveRoundEnd = now
         emit(.round(report))
         return report
     }
@@ -164,7 +164,10 @@ extension SyncEngine {
                 inbox.streamEnded(error, generation: generation)
             }
         }
-        defer { reader.cancel() }
+        defer {
+            reader.cancel()
+            liveStreamOpen = false
+        }
         var retryScheduled = false
         while true {
             let contents = await inbox.next()
@@ -173,6 +176,7 @@ extension SyncEngine {
             for event in contents.events {
                 switch event {
                 case .opened:
+                    liveStreamOpen = true
                     enterLive(.streaming)
                 case .change(let entry):
                     burst.append(entry)
@@ -194,9 +198,9 @@ extension SyncEngine {
             if contents.streamEnded { return streamEnd(contents.streamError) }
             if contents.localWrite || (contents.timerFired && retryScheduled) {
                 retryScheduled = false
-                // At once after a quiet moment; within `debounce` of the last round otherwise, so a burst of
-                // writes goes out in a round or two, not one round each.
-                if contents.localWrite, let last = lastLiveRoundEnd {
+                // At once; rounds that local writes start begin at least `debounce` apart, and writes made while a
+                // round runs go out in the next one.
+                if contents.localWrite, let last = lastLiveRoundStart {
                     let wait = configuration.live.debounce - now.timeIntervalSince(last)
                     if wait > 0 { try? await clock.sleep(for: wait) }
                 }

@@ -119,7 +119,9 @@ extension SyncEngine {
             return RoundResult(outcome: .error("\(error)"), counters: counters, terminalState: .error("\(error)"))
         }
         var types: [APIEventType] = []
-        if hasLiveMutations {
+        // R12: while the change stream is open the server is known to answer, and the account is bound: no check.
+        let checksHealth = hasLiveMutations && !(liveStreamOpen && engineState.accountUserId != nil)
+        if checksHealth {
             do {
                 types = try await network.getEventTypes()
             } catch {
@@ -140,7 +142,7 @@ extension SyncEngine {
         var stop: RoundStop?
         do {
             // §1.9 binds on first contact: after the health check here; without one, when the probe answers.
-            if hasLiveMutations {
+            if checksHealth {
                 try bindAccount(types.map(\.userId))
                 try noteServerFeatures()
             }

@@ -51,8 +51,10 @@ public actor SyncEngine {
     /// The stored cursor as live mode last left it (opening the stream, applying a burst, a round): a stored cursor
     /// below it was moved back by another process's bootstrap, and the stream reconnects from there.
     var liveCursor: Int64?
-    /// When the last live round ended: local writes within `live.debounce` of it wait for the rest (R12).
-    var lastLiveRoundEnd: Date?
+    /// The change stream said `opened` and has not ended: rounds skip the health check (R12).
+    var liveStreamOpen = false
+    /// When the last live round started: one that local writes start waits until `live.debounce` has passed (R12).
+    var lastLiveRoundStart: Date?
     var liveWatchers: [UUID: AsyncStream<LiveActivity>.Continuation] = [:]
     /// Awaited before each live round; its result is held for the round (`startLive(roundGate:)`).
     var roundGate: (@Sendable () async -> (any Sendable)?)?

@@ -21,7 +21,13 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     public func read<Value>(_ query: (any DataStoreProtocol) throws -> Value) throws -> Value {
         try locked {
             // A caller's unit in progress is not committed: read once it is saved (the observation tries again).
-            guard !unitOpen else { throw DataStoreError.busy(seconds: 0) }
+            // One idle for 100 ms was left unsaved; the next `makeDataStore()` would roll it back: so does this.
+            if unitOpen {
+                guard ProcessInfo.processInfo.systemUptime - lastActivity > 0.1 else {
+                    throw DataStoreError.busy(seconds: 0)
+                }
+                unitOpen = false
+            }
             let value = try query(inner)
             inner = LocalStore(storage: storage)
             return value
@@ -67,6 +73,8 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     private var inner: LocalStore
     /// A unit of work began (`makeDataStore()`) and was not saved yet.
     private var unitOpen = false
+    /// When the open unit last did something: one idle for long was abandoned unsaved (its caller read and left).
+    private var lastActivity: TimeInterval = 0
     private var counts: [Method: Int] = [:]
     private var faults: [Method: Fault] = [:]
 
@@ -100,6 +108,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         locked {
             inner = LocalStore(storage: storage)
             unitOpen = true
+            lastActivity = ProcessInfo.processInfo.systemUptime
         }
     }
 
@@ -111,6 +120,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
 
     private func call<Result>(_ method: Method, _ body: (LocalStore) throws -> Result) throws -> Result {
         try locked {
+            lastActivity = ProcessInfo.processInfo.systemUptime
             counts[method, default: 0] += 1
             if var fault = faults[method] {
                 fault.remainingCalls -= 1
