@@ -11,9 +11,7 @@ import Testing
 @Suite("Live mode (R12)")
 struct LiveModeTests {
     static func configuration() -> SyncConfiguration {
-        var configuration = SyncConfiguration.standard()
-        configuration.live.debounce = 0
-        return configuration
+        SyncConfiguration.standard()
     }
 
     /// Two devices of one user; the first synced once, so it streams from a cursor.

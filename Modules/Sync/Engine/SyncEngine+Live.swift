@@ -8,7 +8,8 @@ extension SyncEngine {
 
     /// Starts live mode: a round, then the server's change stream from the stored cursor, each entry (or each burst
     /// that arrived together, at most `changeFeedPageSize`) applied in one unit of work with the cursor; a local
-    /// write — by this process or another on the same database — pushed within `live.debounce`; reconnects after a
+    /// write — by this process at once (or right after the round in progress, with the writes made meanwhile), by
+    /// another process on the same database within R12's 100 ms (the observation polls every 50 ms); reconnects after a
     /// jittered backoff; polling every `live.pollInterval` where the server has no stream. Idempotent. Live mode is
     /// not a run: `isRunning` is true only during its rounds; `snapshot.live` says where it stands.
     ///
@@ -121,7 +122,6 @@ extension SyncEngine {
     /// A round of live mode: `performSync`, with the live queue noted first so that only later writes wake the
     /// loop again.
     private func liveRound() async -> SyncReport {
-        lastLiveRoundStart = now
         let lease = await roundGate?()
         if roundGate != nil && lease == nil { return SyncReport(outcome: .error("stopped")) }
         if let queue = try? unitOfWork({ try $0.fetchPendingMutations() }) {
@@ -198,12 +198,7 @@ extension SyncEngine {
             if contents.streamEnded { return streamEnd(contents.streamError) }
             if contents.localWrite || (contents.timerFired && retryScheduled) {
                 retryScheduled = false
-                // At once; rounds that local writes start begin at least `debounce` apart, and writes made while a
-                // round runs go out in the next one.
-                if contents.localWrite, let last = lastLiveRoundStart {
-                    let wait = configuration.live.debounce - now.timeIntervalSince(last)
-                    if wait > 0 { try? await clock.sleep(for: wait) }
-                }
+                // At once; writes made while a round runs go out together in the next one, right after it.
                 let report = await liveRound()
                 switch report.outcome {
                 case .authRequired: return .end(report.outcome)

@@ -53,8 +53,6 @@ public actor SyncEngine {
     var liveCursor: Int64?
     /// The change stream said `opened` and has not ended: rounds skip the health check (R12).
     var liveStreamOpen = false
-    /// When the last live round started: one that local writes start waits until `live.debounce` has passed (R12).
-    var lastLiveRoundStart: Date?
     var liveWatchers: [UUID: AsyncStream<LiveActivity>.Continuation] = [:]
     /// Awaited before each live round; its result is held for the round (`startLive(roundGate:)`).
     var roundGate: (@Sendable () async -> (any Sendable)?)?

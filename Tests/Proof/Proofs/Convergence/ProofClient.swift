@@ -39,7 +39,6 @@ struct ProofClient {
     /// Live mode's timings in the proof: the rules of R12, compressed.
     static let liveTimings: LiveTimings = {
         var timings = LiveTimings()
-        timings.debounce = 0.002
         timings.baseBackoff = 0.02
         timings.maxBackoff = 0.3
         timings.pollInterval = 0.5
