@@ -40,12 +40,12 @@ class Watcher:
                 self.lines.append((time.perf_counter(), json.loads(line)))
                 self.condition.notify_all()
 
-    def wait(self, predicate, timeout=30):
-        """The first (time, line) after those already seen that satisfies `predicate`."""
+    def wait(self, predicate, timeout=30, after=0):
+        """The first (time, line) from line `after` on that satisfies `predicate`."""
         deadline = time.perf_counter() + timeout
         with self.condition:
             while True:
-                for seen, line in self.lines:
+                for seen, line in self.lines[after:]:
                     if predicate(line):
                         return seen, line
                 remaining = deadline - time.perf_counter()
@@ -89,6 +89,15 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, args.streams * 2 + 256)), hard))
 
     rows = []
+    print("| Measure | Figure |")
+    print("|---|---|", flush=True)
+
+    class Rows(list):
+        def append(self, row):
+            super().append(row)
+            print(f"| {row[0]} | {row[1]} |", flush=True)
+
+    rows = Rows()
     with tempfile.TemporaryDirectory(prefix="trendy-live-") as folder:
         server = Server(args.server_bin, users=1, database=f"{folder}/server.sqlite")
         try:
@@ -105,11 +114,11 @@ def main():
 
             samples = []
             for index in range(args.writes):
-                already = len(watch_b.applied())
+                with watch_b.condition:
+                    already = len(watch_b.lines)
                 started = time.perf_counter()
                 a.run("events", "add", "Live", "--notes", f"live {index}", "-q")
-                seen, _ = watch_b.wait(lambda line, n=already: line.get("event") == "applied"
-                                       and len(watch_b.applied()) > n)
+                seen, _ = watch_b.wait(lambda line: line.get("event") == "applied", after=already)
                 samples.append(seen - started)
             rows.append(("`trendyctl events add` on A (its `sync --watch` running) → B's `sync --watch` prints it "
                          f"applied, {args.writes} writes",
@@ -127,20 +136,24 @@ def main():
                 json.dump({"format": "trendy-export", "version": 1, "exported_at": rfc3339(time.time()),
                            "event_types": [], "events": events, "geofences": [], "property_definitions": []}, handle)
             before = watch_b.applied()
-            target = None
+            rounds_before = len(watch_b.lines)
             started = time.perf_counter()
             a.run("import", f"{folder}/burst.json", "-q")
             imported = time.perf_counter()
             total = args.writes + args.burst
-            seen, _ = watch_b.wait(lambda line: line.get("event") == "applied"
-                                   and sum(l["changes"] for l in watch_b.applied()) >= total, timeout=120)
+            target = 1 + total  # the type, the writes, the burst: one change each
+            seen, _ = watch_b.wait(lambda line: line.get("cursor", 0) >= target, timeout=120)
             bursts = watch_b.applied()[len(before):]
+            with watch_b.condition:
+                rounds = [line for _, line in watch_b.lines[rounds_before:] if "outcome" in line]
             cursors = [line["cursor"] for line in bursts]
             gapless = all(later > earlier for earlier, later in zip(cursors, cursors[1:]))
             _, _, listed = b.run("events", "list", "--limit", str(total + 10), "--json")
             held = len(json.loads(listed))
             rows.append((f"Burst: {args.burst} events created on A in one import → all applied on B",
-                         f"{seen - started:.2f} s ({seen - imported:.2f} s after the import; {len(bursts)} bursts, "
+                         f"{seen - started:.2f} s ({seen - imported:.2f} s after the import; "
+                         f"{sum(line['changes'] for line in bursts)} entries in {len(bursts)} bursts, "
+                         f"{sum(line['pulled'] for line in rounds)} pulled by {len(rounds)} rounds, "
                          f"{'gapless' if gapless else 'NOT gapless'}, B holds {held} of {total})"))
             watch_a.stop()
             watch_b.stop()
@@ -191,10 +204,6 @@ def main():
                          f" ms, last {max(delivery) * 1000:.0f} ms"))
         finally:
             server.stop()
-    print("| Measure | Figure |")
-    print("|---|---|")
-    for name, figure in rows:
-        print(f"| {name} | {figure} |")
 
 
 if __name__ == "__main__":

@@ -290,12 +290,21 @@ extension SyncEngine {
                 for try await observed in queue {
                     guard let self else { return }
                     if await !observed.queue.isSubset(of: self.liveHandled) { inbox.localWrite() }
-                    if let known = await self.liveCursor, observed.cursor < known { inbox.rewound() }
+                    if let known = await self.liveCursor, observed.cursor < known {
+                        await self.checkRewound(inbox)
+                    }
                 }
             } catch {
                 self?.logger.warning("watching the queue failed", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// An observation can arrive after the stream moved on (it was read before the last burst committed): only a
+    /// stored cursor below the stream's, read now, means another process moved it back.
+    private func checkRewound(_ inbox: LiveInbox) {
+        guard let known = liveCursor, let stored = try? readEngineState().cursor, stored < known else { return }
+        inbox.rewound()
     }
 
     /// What live mode watches in the database: the live queue and the stored cursor.

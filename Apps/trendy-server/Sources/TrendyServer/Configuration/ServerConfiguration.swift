@@ -119,7 +119,9 @@ public struct ServerConfiguration: Sendable {
         if let days = changelogRetentionDays, days < 1 { throw .outOfRange("--changelog-retention-days", "at least 1") }
         if idleTimeoutSeconds < 1 { throw .outOfRange("--idle-timeout", "at least 1") }
         guard (1...1_000_000).contains(maxStreams) else { throw .outOfRange("--max-streams", "1–1000000") }
-        guard (1...1000).contains(maxStreamsPerUser) else { throw .outOfRange("--max-streams-per-user", "1–1000") }
+        guard (1...100_000).contains(maxStreamsPerUser) else {
+            throw .outOfRange("--max-streams-per-user", "1–100000")
+        }
         guard (1...3600).contains(streamKeepaliveSeconds) else {
             throw .outOfRange("--stream-keepalive", "1–3600 seconds")
         }

@@ -102,8 +102,16 @@ enum ChangeStream {
             -> Progress
         {
             let user = subscription.user
+            let streams = pipeline.streams
             while true {
                 let since = position
+                // Streams of one user woken by one commit sit at one position: the first reads, the others send
+                // its bytes — valid when it was read after every commit this stream was woken for.
+                let needed = streams.commits(of: user)
+                if let shared = streams.sharedPage(user: user, since: since, readAfter: needed) {
+                    if let progress = try await send(shared, &position, &writer) { return progress }
+                    continue
+                }
                 let page = try await pipeline.storage.read { db -> Page in
                     if since < (try ChangeFeed.watermark(user: user, db)) { return Page(reset: true) }
                     var page = Page()
@@ -120,6 +128,16 @@ enum ChangeStream {
                     }
                     return page
                 }
+                streams.share(page, user: user, since: since, readAfter: needed)
+                if let progress = try await send(page, &position, &writer) { return progress }
+            }
+        }
+
+        /// Writes one page; the end of `sendNew` when there is nothing more to read, else nil.
+        private func send(
+            _ page: Page, _ position: inout Int64, _ writer: inout any ResponseBodyWriter
+        ) async throws -> Progress? {
+            do {
                 if page.reset {
                     try await writer.write(
                         ByteBuffer(string: "event: reset\ndata: {\"reason\":\"cursor_expired\"}\n\n"))
@@ -135,12 +153,12 @@ enum ChangeStream {
                 try await writer.write(ByteBuffer(bytes: page.text))
                 position = page.last
                 pipeline.metrics.streamed(changes: page.count)
-                if page.count < ChangeStream.pageSize { return .sent }
+                return page.count < ChangeStream.pageSize ? .sent : nil
             }
         }
     }
 
-    private struct Page: Sendable {
+    struct Page: Sendable {
         var reset = false
         var count = 0
         var last: Int64 = 0

@@ -15,6 +15,17 @@ final class ChangeStreams: Sendable {
         var byUser: [String: [ObjectIdentifier: StreamSubscription]] = [:]
         var count = 0
         var closed = false
+        /// Commits rung per streaming user, and the last page one of its streams read (see `sharedPage`).
+        var commits: [String: Int] = [:]
+        var pages: [String: SharedPage] = [:]
+    }
+
+    /// A page of entries one stream read, for the user's other streams at the same position.
+    struct SharedPage {
+        let since: Int64
+        /// `commits(of:)` when the read began: the page holds every entry committed before those rings.
+        let readAfter: Int
+        let page: ChangeStream.Page
     }
 
     private let state = Mutex(State())
@@ -57,14 +68,45 @@ final class ChangeStreams: Sendable {
             guard state.byUser[subscription.user]?.removeValue(forKey: ObjectIdentifier(subscription)) != nil
             else { return }
             state.count -= 1
-            if state.byUser[subscription.user]?.isEmpty == true { state.byUser[subscription.user] = nil }
+            if state.byUser[subscription.user]?.isEmpty == true {
+                state.byUser[subscription.user] = nil
+                state.commits[subscription.user] = nil
+                state.pages[subscription.user] = nil
+            }
         }
         subscription.ring(.closed)
     }
 
     /// `user` committed changes up to `changeId` (nil: unknown): wakes that user's streams.
     func committed(user: String, changeId: Int64?) {
-        for subscription in subscriptions(of: user) { subscription.ring(.changed(changeId)) }
+        let subscriptions = state.withLock { state -> [StreamSubscription] in
+            guard let mine = state.byUser[user] else { return [] }
+            state.commits[user, default: 0] += 1
+            return Array(mine.values)
+        }
+        for subscription in subscriptions { subscription.ring(.changed(changeId)) }
+    }
+
+    /// How many commits of `user` have rung its streams so far.
+    func commits(of user: String) -> Int { state.withLock { $0.commits[user] ?? 0 } }
+
+    /// The page another stream of `user` read from `since`, if that read began after `readAfter` rings: then it
+    /// holds every entry this stream was woken for.
+    func sharedPage(user: String, since: Int64, readAfter: Int) -> ChangeStream.Page? {
+        state.withLock { state in
+            guard let shared = state.pages[user], shared.since == since, shared.readAfter >= readAfter else {
+                return nil
+            }
+            return shared.page
+        }
+    }
+
+    /// Keeps `page` for the user's other streams (one page per user, the latest read).
+    func share(_ page: ChangeStream.Page, user: String, since: Int64, readAfter: Int) {
+        state.withLock { state in
+            guard state.byUser[user] != nil else { return }
+            state.pages[user] = SharedPage(since: since, readAfter: readAfter, page: page)
+        }
     }
 
     /// Wakes every stream for its keep-alive and expiry checks.
