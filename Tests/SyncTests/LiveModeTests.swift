@@ -210,3 +210,28 @@ extension LiveModeTests {
         await a.engine.stopLive()
     }
 }
+
+extension LiveModeTests {
+    @Test("R12 the breaker holds only pushes: the stream opens while it is open, the push goes when it ends")
+    func breakerHoldsOnlyPushes() async throws {
+        let (a, b) = try await Self.devices()
+        let until = a.clock.now().addingTimeInterval(100)
+        try a.updateEngineState { $0.breakerBackoffUntil = until }
+        let held = try await a.events.createEventType(name: "Held")
+        await a.engine.startLive()
+        try await Self.eventually("streaming while the breaker is open", on: a) {
+            await a.engine.snapshot.live == .streaming
+        }
+        #expect(!a.serverEventTypes.contains { $0.id == held.id }, "the breaker holds the push")
+        _ = try await b.syncedType("Streamed")
+        try await Self.eventually("another device's write applied meanwhile") {
+            try Self.localTypes(a).contains("Streamed")
+        }
+        await a.clock.waitForSleepers(1)
+        a.clock.advance(by: 100)
+        try await Self.eventually("pushed once the breaker ended", on: a) {
+            a.serverEventTypes.contains { $0.id == held.id }
+        }
+        await a.engine.stopLive()
+    }
+}

@@ -82,7 +82,10 @@ extension SyncEngine {
         }
         var pollUntil: Date?
         var streamMissing = false
+        /// A push the breaker holds: retried when it ends, while the stream goes on (R12).
+        var pushHeld: TimeInterval?
         while !Task.isCancelled {
+            pushHeld = nil
             // A round first: it pushes, pulls what the stream would have sent while closed, or bootstraps.
             let report = await liveRound()
             switch report.outcome {
@@ -93,8 +96,13 @@ extension SyncEngine {
                 guard await wait(backoff.next(), inbox) else { return }
                 continue
             case .rateLimited(let retryAfter):
-                guard await wait(max(retryAfter, configuration.live.baseBackoff), inbox) else { return }
-                continue
+                // The quiet period holds pushes and reconnects; the breaker holds only pushes.
+                let quiet = CircuitBreaker.quietRemaining(observedEngineState, now: now)
+                if quiet > 0 || CircuitBreaker.backoffRemaining(observedEngineState, now: now) == 0 {
+                    guard await wait(max(retryAfter, configuration.live.baseBackoff), inbox) else { return }
+                    continue
+                }
+                pushHeld = retryAfter
             case .synced, .partial:
                 backoff.reset()
             }
@@ -106,7 +114,7 @@ extension SyncEngine {
                 pollUntil = nil
                 continue
             }
-            switch await stream(inbox, &backoff) {
+            switch await stream(inbox, &backoff, pushHeld: pushHeld) {
             case .reconnectNow: continue
             case .reconnectAfterBackoff:
                 guard await wait(backoff.next(), inbox) else { return }
@@ -150,7 +158,9 @@ extension SyncEngine {
     }
 
     /// Holds the stream open until it ends; applies what it brings and runs a round for each local write.
-    private func stream(_ inbox: LiveInbox, _ backoff: inout LiveBackoff) async -> StreamEnd {
+    private func stream(
+        _ inbox: LiveInbox, _ backoff: inout LiveBackoff, pushHeld: TimeInterval? = nil
+    ) async -> StreamEnd {
         enterLive(.connecting)
         let cursor = (try? readEngineState().cursor) ?? 0
         liveCursor = cursor
@@ -169,6 +179,10 @@ extension SyncEngine {
             liveStreamOpen = false
         }
         var retryScheduled = false
+        if let pushHeld {
+            inbox.setTimer(after: pushHeld, clock: clock)
+            retryScheduled = true
+        }
         while true {
             let contents = await inbox.next()
             if contents.stopped || Task.isCancelled { return .end(.error("stopped")) }
