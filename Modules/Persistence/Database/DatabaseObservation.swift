@@ -96,7 +96,6 @@ extension DatabaseStorage: LocalDataObserving {
     /// For a file: rings `doorbell` whenever `PRAGMA data_version` changes; nil in memory (no other process).
     private func otherProcessPoller(_ doorbell: AsyncStream<Void>.Continuation) -> Task<Void, Never>? {
         guard case .file(let path) = location else { return nil }
-        if ProcessInfo.processInfo.environment["NOPOLL"] != nil { return nil }
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "trendy.observation"
