@@ -260,6 +260,7 @@ extension ConvergenceRun {
                 }()
                 let (report, _) = await (resync, deletes)
                 if case .rateLimited = report.outcome { await client.engine.resetCircuitBreaker() }
+                if client.isLive { moves["bootstrapBesideLiveStream", default: 0] += 1 }
                 return acted("\(name) full resync → \(report.outcome) while \(other.name) deleted \(victims.count)")
             case .editElsewhereAfterSync:
                 guard clients.count > 1, let id = pickId(local.events) else { return "\(name): nothing to edit" }

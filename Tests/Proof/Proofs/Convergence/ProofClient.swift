@@ -105,8 +105,11 @@ struct ProofClient {
     }
 
     /// A full resync under the device's sync lock.
+    ///
+    /// On a live device its second process resyncs, beside the live stream: that bootstrap can move the stored
+    /// cursor back under the stream, which must then reopen from it (R12).
     func fullResync() async -> SyncReport {
-        let engine = engine
+        let engine = isLive ? twinEngine : engine
         return await lock.withLock { await engine.forceFullResync() }
     }
 

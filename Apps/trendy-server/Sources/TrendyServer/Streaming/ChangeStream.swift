@@ -34,7 +34,7 @@ enum ChangeStream {
         headers[.contentType] = "text/event-stream"
         headers[.xAccelBuffering] = "no"
         let stream = Session(
-            pipeline: pipeline, subscription: subscription, position: since, expiry: expiry, channel: context.channel)
+            pipeline: pipeline, subscription: subscription, start: since, expiry: expiry, channel: context.channel)
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
@@ -56,17 +56,17 @@ enum ChangeStream {
             })
     }
 
-    /// One open stream: its position (the id of the last entry sent) and when it last wrote.
+    /// One open stream, from `start` (the entry after it is the first it sends).
     struct Session: Sendable {
         let pipeline: Pipeline
         let subscription: StreamSubscription
-        var position: Int64
+        let start: Int64
         let expiry: Date?
         /// Closed by `--fault-stream-cut` in the middle of a batch.
         let channel: any Channel
 
         func run(_ writer: inout any ResponseBodyWriter) async throws {
-            var position = position
+            var position = start
             var lastWrite = pipeline.configuration.clock.now()
             // A comment first: the client knows the stream is open before any entry.
             try await writer.write(ByteBuffer(string: ": open\n\n"))

@@ -150,10 +150,11 @@ final class StreamSubscription: Sendable {
 
     /// What was rung since the stream last looked.
     struct Pending: Sendable {
-        var changed = false
         /// The highest change id rung; nil when a ring did not know it (then the stream reads anyway).
         var highest: Int64? = nil
         var unknownChange = false
+        /// The user committed since the stream last looked.
+        var changed: Bool { unknownChange || highest != nil }
         var tick = false
         var closed = false
     }
@@ -172,7 +173,6 @@ final class StreamSubscription: Sendable {
         pending.withLock { pending in
             switch ring {
             case .changed(let id):
-                pending.changed = true
                 if let id { pending.highest = max(pending.highest ?? id, id) } else { pending.unknownChange = true }
             case .tick: pending.tick = true
             case .closed: pending.closed = true
