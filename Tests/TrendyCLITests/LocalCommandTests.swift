@@ -190,6 +190,20 @@ struct LocalCommandTests {
         }
     }
 
+    @Test("text over the server's byte limits is refused at once with the limit, before anything is written")
+    func textLimits() async throws {
+        try await offline { cli in
+            _ = try await cli.json("types", "add", "Nap")
+            let notes = String(repeating: "n", count: TextLimit.notesBytes + 1)
+            let refused = try await cli.run("events", "add", "Nap", "--notes", notes)
+            #expect(refused.status == 64 && refused.stderr.contains("\(TextLimit.notesBytes) bytes"), "\(refused)")
+            let name = try await cli.run("types", "add", String(repeating: "t", count: TextLimit.otherBytes + 1))
+            #expect(name.status == 64 && name.stderr.contains("name"), "\(name)")
+            #expect(try await cli.json("events", "list") == [])
+            #expect(try await cli.json("types", "list").arrayValue?.count == 1)
+        }
+    }
+
     @Test("TYPE by name: an unknown name lists the known ones; a name two types share asks for an id")
     func typeResolution() async throws {
         try await offline { cli in

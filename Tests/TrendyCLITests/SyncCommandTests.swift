@@ -225,6 +225,11 @@ struct SyncCommandTests {
             "unknown-type.json":
                 #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"0190f5c0-3f00-7a11-8b22-00000000dead","timestamp":"2026-11-20T06:31:00.000Z"}]}"#,
             "short-row.csv": "id,event_type_id,timestamp\n0190f5c0-3f00-7a11-8b22-000000000001,\(type)\n",
+            // The server's text rules (TextLimit), checked before anything is written.
+            "nul-notes.json":
+                #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"\#(type)","timestamp":"2026-11-20T06:31:00.000Z","notes":"a\u0000b"}]}"#,
+            "long-notes.json":
+                #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"\#(type)","timestamp":"2026-11-20T06:31:00.000Z","notes":"\#(String(repeating: "n", count: 16_385))"}]}"#,
         ]
         for (name, text) in files {
             let path = cli.home.appendingPathComponent(name).path

@@ -6,6 +6,7 @@ import Protocols
 /// now, with a message, instead of later as a dead letter.
 enum Validation {
     static func check(_ type: EventType, among types: [EventType]) throws {
+        try text(of: CreateEventTypeRequest(type))
         try nonEmpty(type.name, "name")
         try nonEmpty(type.color, "color")
         try nonEmpty(type.icon, "icon")
@@ -15,6 +16,7 @@ enum Validation {
     }
 
     static func check(_ event: Event, _ store: any DataStoreProtocol) throws {
+        try text(of: CreateEventRequest(event))
         guard try store.findEventType(id: event.eventTypeId) != nil else {
             throw EventStoreError.notFound(.eventType, id: event.eventTypeId)
         }
@@ -38,6 +40,7 @@ enum Validation {
     }
 
     static func check(_ fence: Geofence, _ store: any DataStoreProtocol) throws {
+        try text(of: CreateGeofenceRequest(fence))
         try nonEmpty(fence.name, "name")
         try range(fence.latitude, -90...90, "latitude")
         try range(fence.longitude, -180...180, "longitude")
@@ -52,6 +55,7 @@ enum Validation {
     }
 
     static func check(_ definition: PropertyDefinition, _ store: any DataStoreProtocol) throws {
+        try text(of: CreatePropertyDefinitionRequest(definition))
         guard try store.findEventType(id: definition.eventTypeId) != nil else {
             throw EventStoreError.notFound(.eventType, id: definition.eventTypeId)
         }
@@ -65,6 +69,14 @@ enum Validation {
         }) {
             throw EventStoreError.duplicate("this event type already has a property \"\(definition.key)\"")
         }
+    }
+
+    /// The server's text rules (`TextLimit`) on the body the push will send, so they cannot drift apart.
+    private static func text(of body: some Encodable) throws {
+        guard let members = try JSONValueEncoder.encode(body).objectValue,
+            let (field, problem) = TextLimit.problems(in: members).first
+        else { return }
+        throw EventStoreError.invalid(field: field, reason: problem.description)
     }
 
     private static func nonEmpty(_ value: String, _ field: String) throws {

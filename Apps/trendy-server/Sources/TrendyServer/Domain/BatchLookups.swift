@@ -24,7 +24,7 @@ final class BatchLookups {
     init(_ items: [[String: JSONValue]], _ request: APIRequest, _ db: any StorageTransaction) throws {
         for members in items {
             if let id = members["id"]?.stringValue, UUIDText.isCanonical(id) { askedIds.insert(id.lowercased()) }
-            var body = BodyReader(members: members)
+            var body = BodyReader(members: members, checkingText: false)
             let fields = EventFields.read(&body, creating: true)
             if let type = fields.eventTypeId, let timestamp = fields.timestamp {
                 askedSlots.insert(Slot(eventTypeId: type, timestamp: timestamp))

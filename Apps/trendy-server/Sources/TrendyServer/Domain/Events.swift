@@ -204,7 +204,7 @@ enum Events {
     // MARK: Batch
 
     static func batch(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        let body = try BodyReader.object(of: request)
+        let body = try BodyReader.object(of: request, envelope: true)
         guard let items = body.members["events"]?.arrayValue else {
             let code = body.members["events"] == nil || body.members["events"] == .null ? "required" : "invalid_type"
             throw APIError.validation([

@@ -36,8 +36,9 @@ struct BodyReader {
     /// Prefix for field paths (`events[3].` inside a batch item is reported by index instead).
     private(set) var errors: [FieldError] = []
 
-    /// Reads a request body that must be one JSON object, parsing it unless the pipeline already has.
-    static func object(of request: APIRequest) throws(APIError) -> BodyReader {
+    /// Reads a request body that must be one JSON object, parsing it unless the pipeline already has. An envelope
+    /// (the batch body) leaves the text checks to the reader of each item.
+    static func object(of request: APIRequest, envelope: Bool = false) throws(APIError) -> BodyReader {
         let json: JSONValue
         do {
             json = try request.parsedBody ?? JSONText.parse(request.body)
@@ -47,11 +48,18 @@ struct BodyReader {
         guard let members = json.objectValue else {
             throw APIError(.badRequest, "the request body must be a JSON object")
         }
-        return BodyReader(members: members)
+        return BodyReader(members: members, checkingText: !envelope)
     }
 
-    init(members: [String: JSONValue]) {
+    /// A reader of one entity's members; every string in them is held to `TextLimit` at once, so a NUL or an
+    /// oversized string fails the body (or the batch item) at `finish()` whichever field it is in, read or not.
+    init(members: [String: JSONValue], checkingText: Bool = true) {
         self.members = members
+        if checkingText {
+            for (field, problem) in TextLimit.problems(in: members) {
+                fail(field, problem.code, "\(field) \(problem)")
+            }
+        }
     }
 
     mutating func fail(_ field: String, _ code: String, _ message: String) {
