@@ -106,6 +106,7 @@ let package = Package(
             dependencies: [
                 "Models", "Protocols", "Hashing", grdb, grdbSQLite, logging, hummingbird, postgres, crypto,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -118,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "trendy-server",
             dependencies: [
-                "TrendyServer", argumentParser, logging, .product(name: "NIOCore", package: "swift-nio"),
+                "TrendyServer", "Models", argumentParser, logging, .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Apps/trendy-server/Sources/trendy-server",

@@ -5,6 +5,7 @@ import Models
 import NIOCore
 import Protocols
 import ServiceLifecycle
+import UnixSignals
 
 /// The Trendy API v1 reference server (spec/api-v1.md with the fixes of §12.2, or the original's quirks).
 public final class TrendyServer: Sendable {
@@ -18,6 +19,8 @@ public final class TrendyServer: Sendable {
     /// Validates the configuration and opens (and migrates) the database.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "trendy-server")) async throws {
         try configuration.validate()
+        let staticTokens = try configuration.allStaticTokens()
+        if staticTokens.isEmpty && configuration.jwtSecret == nil { throw ConfigurationError.noTokenSource }
         self.configuration = configuration
         self.logger = logger
         switch configuration.storage {
@@ -25,7 +28,17 @@ public final class TrendyServer: Sendable {
         case .inMemory: storage = try SQLiteStorage(path: nil)
         case .postgres(let location): storage = try await PostgresStorage(location, logger: logger)
         }
-        pipeline = Pipeline(configuration: configuration, storage: storage, metrics: metrics, logger: logger)
+        pipeline = Pipeline(
+            configuration: configuration, staticTokens: staticTokens, storage: storage, metrics: metrics, logger: logger
+        )
+    }
+
+    /// Reads the tokens file again (SIGHUP): later requests authenticate against its tokens and those of the
+    /// flags. A file that cannot be read or parsed changes nothing; the error says why.
+    public func reloadTokens() throws(ConfigurationError) {
+        let tokens = try configuration.allStaticTokens()
+        pipeline.authenticator.replaceStaticTokens(tokens)
+        logger.notice("tokens reloaded", metadata: ["tokens": "\(tokens.count)"])
     }
 
     /// Serves until the task is cancelled or, with `handleSignals`, until SIGINT/SIGTERM; in-flight requests
@@ -35,7 +48,7 @@ public final class TrendyServer: Sendable {
     )
         async throws
     {
-        let app = buildApplication(onListening: onListening)
+        let app = buildApplication(reloadsTokensOnHangUp: handleSignals, onListening: onListening)
         if handleSignals {
             try await app.runService()  // graceful shutdown on SIGTERM and SIGINT
         } else {
@@ -47,11 +60,18 @@ public final class TrendyServer: Sendable {
     /// the database's lifetime as services of the application's `ServiceGroup`. Tests drive it with
     /// HummingbirdTesting (`app.test(.router)`); an embedder runs it, or adds it to its own `ServiceGroup`.
     public func buildApplication(
-        onListening: @escaping @Sendable (String) -> Void = { _ in }
+        reloadsTokensOnHangUp: Bool = false, onListening: @escaping @Sendable (String) -> Void = { _ in }
     )
         -> some ApplicationProtocol
     {
         let host = configuration.host
+        var services: [any Service] = [
+            StorageLifetime(storage: storage), Maintenance(server: self),
+            CommitWatch(
+                streams: pipeline.streams, storage: storage,
+                hearsNotifications: configuration.testHooks.hearsCommitNotifications),
+        ]
+        if reloadsTokensOnHangUp { services.append(TokenReload(server: self)) }
         return Application(
             router: Routes.router(
                 pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger),
@@ -59,12 +79,7 @@ public final class TrendyServer: Sendable {
             server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             // Shut down in reverse order, after the HTTP server: maintenance stops, then the database closes.
-            services: [
-                StorageLifetime(storage: storage), Maintenance(server: self),
-                CommitWatch(
-                    streams: pipeline.streams, storage: storage,
-                    hearsNotifications: configuration.testHooks.hearsCommitNotifications),
-            ],
+            services: services,
             onServerRunning: { channel in
                 onListening("http://\(host):\(channel.localAddress?.port ?? 0)")
             },
@@ -108,6 +123,22 @@ struct Maintenance: Service {
             while !Task.isCancelled {
                 try? await server.runMaintenance()
                 try await Task.sleep(for: .seconds(600))
+            }
+        }
+    }
+}
+
+/// SIGHUP reloads the tokens file (`TrendyServer.reloadTokens`) instead of ending the process, as daemons do; a
+/// file that does not parse is logged and the tokens in use stay.
+struct TokenReload: Service {
+    let server: TrendyServer
+
+    func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            do {
+                try server.reloadTokens()
+            } catch {
+                server.logger.error("tokens not reloaded: \(error); the tokens in use stay")
             }
         }
     }

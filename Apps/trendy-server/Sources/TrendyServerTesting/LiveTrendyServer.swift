@@ -8,7 +8,7 @@ import TrendyServer
 /// JWT authentication is on with a fixed test secret, so a test can mint tokens for as many fresh users as it
 /// needs (`token(for:)`). Always `stop()` it (or use `with`), which shuts the server down gracefully.
 public final class LiveTrendyServer: Sendable {
-    public static let testSecret = Array("trendy-test-secret".utf8)
+    public static let testSecret = Array("trendy-test-secret-of-at-least-32-bytes".utf8)
 
     public let server: TrendyServer
     /// `http://127.0.0.1:<port>`.

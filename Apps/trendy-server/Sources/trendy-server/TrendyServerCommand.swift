@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Models
 import TrendyServer
 
 /// `trendy-server`: the command line of spec/trendyctl.md §2.
@@ -15,8 +16,10 @@ struct TrendyServerCommand: AsyncParsableCommand {
               trendy-server --in-memory --token t1:0190f5c0-3f00-7a11-8b22-000000000001 --fault-429 0.2 --fault-seed 7
 
             The server prints one line, "trendy-server listening on http://HOST:PORT", when it is ready; logs go
-            to stderr. SIGINT or SIGTERM stop it gracefully. See docs/server.md.
-            """)
+            to stderr. SIGINT or SIGTERM stop it gracefully; SIGHUP reloads --tokens-file. See docs/server.md and
+            docs/security.md.
+            """,
+        version: "trendy-server \(TrendyRelease.version)")
 
     @Option(help: "Address to bind.") var host = "127.0.0.1"
     @Option(help: "Port to bind; 0 picks a free one.") var port = 8080
@@ -89,6 +92,9 @@ struct TrendyServerCommand: AsyncParsableCommand {
             server = try await TrendyServer(configuration: configuration)
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
+        } catch let error as DatabaseTooNew {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(69)
         } catch let error as StorageUnavailable {
             // Not a usage error: the flags are fine, the database is not there (EX_UNAVAILABLE).
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -105,19 +111,23 @@ struct TrendyServerCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.storage = inMemory ? .inMemory : .file(path: db ?? Self.defaultDatabasePath)
-        do {
+        do throws(ConfigurationError) {
             if let postgresURL { configuration.storage = .postgres(try PostgresLocation(url: postgresURL)) }
-            for pair in token { try configuration.addToken(pair) }
-            if let tokensFile {
-                try configuration.addTokens(fromFileContents: try Self.read(tokensFile, "--tokens-file"))
+            for (index, pair) in token.enumerated() {
+                try configuration.addToken(pair, source: "--token number \(index + 1)")
             }
-        } catch let error as ConfigurationError {
+        } catch {
             throw ValidationError(error.description)
         }
+        configuration.tokensFile = tokensFile
         if let jwtSecretFile {
-            var secret = try Self.read(jwtSecretFile, "--jwt-secret-file")
-            if secret.hasSuffix("\n") { secret.removeLast() }
-            configuration.jwtSecret = Array(secret.utf8)
+            let bytes: Data
+            do {
+                bytes = try Data(contentsOf: URL(fileURLWithPath: jwtSecretFile))
+            } catch {
+                throw ValidationError("cannot read --jwt-secret-file \(jwtSecretFile): \(error.localizedDescription)")
+            }
+            configuration.jwtSecret = ServerConfiguration.jwtSecret(fromFileContents: Array(bytes))
         }
         if dev { configuration.enableDevelopmentToken() }
         configuration.rateLimitPerMinute = rateLimit
@@ -156,13 +166,5 @@ struct TrendyServerCommand: AsyncParsableCommand {
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() + "/.local/share")
         return data + "/trendy/server.sqlite"
-    }
-
-    static func read(_ path: String, _ flag: String) throws -> String {
-        do {
-            return try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ValidationError("cannot read \(flag) \(path): \(error.localizedDescription)")
-        }
     }
 }

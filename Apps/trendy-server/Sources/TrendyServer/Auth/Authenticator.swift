@@ -2,16 +2,28 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Models
+import Synchronization
 
 /// Maps a bearer token to a user id: static tokens first, then HS256 JWTs (api-v1 §10).
-struct Authenticator: Sendable {
+final class Authenticator: Sendable {
     /// Static tokens by their SHA-256: digests compare in constant time, so a guess learns nothing from timing.
-    private let staticTokens: [(digest: SHA256.Digest, userId: String)]
+    /// Replaced whole when the tokens file is reloaded (SIGHUP).
+    private let staticTokens: Mutex<[(digest: SHA256.Digest, userId: String)]>
     private let jwtSecret: [UInt8]?
 
-    init(configuration: ServerConfiguration) {
-        staticTokens = configuration.staticTokens.map { (SHA256.hash(data: Array($0.key.utf8)), $0.value) }
-        jwtSecret = configuration.jwtSecret
+    init(staticTokens: [String: String], jwtSecret: [UInt8]?) {
+        self.staticTokens = Mutex(Self.digests(staticTokens))
+        self.jwtSecret = jwtSecret
+    }
+
+    /// Takes `tokens` for every later request; requests already authenticated keep their user.
+    func replaceStaticTokens(_ tokens: [String: String]) {
+        let digests = Self.digests(tokens)
+        staticTokens.withLock { $0 = digests }
+    }
+
+    private static func digests(_ tokens: [String: String]) -> [(digest: SHA256.Digest, userId: String)] {
+        tokens.map { (SHA256.hash(data: Array($0.key.utf8)), $0.value) }
     }
 
     /// The user of the `Authorization` header, or a 401 that never echoes the token.
@@ -21,8 +33,11 @@ struct Authenticator: Sendable {
         else { throw Self.unauthorized("Authentication is required to access this resource") }
         let token = authorization[authorization.index(after: space)...].trimmingCharacters(in: .whitespaces)
         let digest = SHA256.hash(data: Array(token.utf8))
-        var matched: String?
-        for entry in staticTokens where entry.digest == digest { matched = entry.userId }
+        let matched = staticTokens.withLock { entries in
+            var matched: String?
+            for entry in entries where entry.digest == digest { matched = entry.userId }
+            return matched
+        }
         if let matched { return matched }
         if let jwtSecret, token.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
             do {

@@ -21,9 +21,11 @@ public struct ServerConfiguration: Sendable {
     /// 0 picks a free port.
     public var port = 8080
     public var storage: Storage = .inMemory
-    /// Bearer token → user id (lowercase UUID).
+    /// Bearer token → user id (lowercase UUID), from `--token` and `--dev`.
     public var staticTokens: [String: String] = [:]
-    /// HS256 secret for JWTs (`--jwt-secret-file`).
+    /// `--tokens-file`: more tokens, read at start and again on SIGHUP (`TrendyServer.reloadTokens()`).
+    public var tokensFile: String?
+    /// HS256 secret for JWTs (`--jwt-secret-file`); at least `minimumSecretBytes`.
     public var jwtSecret: [UInt8]?
     /// Requests per minute per user; nil turns the limiter off.
     public var rateLimitPerMinute: Int?
@@ -92,32 +94,96 @@ public struct ServerConfiguration: Sendable {
         staticTokens[Self.developmentToken] = Self.developmentUserId
     }
 
-    /// Parses one `TOKEN:USER_ID` pair; the user id must be a UUID.
-    public mutating func addToken(_ pair: String) throws(ConfigurationError) {
-        guard let separator = pair.lastIndex(of: ":") else { throw .invalidToken(pair) }
-        let token = String(pair[..<separator])
-        let user = String(pair[pair.index(after: separator)...]).lowercased()
-        guard !token.isEmpty, UUIDText.isCanonical(user) else { throw .invalidToken(pair) }
-        staticTokens[token] = user
+    /// HS256 is only as strong as its key: RFC 7518 §3.2 asks for at least the hash's size.
+    public static let minimumSecretBytes = 32
+
+    /// Parses one `TOKEN:USER_ID` pair; the user id must be a UUID. `source` names the pair in errors, which never
+    /// show any part of a token.
+    public mutating func addToken(_ pair: String, source: String = "a --token value") throws(ConfigurationError) {
+        let (token, user) = try Self.parseToken(pair, source: source)
+        try Self.add(token, user, to: &staticTokens, source: source)
     }
 
-    /// Reads `--tokens-file`: one `TOKEN:USER_ID` per line; blank lines and `#` comments are ignored.
+    /// Reads the contents of a tokens file into `staticTokens` (see `tokens(fromFileContents:)`).
     public mutating func addTokens(fromFileContents contents: String) throws(ConfigurationError) {
-        for line in contents.split(whereSeparator: \.isNewline) {
+        for (token, user) in try Self.tokens(fromFileContents: contents, file: "the tokens file") {
+            try Self.add(token, user, to: &staticTokens, source: "the tokens file")
+        }
+    }
+
+    /// A tokens file: one `TOKEN:USER_ID` per line; blank lines and `#` comments are ignored; a token given two
+    /// users is refused.
+    public static func tokens(
+        fromFileContents contents: String, file: String
+    ) throws(ConfigurationError)
+        -> [String: String]
+    {
+        var tokens: [String: String] = [:]
+        for (index, line) in contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .enumerated()
+        {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            try addToken(trimmed)
+            let source = "line \(index + 1) of \(file)"
+            let (token, user) = try parseToken(trimmed, source: source)
+            try add(token, user, to: &tokens, source: source)
         }
+        return tokens
+    }
+
+    /// Every static token: the flags' and the tokens file's, the file read now.
+    public func allStaticTokens() throws(ConfigurationError) -> [String: String] {
+        var all = staticTokens
+        guard let tokensFile else { return all }
+        let contents: String
+        do {
+            contents = try String(contentsOfFile: tokensFile, encoding: .utf8)
+        } catch {
+            throw .unreadableFile("--tokens-file", tokensFile, error.localizedDescription)
+        }
+        for (token, user) in try Self.tokens(fromFileContents: contents, file: tokensFile) {
+            try Self.add(token, user, to: &all, source: tokensFile)
+        }
+        return all
+    }
+
+    /// The secret of a `--jwt-secret-file`: its bytes, without the line ending an editor leaves (LF or CRLF, any
+    /// number of them).
+    public static func jwtSecret(fromFileContents bytes: [UInt8]) -> [UInt8] {
+        var secret = bytes
+        while let last = secret.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { secret.removeLast() }
+        return secret
+    }
+
+    private static func parseToken(_ pair: String, source: String) throws(ConfigurationError) -> (String, String) {
+        guard let separator = pair.lastIndex(of: ":") else { throw .invalidToken(source) }
+        let token = String(pair[..<separator])
+        let user = String(pair[pair.index(after: separator)...]).lowercased()
+        guard !token.isEmpty, UUIDText.isCanonical(user) else { throw .invalidToken(source) }
+        return (token, user)
+    }
+
+    private static func add(
+        _ token: String, _ user: String, to tokens: inout [String: String], source: String
+    )
+        throws(ConfigurationError)
+    {
+        if let existing = tokens[token], existing != user { throw .tokenForTwoUsers(source) }
+        tokens[token] = user
     }
 
     /// Refuses configurations the server cannot serve safely.
     public func validate() throws(ConfigurationError) {
-        if staticTokens.isEmpty && jwtSecret == nil { throw .noTokenSource }
-        if let jwtSecret, jwtSecret.isEmpty { throw .emptySecret }
+        if staticTokens.isEmpty && tokensFile == nil && jwtSecret == nil { throw .noTokenSource }
+        if let jwtSecret, jwtSecret.count < Self.minimumSecretBytes { throw .shortSecret(jwtSecret.count) }
         guard (0...65535).contains(port) else { throw .outOfRange("--port", "0–65535") }
-        if let limit = rateLimitPerMinute, limit < 1 { throw .outOfRange("--rate-limit", "at least 1") }
-        if let days = changelogRetentionDays, days < 1 { throw .outOfRange("--changelog-retention-days", "at least 1") }
-        if idleTimeoutSeconds < 1 { throw .outOfRange("--idle-timeout", "at least 1") }
+        if let limit = rateLimitPerMinute, !(1...1_000_000).contains(limit) {
+            throw .outOfRange("--rate-limit", "1–1000000 requests a minute")
+        }
+        if let days = changelogRetentionDays, !(1...36_500).contains(days) {
+            throw .outOfRange("--changelog-retention-days", "1–36500 days")
+        }
+        guard (1...86_400).contains(idleTimeoutSeconds) else { throw .outOfRange("--idle-timeout", "1–86400 seconds") }
         guard (1...1_000_000).contains(maxStreams) else { throw .outOfRange("--max-streams", "1–1000000") }
         guard (1...100_000).contains(maxStreamsPerUser) else {
             throw .outOfRange("--max-streams-per-user", "1–100000")
@@ -131,9 +197,13 @@ public struct ServerConfiguration: Sendable {
 
 public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case noTokenSource
+    /// Where the bad `TOKEN:USER_ID` pair is (never the token itself).
     case invalidToken(String)
-    case emptySecret
+    /// Where the second user of a token is given.
+    case tokenForTwoUsers(String)
+    case shortSecret(Int)
     case outOfRange(String, String)
+    case unreadableFile(String, String, String)
     case invalidPostgresURL(String, String)
 
     public var description: String {
@@ -141,9 +211,14 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .noTokenSource:
             "refusing to start without a token source: pass --token TOKEN:USER_ID, --tokens-file FILE, "
                 + "--jwt-secret-file FILE, or --dev for a development token"
-        case .invalidToken(let pair):
-            "invalid token mapping \"\(pair.prefix(3))…\": expected TOKEN:USER_ID with USER_ID a UUID"
-        case .emptySecret: "the JWT secret file is empty"
+        case .invalidToken(let source):
+            "invalid token mapping in \(source): expected TOKEN:USER_ID with USER_ID a UUID"
+        case .tokenForTwoUsers(let source):
+            "\(source) maps a token that is already given to another user; a token names one user"
+        case .shortSecret(let count):
+            "the JWT secret is \(count) bytes; HS256 needs at least \(ServerConfiguration.minimumSecretBytes) "
+                + "(make one with: head -c 32 /dev/urandom | base64 > jwt-secret)"
+        case .unreadableFile(let flag, let path, let reason): "cannot read \(flag) \(path): \(reason)"
         case .outOfRange(let flag, let range): "\(flag) must be \(range)"
         case .invalidPostgresURL(let url, let reason): "--postgres \(url) is not a PostgreSQL URL: \(reason)"
         }
@@ -177,7 +252,11 @@ public struct FaultConfiguration: Sendable, Hashable {
         ] where !(0...1).contains(value) {
             throw .outOfRange(flag, "a probability in [0, 1]")
         }
-        if retryAfterSeconds < 0 { throw .outOfRange("--fault-retry-after", "0 or more seconds") }
-        if delayMilliseconds < 0 { throw .outOfRange("--fault-delay-ms", "0 or more milliseconds") }
+        guard (0...86_400).contains(retryAfterSeconds) else {
+            throw .outOfRange("--fault-retry-after", "0–86400 seconds")
+        }
+        guard (0...600_000).contains(delayMilliseconds) else {
+            throw .outOfRange("--fault-delay-ms", "0–600000 milliseconds")
+        }
     }
 }

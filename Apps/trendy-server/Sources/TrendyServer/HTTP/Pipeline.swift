@@ -36,12 +36,15 @@ final class Pipeline: Sendable {
     /// Users already created, to skip the insert on later requests.
     private let knownUsers = Mutex<Set<String>>([])
 
-    init(configuration: ServerConfiguration, storage: any ServerStorage, metrics: ServerMetrics, logger: Logger) {
+    init(
+        configuration: ServerConfiguration, staticTokens: [String: String], storage: any ServerStorage,
+        metrics: ServerMetrics, logger: Logger
+    ) {
         self.configuration = configuration
         self.storage = storage
         self.metrics = metrics
         self.logger = logger
-        authenticator = Authenticator(configuration: configuration)
+        authenticator = Authenticator(staticTokens: staticTokens, jwtSecret: configuration.jwtSecret)
         limiter = configuration.rateLimitPerMinute.map(RateLimiter.init(requestsPerMinute:))
         faults =
             configuration.faults.isEnabled || configuration.testHooks.scriptedFault != nil

@@ -21,7 +21,7 @@ struct Trendyctl: AsyncParsableCommand {
 
             Completions: trendyctl --generate-completion-script bash|zsh|fish
             """,
-        version: "trendyctl 1.0.0",
+        version: "trendyctl \(TrendyRelease.version)",
         subcommands: [
             TypesCommand.self, EventsCommand.self, GeofencesCommand.self, PropsCommand.self, ExportCommand.self,
             ImportCommand.self, SyncCommand.self, StatusCommand.self, QueueCommand.self, HistoryCommand.self,

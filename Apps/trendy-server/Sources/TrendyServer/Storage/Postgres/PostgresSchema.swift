@@ -134,7 +134,7 @@ enum PostgresSchema {
 
     /// Applies the migrations this database has not seen, inside the caller's write transaction, which holds
     /// `migrationLock`.
-    static func migrate(_ db: any StorageTransaction, schema: String?) throws {
+    static func migrate(_ db: any StorageTransaction, schema: String?, location: String) throws {
         // The name was checked to be [a-z0-9_]+ when the URL was read.
         if let schema { try db.execute(sql: "CREATE SCHEMA IF NOT EXISTS \(schema)") }
         try db.execute(
@@ -142,6 +142,8 @@ enum PostgresSchema {
                 CREATE TABLE IF NOT EXISTS trendy_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)
                 """)
         let applied = Set(try db.values(String.self, sql: "SELECT name FROM trendy_migrations"))
+        let unknown = applied.subtracting(migrations.map(\.name))
+        if !unknown.isEmpty { throw DatabaseTooNew(location: location, unknownMigrations: unknown.sorted()) }
         for migration in migrations where !applied.contains(migration.name) {
             for statement in migration.sql { try db.execute(sql: statement) }
             try db.execute(

@@ -29,8 +29,11 @@ final class PostgresStorage: ServerStorage {
                 try await PostgresTransaction.run(
                     on: connection, readOnly: false, user: nil, claim: nil, migrating: true, logger: logger,
                     threads: Self.threads
-                ) { db in try PostgresSchema.migrate(db, schema: location.schema) }
+                ) { db in try PostgresSchema.migrate(db, schema: location.schema, location: location.redacted) }
             }
+        } catch let error as DatabaseTooNew {
+            try? await close()
+            throw error
         } catch {
             try? await close()
             throw StorageUnavailable(location: location.redacted, underlying: error)

@@ -21,7 +21,12 @@ final class SQLiteStorage: ServerStorage {
         } else {
             writer = try DatabaseQueue(configuration: configuration)
         }
-        try SQLiteSchema.migrator.migrate(writer)
+        let migrator = SQLiteSchema.migrator
+        let unknown = try writer.read { db in try migrator.appliedIdentifiers(db).subtracting(migrator.migrations) }
+        if !unknown.isEmpty {
+            throw DatabaseTooNew(location: path ?? "in memory", unknownMigrations: unknown.sorted())
+        }
+        try migrator.migrate(writer)
     }
 
     /// A read of the file database runs on the calling task: its snapshot never waits for the writer (WAL), and

@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import Models
+import TestSupport
+import Testing
+import TrendyServerTesting
+
+@testable import TrendyServer
+
+/// What an operator can get wrong, refused at start with a message that says what to do (issue 27, points 7 and
+/// 8): short JWT secrets, a token given to two users, out-of-range flags, a database from a newer server; and
+/// SIGHUP reloads the tokens file instead of ending the server.
+@Suite("Operator safety")
+struct OperatorSafetyTests {
+    static let alice = "0190f5c0-3f00-7a11-8b22-000000000001"
+    static let bob = "0190f5c0-3f00-7a11-8b22-000000000002"
+    /// A token no message may print any part of.
+    static let secretToken = "s3cr3t-t0ken-never-printed"
+
+    static func scratch() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("operator-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func write(_ text: String, _ file: URL) throws { try Data(text.utf8).write(to: file) }
+
+    @Test("--version prints the release")
+    func version() async throws {
+        let result = try await ChildProcess.run("trendy-server", ["--version"], environment: [:])
+        #expect(result.status == 0)
+        #expect(result.stdout == "trendy-server \(TrendyRelease.version)\n")
+    }
+
+    @Test("a JWT secret under 32 bytes is refused; the file's trailing CR/LF is not part of the secret")
+    func jwtSecrets() async throws {
+        let folder = try Self.scratch()
+        let short = folder.appendingPathComponent("short")
+        try Self.write(String(repeating: "k", count: 31) + "\n", short)
+        let refused = try await ChildProcess.run(
+            "trendy-server", ["--port", "0", "--in-memory", "--jwt-secret-file", short.path], environment: [:])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("31 bytes") && refused.stderr.contains("at least 32"), "\(refused.stderr)")
+
+        let secret = String(repeating: "k", count: 32)
+        let crlf = folder.appendingPathComponent("crlf")
+        try Self.write(secret + "\r\n", crlf)
+        let process = try await ServerProcess.start(["--port", "0", "--in-memory", "--jwt-secret-file", crlf.path])
+        defer { process.stop() }
+        let token = BearerTokens.hs256(
+            user: Self.alice, secret: Array(secret.utf8), expiresAt: Date().addingTimeInterval(600))
+        let answer = try await RawHTTP.send("GET", process.url + "/api/v1/event-types", token: token)
+        #expect(answer.status == 200, "signed with the secret without its line ending: \(answer.text)")
+        #expect(await process.terminate() == 0)
+    }
+
+    @Test("a token given to two users, or a malformed pair, is refused at start without printing the token")
+    func tokenMappings() async throws {
+        let folder = try Self.scratch()
+        let twice = folder.appendingPathComponent("tokens")
+        try Self.write("# team\n\(Self.secretToken):\(Self.alice)\n\n\(Self.secretToken):\(Self.bob)\n", twice)
+        let malformed = folder.appendingPathComponent("malformed")
+        try Self.write("\(Self.secretToken):not-a-user\n", malformed)
+        let runs: [(arguments: [String], says: String)] = [
+            (["--tokens-file", twice.path], "line 4 of \(twice.path)"),
+            (["--tokens-file", malformed.path], "line 1 of \(malformed.path)"),
+            (
+                ["--token", "\(Self.secretToken):\(Self.alice)", "--token", "\(Self.secretToken):\(Self.bob)"],
+                "--token"
+            ),
+            (["--token", "\(Self.secretToken)-\(Self.alice)"], "--token number 1"),
+        ]
+        for run in runs {
+            let result = try await ChildProcess.run(
+                "trendy-server", ["--port", "0", "--in-memory"] + run.arguments, environment: [:])
+            #expect(result.status == 64, "\(run.arguments): \(result.stderr)")
+            #expect(result.stderr.contains(run.says), "\(result.stderr)")
+            // Not even a prefix: the first four characters of the token appear nowhere.
+            #expect(!result.stderr.contains(String(Self.secretToken.prefix(4))), "\(result.stderr)")
+        }
+        // The same token twice for the same user is harmless.
+        var configuration = ServerConfiguration()
+        try configuration.addTokens(fromFileContents: "a:\(Self.alice)\na:\(Self.alice)\n")
+        #expect(configuration.staticTokens == ["a": Self.alice])
+    }
+
+    @Test("every operator flag is range-checked at start: huge values are usage errors, never a trap")
+    func flagRanges() async throws {
+        let huge = String(Int64.max)
+        for flag in [
+            "--idle-timeout", "--changelog-retention-days", "--rate-limit", "--fault-retry-after", "--fault-delay-ms",
+            "--max-streams", "--max-streams-per-user", "--stream-keepalive", "--port",
+        ] {
+            let result = try await ChildProcess.run(
+                "trendy-server", ["--in-memory", "--dev", flag, huge], environment: [:])
+            #expect(result.status == 64, "\(flag) \(huge): status \(result.status), \(result.stderr)")
+            #expect(result.stderr.contains(flag), "the message names the flag: \(result.stderr)")
+        }
+        let overflow = try await ChildProcess.run(
+            "trendy-server", ["--in-memory", "--dev", "--idle-timeout", "99999999999999999999999"], environment: [:])
+        #expect(overflow.status == 64, "\(overflow.stderr)")
+    }
+
+    @Test("SIGHUP reloads the tokens file: new tokens work, removed ones stop, a bad file keeps the tokens in use")
+    func hangUpReloadsTokens() async throws {
+        let folder = try Self.scratch()
+        let file = folder.appendingPathComponent("tokens")
+        try Self.write("first:\(Self.alice)\n", file)
+        let process = try await ServerProcess.start(["--port", "0", "--in-memory", "--tokens-file", file.path])
+        defer { process.stop() }
+        func status(_ token: String) async throws -> Int {
+            try await RawHTTP.send("GET", process.url + "/api/v1/event-types", token: token).status
+        }
+        #expect(try await status("first") == 200)
+        #expect(try await status("second") == 401)
+
+        try Self.write("second:\(Self.bob)\n", file)
+        process.running.send(SIGHUP)
+        try await waitUntil("the reloaded token is accepted") { (try? await status("second")) == 200 }
+        #expect(try await status("first") == 401, "a token removed from the file stops working")
+
+        try Self.write("second:not-a-uuid\n", file)
+        process.running.send(SIGHUP)
+        try await waitUntil("the refused reload is logged") { process.running.stderrSoFar.contains("not reloaded") }
+        #expect(try await status("second") == 200, "a file that does not parse changes nothing")
+        #expect(process.running.exitStatus == nil, "SIGHUP never ends the server")
+        #expect(await process.terminate() == 0)
+    }
+
+    @Test("a database written by a newer server is refused with what to do, not opened (SQLite, PostgreSQL)")
+    func newerDatabase() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        if case .inMemory = configuration.storage {
+            configuration.storage = .file(path: try Self.scratch().appendingPathComponent("server.sqlite").path)
+        }
+        let first = try await TrendyServer(configuration: configuration)
+        let postgres = if case .postgres = configuration.storage { true } else { false }
+        try await first.storage.write(user: nil) { db in
+            if postgres {
+                try db.execute(
+                    sql: "INSERT INTO trendy_migrations (name, applied_at) VALUES ('v99-from-the-future', 0)")
+            } else {
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+            }
+        }
+        try await first.storage.close()
+        await #expect {
+            _ = try await TrendyServer(configuration: configuration)
+        } throws: { error in
+            let refused = error as? DatabaseTooNew
+            return refused?.unknownMigrations == ["v99-from-the-future"]
+                && refused?.description.contains("newer trendy-server") == true
+        }
+    }
+
+    @Test("the binary refuses a newer SQLite database: exit 69 and the reason on stderr")
+    func newerDatabaseBinary() async throws {
+        let path = try Self.scratch().appendingPathComponent("server.sqlite").path
+        let process = try await ServerProcess.start(["--port", "0", "--db", path, "--dev"])
+        #expect(await process.terminate() == 0)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
+        try queue.close()
+        let result = try await ChildProcess.run(
+            "trendy-server", ["--port", "0", "--db", path, "--dev"], environment: [:])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("newer trendy-server") && result.stderr.contains("v99-from-the-future"))
+    }
+}
