@@ -311,6 +311,40 @@ struct APIClientTests {
         }
     }
 
+    @Test("a redirect is not followed: the token never reaches the other address, and the error names it")
+    func redirectsAreRefused() async throws {
+        let reached = Mutex<[String]>([])
+        try await StubHTTPServer.with({ request in
+            reached.withLock { $0.append("\(request.method) \(request.path) \(request.headers["Authorization"] ?? "")") }
+            return .init(status: 200, headers: ["Content-Type": "application/json"], body: "[]")
+        }) { elsewhere in
+            let target = elsewhere.root.url.absoluteString + "/api/v1/event-types"
+            try await StubHTTPServer.with({ request in
+                .init(status: request.method == "GET" ? 302 : 307, headers: ["Location": target])
+            }) { origin in
+                let client = try client(origin.root, token: "secret-token")
+                for call in ["GET", "POST"] {
+                    do {
+                        if call == "GET" {
+                            _ = try await client.getEventTypes()
+                        } else {
+                            _ = try await client.createEventType(
+                                CreateEventTypeRequest(id: nil, name: "Tea", color: "green", icon: "leaf"))
+                        }
+                        Issue.record("\(call): a redirect was followed")
+                    } catch let error as NetworkError {
+                        guard case .transport(let message) = error else {
+                            Issue.record("\(call): expected transport, got \(error)")
+                            continue
+                        }
+                        #expect(message.contains("redirect") && message.contains(target), "\(message)")
+                    }
+                }
+            }
+        }
+        #expect(reached.withLock { $0 } == [], "nothing, and no token, reached the address redirected to")
+    }
+
     @Test("a refused connection is a transport error")
     func connectionRefused() async throws {
         let root = try #require(ServerRoot("http://127.0.0.1:9"))

@@ -153,6 +153,41 @@ struct ComponentTests {
         #expect(try ExportDocument.readCSV(Data((reordered.joined(separator: "\r\n") + "\r\n").utf8)) == read)
     }
 
+    @Test("CSV export neutralises formula cells (OWASP) and import restores them: the round trip stays lossless")
+    func csvFormulaCells() throws {
+        let type = Build.eventType()
+        let notes = [#"=HYPERLINK("http://x")"#, "+1", "-2+3", "@SUM(A1)", "\tlead", "\rlead", "'quoted", "''", "a=b"]
+        let events = notes.enumerated().map { index, note in
+            Build.event(eventTypeId: type.id, notes: note) {
+                $0.timestamp = Date(timeIntervalSince1970: 1_700_000_000 + Double(index))
+                $0.details.locationLatitude = -1.5
+                $0.details.locationLongitude = -0.12
+            }
+        }
+        let text = ExportDocument.csv(ImportBatch(eventTypes: [type], events: events))
+        let rows = try CSV.parse(text)
+        let column = try #require(rows.first?.firstIndex(of: "notes"))
+        let cells = rows.dropFirst().map { $0[column] }
+        let expected: [String?] = [
+            #"'=HYPERLINK("http://x")"#, "'+1", "'-2+3", "'@SUM(A1)", "'\tlead", "'\rlead", "''quoted", "'''", "a=b",
+        ]
+        #expect(cells == expected)
+        let latitude = try #require(rows.first?.firstIndex(of: "location_latitude"))
+        #expect(rows.dropFirst().allSatisfy { $0[latitude] == "-1.5" }, "numbers stay numbers")
+        #expect(try ExportDocument.readCSV(Data(text.utf8)).events == events)
+    }
+
+    @Test("CSV import refuses a file that is not UTF-8, naming the offset of the first bad byte")
+    func csvNotUTF8() throws {
+        let bytes = Data("id,event_type_id,timestamp\nx,caf".utf8) + [0xE9]
+        #expect {
+            try ExportDocument.readCSV(bytes)
+        } throws: { error in
+            let error = error as? CLIError
+            return error?.exitCode == 65 && error?.message.contains("offset 32") == true
+        }
+    }
+
     @Test("the config file is TOML: tables, dotted keys, inline comments, literal strings; rewritten as tables")
     func configFile() throws {
         let dotted = try ConfigFile.parse(

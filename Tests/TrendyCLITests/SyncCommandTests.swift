@@ -231,9 +231,13 @@ struct SyncCommandTests {
             "long-notes.json":
                 #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"\#(type)","timestamp":"2026-11-20T06:31:00.000Z","notes":"\#(String(repeating: "n", count: 16_385))"}]}"#,
         ]
-        for (name, text) in files {
+        var contents = files.mapValues { Data($0.utf8) }
+        // A spreadsheet's Latin-1 export: "café" with é as the single byte 0xE9.
+        contents["latin1.csv"] =
+            Data("id,event_type_id,timestamp\n0190f5c0-3f00-7a11-8b22-000000000001,caf".utf8) + [0xE9]
+        for (name, bytes) in contents {
             let path = cli.home.appendingPathComponent(name).path
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            try bytes.write(to: URL(fileURLWithPath: path))
             let run = try await cli.run("import", path)
             #expect(run.status == 65 && run.stderr.contains("error:"), "\(name): \(run)")
         }

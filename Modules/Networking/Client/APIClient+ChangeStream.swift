@@ -80,6 +80,11 @@ extension APIClient {
             let response = try await http.execute(request, deadline: .distantFuture)
             noteFeatures(response.headers.first(name: ServerFeatures.headerName))
             let status = Int(response.status.code)
+            if (300..<400).contains(status) {
+                return .failed(
+                    .transport(
+                        RedirectRefusal.message(status: status, location: response.headers.first(name: "Location"))))
+            }
             guard status == 200 else {
                 let body = try await response.body.collect(upTo: 64 * 1024)
                 let failure = FailureParsing.failure(

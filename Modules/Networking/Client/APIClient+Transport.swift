@@ -118,7 +118,10 @@ extension APIClient {
 
     private func transfer(_ request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         countSentRequest()
-        let session = request.httpBody == nil ? session : URLSession(configuration: bodySessionConfiguration)
+        let session =
+            request.httpBody == nil
+            ? session
+            : URLSession(configuration: bodySessionConfiguration, delegate: RedirectRefusal.shared, delegateQueue: nil)
         defer { if session !== self.session { session.finishTasksAndInvalidate() } }
         let handle = TransferHandle()
         let result = await withTaskCancellationHandler {
@@ -148,6 +151,10 @@ extension APIClient {
             throw .transport((error as? URLError).map(Self.describe) ?? "\(error)")
         }
         guard let http = response as? HTTPURLResponse else { throw .invalidResponse }
+        if (300..<400).contains(http.statusCode) {
+            throw .transport(
+                RedirectRefusal.message(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location")))
+        }
         return (data, http)
     }
 

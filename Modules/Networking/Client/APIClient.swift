@@ -90,7 +90,8 @@ public final class APIClient: NetworkClientProtocol {
         sessionConfiguration.urlCache = nil
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
-        self.session = URLSession(configuration: sessionConfiguration)
+        self.session = URLSession(
+            configuration: sessionConfiguration, delegate: RedirectRefusal.shared, delegateQueue: nil)
         self.bodySessionConfiguration = sessionConfiguration
     }
 

@@ -60,11 +60,11 @@ public final class DatabaseStorage: Sendable {
         return DatabaseStorage(location: location, writer: writer, busyTimeout: busyTimeout, clock: clock)
     }
 
-    /// Refuses an existing non-empty file whose header is not SQLite's, without letting SQLite touch it.
+    /// Refuses an existing non-empty file whose header is not SQLite's, without letting SQLite touch it. A new
+    /// database is created empty first, 0600 in a 0700 folder (`PrivateFiles`); SQLite gives its WAL and
+    /// shared-memory files the database file's mode.
     private static func validateFile(at path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try PrivateFiles.createFileIfMissing(path)
         guard let handle = FileHandle(forReadingAtPath: path) else { return }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()

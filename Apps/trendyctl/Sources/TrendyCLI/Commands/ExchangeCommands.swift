@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Models
+import Persistence
 import Protocols
 import Sync
 
@@ -49,7 +50,7 @@ struct ExportCommand: TrendyCommand {
         let text = chosen == .json ? ExportDocument.json(batch, exportedAt: now) : ExportDocument.csv(batch)
         if let output {
             do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                try PrivateFiles.write(Data(text.utf8), to: output)
             } catch {
                 throw CLIError.failure("cannot write \(output): \(error.localizedDescription)", code: "io")
             }

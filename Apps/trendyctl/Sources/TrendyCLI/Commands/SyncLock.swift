@@ -1,4 +1,5 @@
 import Foundation
+import Persistence
 
 #if canImport(Glibc)
     import Glibc
@@ -27,6 +28,8 @@ final class SyncLock: Sendable {
         guard descriptor >= 0 else {
             throw .failure("cannot open the lock file \(path): \(String(cString: strerror(errno)))", code: "lock")
         }
+        // 0600 whatever the umask, like every file trendyctl creates (`PrivateFiles`).
+        _ = fchmod(descriptor, PrivateFiles.fileMode)
         let deadline = wait.map { ContinuousClock.now + $0 }
         var announced = false
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {

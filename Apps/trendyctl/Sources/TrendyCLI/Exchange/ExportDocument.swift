@@ -92,7 +92,7 @@ enum ExportDocument {
             }
             let cells: [String?] = csvColumns.map { column in
                 switch members[column] {
-                case .string(let text)?: text
+                case .string(let text)?: CSV.neutralized(text)
                 case nil, .null?: nil
                 case let value?: JSONText.string(value)
                 }
@@ -103,7 +103,13 @@ enum ExportDocument {
     }
 
     static func readCSV(_ bytes: Data) throws(CLIError) -> ImportBatch {
-        let rows = try CSV.parse(String(decoding: bytes, as: UTF8.self))
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let offset = CSV.firstInvalidUTF8(bytes) ?? 0
+            throw .invalidInput(
+                "the CSV file is not UTF-8 (an invalid byte at offset \(offset)); convert it first, e.g. "
+                    + "iconv -f latin1 -t utf-8")
+        }
+        let rows = try CSV.parse(text)
         guard let header = rows.first else { throw .invalidInput("the CSV file is empty") }
         let names = header.map { $0 ?? "" }
         for required in ["id", "event_type_id", "timestamp"] where !names.contains(required) {
@@ -118,7 +124,7 @@ enum ExportDocument {
                 throw .invalidInput("line \(line) has \(row.count) cells; the header has \(names.count)")
             }
             var object: [String: JSONValue] = [:]
-            for (name, cell) in zip(names, row) { if let cell { object[name] = .string(cell) } }
+            for (name, cell) in zip(names, row) { if let cell { object[name] = .string(CSV.restored(cell)) } }
             // The event's type travels in its row's event_type_* columns: read as an event type of its own.
             if let typeId = object["event_type_id"]?.stringValue?.lowercased(), !typeIds.contains(typeId),
                 object["event_type_name"] != nil
@@ -164,6 +170,36 @@ enum ExportDocument {
 /// RFC 4180 fields, with one extension: a bare empty field is null, a quoted empty field is the empty string.
 /// Kept hand-written: that null-versus-empty extension is ours, and the only CSV package here (SwiftCSV) reads only.
 enum CSV {
+    /// A text cell a spreadsheet could run as a formula — one starting with `=`, `+`, `-`, `@`, a tab or a carriage
+    /// return (OWASP's CSV injection rule) — gets a leading `'`, which spreadsheets show as text. A cell already
+    /// starting with `'` gets one too, so `restored` can take exactly one off and the round trip stays lossless.
+    static func neutralized(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, "=+-@\t\r'".unicodeScalars.contains(first) else { return text }
+        return "'" + text
+    }
+
+    /// The text of a cell `neutralized` wrote: one leading `'` dropped.
+    static func restored(_ cell: String) -> String {
+        cell.hasPrefix("'") ? String(cell.dropFirst()) : cell
+    }
+
+    /// The offset of the first byte that is not valid UTF-8.
+    static func firstInvalidUTF8(_ bytes: Data) -> Int? {
+        var offset = 0
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var consumed = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                offset += UTF8.width(scalar)
+                consumed = offset
+            case .emptyInput: return nil
+            case .error: return consumed
+            }
+        }
+    }
+
     static func field(_ value: String?) -> String {
         guard let value else { return "" }
         if value.isEmpty { return "\"\"" }

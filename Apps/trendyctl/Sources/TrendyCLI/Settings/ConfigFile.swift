@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Persistence
 import TOMLKit
 
 /// The config file, in TOML (parsed by TOMLKit on toml++): `[sync]` tables and dotted keys, comments, every
@@ -18,7 +19,8 @@ struct ConfigFile: Equatable {
 
     static let keys: [Key] = [
         Key(name: "server", summary: "server root URL, e.g. http://127.0.0.1:8080", isNumber: false) { value in
-            ServerRoot(value) == nil ? "server must be an http or https URL without a path" : nil
+            if Settings.holdsCredentials(value) { return Settings.credentialsMessage("the server URL") }
+            return ServerRoot(value) == nil ? "server must be an http or https URL without a path" : nil
         },
         Key(name: "sync.interval", summary: "seconds between runs of `sync --watch` (default 60)", isNumber: true) {
             value in
@@ -164,13 +166,10 @@ struct ConfigFile: Equatable {
         return values
     }
 
-    /// Writes atomically, creating the folder.
+    /// Writes atomically, 0600, creating the folder 0700.
     func save(to path: String) throws(CLIError) {
         do {
-            let url = URL(fileURLWithPath: path)
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url, options: .atomic)
+            try PrivateFiles.write(Data(text.utf8), to: path)
         } catch {
             throw .failure("cannot write the config file \(path): \(error.localizedDescription)", code: "config")
         }

@@ -35,6 +35,7 @@ struct Settings {
         ]
         var found: (ServerRoot, String)?
         for case (let value?, let source) in candidates {
+            if Self.holdsCredentials(value) { throw .usage(Self.credentialsMessage(source)) }
             guard let root = ServerRoot(value) else {
                 throw .usage("\(source) is not a server URL: \"\(value)\" (expected e.g. http://127.0.0.1:8080)")
             }
@@ -42,6 +43,19 @@ struct Settings {
             break
         }
         server = found
+    }
+
+    /// Whether a server URL carries a user or password (`http://user:secret@host`): trendyctl refuses it, since
+    /// such a URL ends up in config files, shell history and messages, and the API takes only a bearer token.
+    static func holdsCredentials(_ value: String) -> Bool {
+        guard let components = URLComponents(string: value.trimmingCharacters(in: .whitespaces)) else { return false }
+        return components.user != nil || components.password != nil
+    }
+
+    /// What to do about a server URL with credentials; the URL itself is not repeated, so its secret is not either.
+    static func credentialsMessage(_ source: String) -> String {
+        "\(source) holds credentials (user:password@ before the host); remove them: trendyctl sends only the bearer "
+            + "token that `trendyctl login` stores"
     }
 
     /// `TRENDY_TOKEN`, else the token file; nil when neither has one.

@@ -1,9 +1,19 @@
 import Foundation
+import Persistence
 
 /// The file holding the bearer token: created with mode 0600 in a 0700 folder, never echoed anywhere.
 enum TokenFile {
+    /// The token in the file at `path`, nil when there is none. A file others can read is refused, as ssh refuses
+    /// such a key: the token in it may already be known to them.
     static func read(_ path: String) throws(CLIError) -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let mode = PrivateFiles.mode(of: path) else { return nil }
+        if mode & 0o077 != 0 {
+            throw CLIError(
+                code: "insecure_token_file",
+                message: "the token file \(path) can be read by others (mode \(String(mode, radix: 8))); it is not "
+                    + "used. Run: chmod 600 \(path)",
+                exitCode: 4)
+        }
         do {
             let token = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(
                 in: .whitespacesAndNewlines)
@@ -13,23 +23,11 @@ enum TokenFile {
         }
     }
 
+    /// Replaces the token file atomically; it is 0600 from its creation, so never readable by others, not even
+    /// briefly.
     static func write(_ token: String, to path: String) throws(CLIError) {
-        let url = URL(fileURLWithPath: path)
-        let manager = FileManager.default
         do {
-            let folder = url.deletingLastPathComponent()
-            if !manager.fileExists(atPath: folder.path) {
-                try manager.createDirectory(
-                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
-            // Created 0600 before the token is written, so it is never readable by others, not even briefly.
-            if manager.fileExists(atPath: path) { try manager.removeItem(at: url) }
-            guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteNoPermission)
-            }
-            let handle = try FileHandle(forWritingTo: url)
-            defer { try? handle.close() }
-            try handle.write(contentsOf: Data((token + "\n").utf8))
+            try PrivateFiles.write(Data((token + "\n").utf8), to: path)
         } catch {
             throw .failure("cannot write the token file \(path): \(error.localizedDescription)", code: "token")
         }
