@@ -314,14 +314,17 @@ struct APIClientTests {
     @Test("a redirect is not followed: the token never reaches the other address, and the error names it")
     func redirectsAreRefused() async throws {
         let reached = Mutex<[String]>([])
-        try await StubHTTPServer.with({ request in
-            reached.withLock { $0.append("\(request.method) \(request.path) \(request.headers["Authorization"] ?? "")") }
+        let recording: StubHTTPServer.Handler = { request in
+            let authorization = request.headers["Authorization"] ?? ""
+            reached.withLock { $0.append("\(request.method) \(request.path) \(authorization)") }
             return .init(status: 200, headers: ["Content-Type": "application/json"], body: "[]")
-        }) { elsewhere in
+        }
+        try await StubHTTPServer.with(recording) { elsewhere in
             let target = elsewhere.root.url.absoluteString + "/api/v1/event-types"
-            try await StubHTTPServer.with({ request in
+            let redirecting: StubHTTPServer.Handler = { request in
                 .init(status: request.method == "GET" ? 302 : 307, headers: ["Location": target])
-            }) { origin in
+            }
+            try await StubHTTPServer.with(redirecting) { origin in
                 let client = try client(origin.root, token: "secret-token")
                 for call in ["GET", "POST"] {
                     do {

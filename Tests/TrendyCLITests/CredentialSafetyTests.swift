@@ -16,12 +16,14 @@ struct CredentialSafetyTests {
     @Test("a redirect is refused with the address it named; the token never reaches that address; nothing is lost")
     func redirectRefused() async throws {
         let reached = Mutex(0)
-        try await StubHTTPServer.with({ _ in
+        let counting: StubHTTPServer.Handler = { _ in
             reached.withLock { $0 += 1 }
             return .init(status: 200, headers: ["Content-Type": "application/json"], body: "[]")
-        }) { elsewhere in
+        }
+        try await StubHTTPServer.with(counting) { elsewhere in
             let target = elsewhere.root.text + "/api/v1/changes/latest-cursor"
-            try await StubHTTPServer.with({ _ in .init(status: 301, headers: ["Location": target]) }) { origin in
+            let redirecting: StubHTTPServer.Handler = { _ in .init(status: 301, headers: ["Location": target]) }
+            try await StubHTTPServer.with(redirecting) { origin in
                 let cli = try CLI(server: origin.root.text, token: "secret-token")
                 _ = try await cli.json("types", "add", "Tea")
                 let sync = try await cli.run("sync")
