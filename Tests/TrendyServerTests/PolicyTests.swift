@@ -37,6 +37,45 @@ struct PolicyTests {
         }
     }
 
+    @Test("failed authentication is throttled per address: 429 after N 401s, valid tokens still pass, refills")
+    func authFailureThrottle() async throws {
+        let clock = ManualClock(now: Date())
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.authFailuresPerMinute = 3
+        configuration.clock = clock
+        try await ServerHarness.with(configuration, transport: .socket) { harness in
+            for _ in 0..<3 {
+                let refused = try await harness.send("GET", "/api/v1/event-types", token: "guess")
+                #expect(refused.status == 401)
+            }
+            let throttled = try await harness.send("GET", "/api/v1/event-types", token: "guess")
+            #expect(throttled.status == 429 && throttled.problemType == "rate_limit", "\(throttled.text)")
+            #expect(throttled.header("Retry-After") == "20", "one failure refills in 60 s / 3")
+            let valid = try await harness.send("GET", "/api/v1/event-types")
+            #expect(valid.status == 200, "the real user's valid token is never locked out")
+            let missing = try await harness.send("GET", "/api/v1/event-types", authenticated: false)
+            #expect(missing.status == 429, "a missing token is a failure too")
+            let health = try await harness.send("GET", "/health", authenticated: false)
+            #expect(health.status == 200)
+            clock.advance(by: 20)
+            #expect(try await harness.send("GET", "/api/v1/event-types", token: "guess").status == 401)
+            #expect(try await harness.send("GET", "/api/v1/event-types", token: "guess").status == 429)
+        }
+    }
+
+    @Test("the throttle remembers a bounded number of addresses, forgetting refilled ones first")
+    func authFailureThrottleIsBounded() {
+        let throttle = AuthFailureThrottle(failuresPerMinute: 2, maximumAddresses: 100)
+        let start = Date()
+        for index in 0..<100 { _ = throttle.recordFailure(of: "10.0.0.\(index)", now: start) }
+        #expect(throttle.trackedAddresses == 100)
+        #expect(throttle.recordFailure(of: "10.0.0.0", now: start) == nil, "the second failure of two")
+        #expect(throttle.recordFailure(of: "10.0.0.0", now: start) == 30, "a third waits 30 s")
+        // A minute on, every bucket has refilled: they are forgotten to make room.
+        _ = throttle.recordFailure(of: "192.0.2.1", now: start.addingTimeInterval(60))
+        #expect(throttle.trackedAddresses == 1)
+    }
+
     @Test("api-v1 §9: RateLimit-* headers on every counted answer: errors, replays and injected faults included")
     func rateLimitHeadersOnErrors() async throws {
         var configuration = LiveTrendyServer.testConfiguration()

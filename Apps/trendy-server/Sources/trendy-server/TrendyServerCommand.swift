@@ -35,6 +35,8 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "File holding the HS256 secret for JWT bearer tokens.") var jwtSecretFile: String?
     @Flag(help: "Add the token dev-token for a fixed development user.") var dev = false
     @Option(help: "Requests per minute per user (off by default).") var rateLimit: Int?
+    @Option(help: "Failed authentications a minute per client address; beyond them, 429 (valid tokens still pass).")
+    var authFailuresPerMinute = 60
     @Option(name: .customLong("fault-500"), help: "Probability of an injected 500.") var fault500 = 0.0
     @Option(name: .customLong("fault-429"), help: "Probability of an injected 429.") var fault429 = 0.0
     @Option(help: "Retry-After seconds of an injected 429.") var faultRetryAfter = 1
@@ -131,6 +133,7 @@ struct TrendyServerCommand: AsyncParsableCommand {
         }
         if dev { configuration.enableDevelopmentToken() }
         configuration.rateLimitPerMinute = rateLimit
+        configuration.authFailuresPerMinute = authFailuresPerMinute
         configuration.faults.probability500 = fault500
         configuration.faults.probability429 = fault429
         configuration.faults.retryAfterSeconds = faultRetryAfter

@@ -29,6 +29,9 @@ public struct ServerConfiguration: Sendable {
     public var jwtSecret: [UInt8]?
     /// Requests per minute per user; nil turns the limiter off.
     public var rateLimitPerMinute: Int?
+    /// Failed authentications a client address may make a minute (`--auth-failures-per-minute`); beyond them its
+    /// failures are 429, while its valid tokens still pass.
+    public var authFailuresPerMinute = 60
     public var faults = FaultConfiguration()
     public var quirks: Quirks = .none
     public var changelogRetentionDays: Int?
@@ -179,6 +182,9 @@ public struct ServerConfiguration: Sendable {
         guard (0...65535).contains(port) else { throw .outOfRange("--port", "0–65535") }
         if let limit = rateLimitPerMinute, !(1...1_000_000).contains(limit) {
             throw .outOfRange("--rate-limit", "1–1000000 requests a minute")
+        }
+        guard (1...1_000_000).contains(authFailuresPerMinute) else {
+            throw .outOfRange("--auth-failures-per-minute", "1–1000000 a minute")
         }
         if let days = changelogRetentionDays, !(1...36_500).contains(days) {
             throw .outOfRange("--changelog-retention-days", "1–36500 days")

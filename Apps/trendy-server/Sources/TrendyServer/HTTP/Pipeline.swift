@@ -26,6 +26,8 @@ final class Pipeline: Sendable {
     let configuration: ServerConfiguration
     let storage: any ServerStorage
     let authenticator: Authenticator
+    /// 401s per client address (`--auth-failures-per-minute`).
+    let authFailures: AuthFailureThrottle
     let limiter: RateLimiter?
     let faults: FaultInjector?
     let idempotency: IdempotencyGuard
@@ -45,6 +47,7 @@ final class Pipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         authenticator = Authenticator(staticTokens: staticTokens, jwtSecret: configuration.jwtSecret)
+        authFailures = AuthFailureThrottle(failuresPerMinute: configuration.authFailuresPerMinute)
         limiter = configuration.rateLimitPerMinute.map(RateLimiter.init(requestsPerMinute:))
         faults =
             configuration.faults.isEnabled || configuration.testHooks.scriptedFault != nil
@@ -62,7 +65,7 @@ final class Pipeline: Sendable {
     func middlewares() -> [any RouterMiddleware<APIContext>] {
         var chain: [any RouterMiddleware<APIContext>] = [
             BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes, observe: configuration.testHooks.observeRequest),
-            AuthenticationMiddleware(authenticator: authenticator, clock: configuration.clock),
+            AuthenticationMiddleware(authenticator: authenticator, throttle: authFailures, clock: configuration.clock),
         ]
         if let limiter {
             chain.append(
