@@ -65,6 +65,9 @@ public final class TrendyServer: Sendable {
         -> some ApplicationProtocol
     {
         let host = configuration.host
+        let connections = pipeline.connections
+        let headTimeout = TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds))
+        let bodyTimeout = TimeAmount.seconds(Int64(configuration.bodyTimeoutSeconds))
         var services: [any Service] = [
             StorageLifetime(storage: storage), Maintenance(server: self),
             CommitWatch(
@@ -76,7 +79,12 @@ public final class TrendyServer: Sendable {
             router: Routes.router(
                 pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger),
                 metrics: metrics),
-            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [
+                        ConnectionGuard(limits: connections, headTimeout: headTimeout, bodyTimeout: bodyTimeout)
+                    ],
+                    idleTimeout: headTimeout)),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             // Shut down in reverse order, after the HTTP server: maintenance stops, then the database closes.
             services: services,
@@ -92,6 +100,9 @@ public final class TrendyServer: Sendable {
 
     /// Change streams open now.
     public var openStreamCount: Int { pipeline.streams.count }
+
+    /// Connections open now, and of them those that have not yet made an authenticated request.
+    public var connectionCounts: (open: Int, unauthenticated: Int) { pipeline.connections.counts }
 
     /// Prunes the change log past its retention and expired idempotency records. Runs every 10 minutes while
     /// serving (`Maintenance`); tests call it after moving their clock.

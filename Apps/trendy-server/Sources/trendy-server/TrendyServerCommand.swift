@@ -49,6 +49,12 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "Imitate a backend's defects: 'original'.") var quirks: String?
     @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
     @Option(help: "Seconds before a connection without a request in progress is closed.") var idleTimeout = 60
+    @Option(help: "Seconds from a request's head to the end of its body; beyond it, 408 and the connection closes.")
+    var bodyTimeout = 60
+    @Option(help: "Connections held at once; beyond it, /health is still answered, anything else 503.")
+    var maxConnections = 16_384
+    @Option(help: "Connections that have not made an authenticated request yet; beyond it, as --max-connections.")
+    var maxUnauthenticatedConnections = 1024
     @Option(help: "Change streams the server holds at once; beyond it, 503.") var maxStreams = 10_000
     @Option(help: "Change streams one user holds at once; beyond it, 429 stream_limit.") var maxStreamsPerUser = 16
     @Option(help: "Seconds without an event before a change stream sends a keep-alive comment.")
@@ -145,6 +151,9 @@ struct TrendyServerCommand: AsyncParsableCommand {
         configuration.quirks = quirks == "original" ? .original : .none
         configuration.changelogRetentionDays = changelogRetentionDays
         configuration.idleTimeoutSeconds = idleTimeout
+        configuration.bodyTimeoutSeconds = bodyTimeout
+        configuration.maxConnections = maxConnections
+        configuration.maxUnauthenticatedConnections = maxUnauthenticatedConnections
         configuration.maxStreams = maxStreams
         configuration.maxStreamsPerUser = maxStreamsPerUser
         configuration.streamKeepaliveSeconds = streamKeepalive

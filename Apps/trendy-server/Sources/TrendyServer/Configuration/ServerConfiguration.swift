@@ -41,6 +41,14 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a connection may stay open without a request in progress (`--idle-timeout`): a keep-alive
     /// connection between requests, or one that sent blank lines or half a request head. The server closes it.
     public var idleTimeoutSeconds = 60
+    /// Seconds from a request's head to the last byte of its body (`--body-timeout`); beyond it, 408 and the
+    /// connection closes. A body trickled a byte at a time is cut here, where the idle timeout never fires.
+    public var bodyTimeoutSeconds = 60
+    /// Connections the server holds at once (`--max-connections`); beyond it, one answer (`/health` served, else
+    /// 503) and the connection closes.
+    public var maxConnections = 16_384
+    /// Of them, connections that have not yet made an authenticated request (`--max-unauthenticated-connections`).
+    public var maxUnauthenticatedConnections = 1024
     /// Change streams the server holds at once (`--max-streams`); beyond it, 503 (api-v1 §13).
     public var maxStreams = 10_000
     /// Change streams one user holds at once (`--max-streams-per-user`); beyond it, 429 `stream_limit`.
@@ -190,6 +198,16 @@ public struct ServerConfiguration: Sendable {
             throw .outOfRange("--changelog-retention-days", "1–36500 days")
         }
         guard (1...86_400).contains(idleTimeoutSeconds) else { throw .outOfRange("--idle-timeout", "1–86400 seconds") }
+        guard (1...86_400).contains(bodyTimeoutSeconds) else { throw .outOfRange("--body-timeout", "1–86400 seconds") }
+        guard (1...1_000_000).contains(maxConnections) else { throw .outOfRange("--max-connections", "1–1000000") }
+        guard (1...maxConnections).contains(maxUnauthenticatedConnections) else {
+            throw .outOfRange("--max-unauthenticated-connections", "1–\(maxConnections) (--max-connections)")
+        }
+        guard (1...86_400).contains(bodyTimeoutSeconds) else { throw .outOfRange("--body-timeout", "1–86400 seconds") }
+        guard (1...1_000_000).contains(maxConnections) else { throw .outOfRange("--max-connections", "1–1000000") }
+        guard (1...maxConnections).contains(maxUnauthenticatedConnections) else {
+            throw .outOfRange("--max-unauthenticated-connections", "1–\(maxConnections) (--max-connections)")
+        }
         guard (1...1_000_000).contains(maxStreams) else { throw .outOfRange("--max-streams", "1–1000000") }
         guard (1...100_000).contains(maxStreamsPerUser) else {
             throw .outOfRange("--max-streams-per-user", "1–100000")

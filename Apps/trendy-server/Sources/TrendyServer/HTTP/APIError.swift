@@ -19,6 +19,7 @@ struct APIError: Error {
         case idempotencyMismatch = "idempotency_mismatch"
         case rateLimit = "rate_limit"
         case streamLimit = "stream_limit"
+        case requestTimeout = "request_timeout"
         case `internal`
         case unavailable
 
@@ -32,6 +33,7 @@ struct APIError: Error {
             case .payloadTooLarge: .contentTooLarge
             case .idempotencyMismatch: .unprocessableContent
             case .rateLimit, .streamLimit: .tooManyRequests
+            case .requestTimeout: .requestTimeout
             case .internal: .internalServerError
             case .unavailable: .serviceUnavailable
             }
@@ -52,6 +54,7 @@ struct APIError: Error {
             case .idempotencyMismatch: "Idempotency Key Reused"
             case .rateLimit: "Rate Limit Exceeded"
             case .streamLimit: "Too Many Streams"
+            case .requestTimeout: "Request Timeout"
             case .internal: "Internal Server Error"
             case .unavailable: "Service Unavailable"
             }

@@ -28,6 +28,8 @@ final class Pipeline: Sendable {
     let authenticator: Authenticator
     /// 401s per client address (`--auth-failures-per-minute`).
     let authFailures: AuthFailureThrottle
+    /// `--max-connections`, `--max-unauthenticated-connections` (`ConnectionGuard`).
+    let connections: ConnectionLimits
     let limiter: RateLimiter?
     let faults: FaultInjector?
     let idempotency: IdempotencyGuard
@@ -48,6 +50,9 @@ final class Pipeline: Sendable {
         self.logger = logger
         authenticator = Authenticator(staticTokens: staticTokens, jwtSecret: configuration.jwtSecret)
         authFailures = AuthFailureThrottle(failuresPerMinute: configuration.authFailuresPerMinute)
+        connections = ConnectionLimits(
+            maximumConnections: configuration.maxConnections,
+            maximumUnauthenticated: configuration.maxUnauthenticatedConnections)
         limiter = configuration.rateLimitPerMinute.map(RateLimiter.init(requestsPerMinute:))
         faults =
             configuration.faults.isEnabled || configuration.testHooks.scriptedFault != nil
@@ -60,12 +65,20 @@ final class Pipeline: Sendable {
     var original: Bool { configuration.quirks == .original }
     var now: Int64 { configuration.clock.now().millisecondsSince1970 }
 
-    /// The middlewares of every `/api/v1` route, outermost first, in the order of api-v1 §2.2: body limit →
-    /// authentication → rate limit → fault injection. Idempotency and the handler follow in `respond`.
+    /// The middlewares of every `/api/v1` route, outermost first, in the order of api-v1 §2.2: a declared body
+    /// too large → authentication → the body read → rate limit → fault injection. Idempotency and the handler
+    /// follow in `respond`.
     func middlewares() -> [any RouterMiddleware<APIContext>] {
-        var chain: [any RouterMiddleware<APIContext>] = [
-            BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes, observe: configuration.testHooks.observeRequest),
-            AuthenticationMiddleware(authenticator: authenticator, throttle: authFailures, clock: configuration.clock),
+        var chain: [any RouterMiddleware<APIContext>] = []
+        if let observe = configuration.testHooks.observeRequest {
+            chain.append(RequestObserverMiddleware(maxBytes: configuration.maxBodyBytes, observe: observe))
+        }
+        chain += [
+            DeclaredBodyLimitMiddleware(maxBytes: configuration.maxBodyBytes),
+            AuthenticationMiddleware(
+                authenticator: authenticator, throttle: authFailures, connections: connections,
+                clock: configuration.clock),
+            BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes),
         ]
         if let limiter {
             chain.append(

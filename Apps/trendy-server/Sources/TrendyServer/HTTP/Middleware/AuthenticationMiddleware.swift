@@ -9,6 +9,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     let authenticator: Authenticator
     let throttle: AuthFailureThrottle
+    let connections: ConnectionLimits
     let clock: any SyncClock
 
     func handle(
@@ -19,11 +20,17 @@ struct AuthenticationMiddleware: RouterMiddleware {
         do {
             context.userId = try authenticator.authenticate(authorization: request.headers[.authorization], now: now)
         } catch {
-            guard let wait = throttle.recordFailure(of: Self.address(of: context), now: now) else { throw error }
-            throw APIError(
-                .rateLimit, "too many failed authentications from this address; retry in \(wait) s",
-                retryAfter: wait)
+            var refusal = error
+            if let wait = throttle.recordFailure(of: Self.address(of: context), now: now) {
+                refusal = APIError(
+                    .rateLimit, "too many failed authentications from this address; retry in \(wait) s",
+                    retryAfter: wait)
+            }
+            // The body stays unread: rather than drain it, the connection closes after the answer.
+            if ConnectionGuard.hasBody(request.head) { refusal.headers.append((.connection, "close")) }
+            throw refusal
         }
+        connections.authenticated(ObjectIdentifier(context.channel))
         return try await next(request, context)
     }
 

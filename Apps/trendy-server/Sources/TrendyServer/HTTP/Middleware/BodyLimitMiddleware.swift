@@ -1,33 +1,48 @@
 import HTTPTypes
 import Hummingbird
 
-/// api-v1 §2.2, first: the whole body is read (up to `--max-body`) before anything else, so a body too large is a
-/// 413 even without a token. Later steps and the handler read the collected body.
+/// api-v1 §2.2, first: a body that declares more than `--max-body` bytes is a 413 at once, before anything is read
+/// and even without a token. The body itself is read only after authentication (`BodyLimitMiddleware`), so a client
+/// without a valid token never has a body buffered.
+struct DeclaredBodyLimitMiddleware: RouterMiddleware {
+    typealias Context = APIContext
+
+    let maxBytes: Int
+
+    func handle(
+        _ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response
+    ) async throws -> Response {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
+            var error = BodyLimitMiddleware.tooLarge(maxBytes)
+            // The body is not read: the connection closes after the answer instead.
+            error.headers.append((.connection, "close"))
+            throw error
+        }
+        return try await next(request, context)
+    }
+}
+
+/// api-v1 §2.2, after authentication: the whole body is read (up to `--max-body`), so a chunked body that grows
+/// too large is a 413 too. Later steps and the handler read the collected body. How long the body may take is the
+/// connection's business (`ConnectionGuard`, `--body-timeout`).
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = APIContext
 
     let maxBytes: Int
-    let observe: (@Sendable (ServerConfiguration.ObservedRequest) -> Void)?
 
     func handle(
         _ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response
     ) async throws -> Response {
         var request = request
-        let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: maxBytes)
+            _ = try await request.collectBody(upTo: maxBytes)
         } catch {
-            throw APIError(
-                .payloadTooLarge, "the request body is larger than \(maxBytes / 1_048_576) MiB; send smaller batches")
-        }
-        if let observe {
-            var headers: [String: String] = [:]
-            for field in request.headers { headers[field.name.canonicalName] = field.value }
-            observe(
-                ServerConfiguration.ObservedRequest(
-                    method: request.method.rawValue, path: request.uri.path, query: request.uri.query, headers: headers,
-                    body: Array(body.readableBytesView)))
+            throw Self.tooLarge(maxBytes)
         }
         return try await next(request, context)
+    }
+
+    static func tooLarge(_ maxBytes: Int) -> APIError {
+        APIError(.payloadTooLarge, "the request body is larger than \(maxBytes / 1_048_576) MiB; send smaller batches")
     }
 }
