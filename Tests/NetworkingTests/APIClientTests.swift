@@ -348,6 +348,29 @@ struct APIClientTests {
         #expect(reached.withLock { $0 } == [], "nothing, and no token, reached the address redirected to")
     }
 
+    @Test("getEventTypes and getGeofences follow X-Next-After to the last page")
+    func pagedLists() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.maxPageBytes = 1500
+        try await LiveTrendyServer.with(configuration) { server in
+            let api = APIClient(
+                configuration: try .init(serverRoot: server.root),
+                tokenProvider: StaticTokenProvider(server.newUser().token))
+            var names: [String] = []
+            for index in 0..<12 {
+                let name = "Type \(index) " + String(repeating: "n", count: 300)
+                _ = try await api.createEventType(CreateEventTypeRequest(id: nil, name: name, color: "c", icon: "i"))
+                names.append(name)
+                _ = try await api.createGeofence(
+                    CreateGeofenceRequest(id: nil, name: name, latitude: 1, longitude: 2, radius: 100))
+            }
+            let before = api.sentRequestCount
+            #expect(try await api.getEventTypes().map(\.name) == names)
+            #expect(api.sentRequestCount - before > 1, "the list came in several pages")
+            #expect(try await api.getGeofences(activeOnly: false).map(\.name) == names.reversed())
+        }
+    }
+
     @Test("a refused connection is a transport error")
     func connectionRefused() async throws {
         let root = try #require(ServerRoot("http://127.0.0.1:9"))

@@ -150,6 +150,30 @@ struct OriginalQuirksTests {
         }
     }
 
+    @Test("items 9, 13: the single route drops location_name too; times are Go's form, no fraction when zero")
+    func originalTimeForms() async throws {
+        try await Self.withOriginal { api, server in
+            let type = try await Self.type(api)
+            let whole = Date(timeIntervalSince1970: 1_790_000_000)
+            let fraction = Date(timeIntervalSince1970: 1_790_000_000.25)
+            let event = try await api.createEventWithIdempotency(
+                CreateEventRequest(
+                    id: Self.newId(), eventTypeId: type.id, timestamp: whole,
+                    details: EventDetails(locationName: "Café")),
+                idempotencyKey: "k1")
+            #expect(event.locationName == nil && event.timestamp == whole, "decoded from the original's form")
+            _ = try await api.createEventWithIdempotency(
+                CreateEventRequest(id: Self.newId(), eventTypeId: type.id, timestamp: fraction), idempotencyKey: "k2")
+            let listing = try await RawHTTP.send(
+                "GET", server.root.text + "/api/v1/events?limit=10", token: server.token(for: event.userId))
+            #expect(listing.text.contains(#""timestamp":"2026-09-21T14:13:20Z""#), "\(listing.text)")
+            #expect(listing.text.contains(#""timestamp":"2026-09-21T14:13:20.25Z""#), "\(listing.text)")
+            #expect(!listing.text.contains(".000Z"))
+            let events = try await api.getEvents(limit: 10, offset: 0)
+            #expect(Set(events.map(\.timestamp)) == [whole, fraction])
+        }
+    }
+
     @Test("item 18: a rate-limit 429 has a legacy body and Retry-After: 60")
     func legacyRateLimit() async throws {
         try await Self.withOriginal(rateLimit: 1) { api, _ in

@@ -12,6 +12,9 @@ public enum TextLimit {
     /// UTF-8 bytes of every other string: names, labels, keys, colors, icons, select options, ids, enumerations,
     /// and the keys of any JSON object.
     public static let otherBytes = 512
+    /// UTF-8 bytes of an event's whole `properties` object as compact JSON (a `properties_patch` too, and the map it
+    /// leaves): with the string limits, this bounds every event, so every page of events is bounded by its `limit`.
+    public static let propertiesBytes = 32_768
 
     /// Why a string is refused; `code` is the §8.3 field error code.
     public enum Problem: Equatable, Sendable, CustomStringConvertible {
@@ -66,6 +69,11 @@ public enum TextLimit {
                 continue
             }
             collect(value, path: key, limitBytes: limitBytes(ofMember: key), into: &found)
+            if key == "properties" || key == "properties_patch", case .object = value,
+                JSONText.string(value).utf8.count > propertiesBytes
+            {
+                found.append((key, .tooLong(limitBytes: propertiesBytes)))
+            }
         }
         return found
     }

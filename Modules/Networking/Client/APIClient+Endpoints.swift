@@ -7,7 +7,21 @@ extension APIClient {
     // MARK: Event types
 
     public func getEventTypes() async throws -> [APIEventType] {
-        try await send(.get("event-types"), as: [APIEventType].self)
+        try await allPages("event-types", as: APIEventType.self)
+    }
+
+    /// Every page of a keyset-paged list (api-v1 §5.2, §5.5): the first request as a server without paging expects
+    /// it, then one per `X-Next-After`, until a page carries none.
+    func allPages<Entity: Decodable>(
+        _ path: String, query: [(name: String, value: String)] = [], as type: Entity.Type
+    ) async throws(NetworkError) -> [Entity] {
+        var answer = try await send(.get(path, query: query))
+        var entities = try decode([Entity].self, from: answer)
+        while let next = answer.nextAfter {
+            answer = try await send(.get(path, query: query + [(name: "after", value: next)]))
+            entities += try decode([Entity].self, from: answer)
+        }
+        return entities
     }
 
     public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
@@ -131,7 +145,7 @@ extension APIClient {
     // MARK: Geofences
 
     public func getGeofences(activeOnly: Bool) async throws -> [APIGeofence] {
-        try await send(.get("geofences", query: activeOnly ? [("active", "true")] : []), as: [APIGeofence].self)
+        try await allPages("geofences", query: activeOnly ? [("active", "true")] : [], as: APIGeofence.self)
     }
 
     public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {

@@ -34,8 +34,16 @@ extension APIClient {
         while true {
             if Task.isCancelled { throw .cancelled }
             let request = makeRequest(endpoint, url: url, token: token, requestId: requestId)
-            let (data, response) = try await transfer(request)
+            let started = ContinuousClock.now
+            let (data, response): (Data, HTTPURLResponse)
+            do {
+                (data, response) = try await transfer(request)
+            } catch {
+                logExchange(endpoint, url: url, outcome: "\(error)", since: started, requestId: requestId)
+                throw error
+            }
             let status = response.statusCode
+            logExchange(endpoint, url: url, outcome: "\(status)", since: started, requestId: requestId)
             noteFeatures(response.value(forHTTPHeaderField: ServerFeatures.headerName))
             if (200..<300).contains(status) || acceptedFailure?(status, data) == true {
                 let replayed = [
@@ -50,9 +58,6 @@ extension APIClient {
             let failure = FailureParsing.failure(
                 status: status, body: data, retryAfterHeader: response.value(forHTTPHeaderField: "Retry-After"),
                 requestId: requestId, now: clock.now())
-            logger.debug(
-                "\(endpoint.method.rawValue) /api/v1/\(endpoint.path) -> \(status)",
-                metadata: ["request-id": "\(requestId)", "message": "\(failure.message ?? "")"])
             switch status {
             case 401 where !refreshedToken:
                 refreshedToken = true
@@ -72,6 +77,19 @@ extension APIClient {
                 throw .http(failure)
             }
         }
+    }
+
+    /// One request on the wire at debug level: method, path with its query, status (or the transport error) and
+    /// time — never a header, so never the token. `trendyctl --verbose` prints these.
+    private func logExchange(
+        _ endpoint: Endpoint, url: URL, outcome: String, since started: ContinuousClock.Instant, requestId: String
+    ) {
+        let elapsed = started.duration(to: .now)
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        let target = url.path + (url.query.map { "?" + $0 } ?? "")
+        logger.debug(
+            "\(endpoint.method.rawValue) \(target) \(outcome) \(String(format: "%.1f", milliseconds)) ms",
+            metadata: ["request-id": "\(requestId)"])
     }
 
     /// Sends and decodes a 2xx JSON body; a body that does not decode is a `decoding` error.

@@ -38,6 +38,11 @@ public struct ServerConfiguration: Sendable {
     /// The `env` reported by `/health`.
     public var environment = "development"
     public var maxBodyBytes = 8 * 1024 * 1024
+    /// The most bytes of one listing page (change feed, keyset event pages, type and geofence lists): a page ends
+    /// early rather than pass it, with its sign that more follows. Offset pages of events are not shortened (a short
+    /// page ends an offset listing); they are bounded by `limit` and each event's text limits.
+    public var maxPageBytes = Self.defaultMaxPageBytes
+    public static let defaultMaxPageBytes = 4 * 1024 * 1024
     /// Seconds a connection may stay open without a request in progress (`--idle-timeout`): a keep-alive
     /// connection between requests, or one that sent blank lines or half a request head. The server closes it.
     public var idleTimeoutSeconds = 60

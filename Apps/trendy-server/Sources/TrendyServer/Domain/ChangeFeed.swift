@@ -27,11 +27,18 @@ enum ChangeFeed {
                 hasMore = true
                 return false
             }
+            let mark = text.count
             if count > 0 { text.append(UInt8(ascii: ",")) }
+            ChangeEntryText.write(row, into: &text)
+            // The page byte cap: the page ends before the entry that would pass it (never before the first).
+            if count > 0 && text.count + 64 > request.pageBytes {
+                text.removeSubrange(mark...)
+                hasMore = true
+                return false
+            }
             count += 1
             last = ChangeEntryText.id(row)
             if oldestCreatedAt == nil { oldestCreatedAt = ChangeEntryText.createdAt(row) }
-            ChangeEntryText.write(row, into: &text)
             return true
         }
         text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)

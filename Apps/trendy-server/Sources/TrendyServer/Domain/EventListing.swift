@@ -28,8 +28,10 @@ enum EventListing {
             """
     }
 
+    /// `pageBytes` ends the page early, before the event that would pass it (never before the first).
     static func keysetPage(
-        user: String, limit: Int, after: EventsPageToken?, _ db: any StorageTransaction
+        user: String, limit: Int, after: EventsPageToken?, pageBytes: Int = ServerConfiguration.defaultMaxPageBytes,
+        _ db: any StorageTransaction
     ) throws -> (body: [UInt8], next: EventsPageToken?) {
         var arguments: [any SQLValueConvertible] = [user]
         if let after { arguments += [after.timestamp, after.timestamp, after.id] }
@@ -45,9 +47,15 @@ enum EventListing {
                 more = true
                 return false
             }
+            let mark = text.count
             if written > 0 { text.append(UInt8(ascii: ",")) }
-            written += 1
             try write(row, types: &types, into: &text)
+            if written > 0 && text.count + 1 > pageBytes {
+                text.removeSubrange(mark...)
+                more = true
+                return false
+            }
+            written += 1
             last = EventsPageToken(
                 timestamp: row.int64(3), id: row.withText(0) { String(decoding: $0, as: UTF8.self) })
             return true

@@ -5,10 +5,15 @@ import Models
 /// `/api/v1/event-types` (api-v1 §5.2).
 enum EventTypes {
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        try .json(
-            db.rows(
-                sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ? ORDER BY created_at, id",
-                arguments: [request.userId], Rows.eventType))
+        guard !request.original else {
+            return try .json(
+                db.rows(
+                    sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ? ORDER BY created_at, id",
+                    arguments: [request.userId], Rows.eventType))
+        }
+        return try KeysetList.page(
+            request, table: "event_types", columns: Rows.eventTypeColumns, direction: .ascending,
+            position: { ($0.createdAt, $0.id) }, decode: Rows.eventType, db)
     }
 
     static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {

@@ -30,7 +30,8 @@ enum Events {
             }
             after = token
         }
-        let page = try EventListing.keysetPage(user: request.userId, limit: limit, after: after, db)
+        let page = try EventListing.keysetPage(
+            user: request.userId, limit: limit, after: after, pageBytes: request.pageBytes, db)
         var response = APIResponse(status: .ok, body: page.body)
         if let next = page.next { response.headers.append((.nextAfter, next.text)) }
         return response
@@ -88,6 +89,7 @@ enum Events {
         if request.original && route == .single {
             // The original's single route drops these (api-v1 §12.1 item 9).
             (fields.geofenceId, fields.locationLatitude, fields.locationLongitude) = (nil, nil, nil)
+            fields.locationName = nil
         }
         if let geofenceId = fields.geofenceId, !(try references.geofence(geofenceId, request, db)) {
             body.fail("geofence_id", "unknown_reference", "geofence_id names no geofence of yours")
@@ -266,6 +268,14 @@ enum Events {
         var stored = try find(id, request, db, asServerError: true)
         let merged = EventFields(stored).merging(
             changes, body: body.members, original: request.original, propertiesPatch: propertiesPatch)
+        if JSONText.string(.object(merged.properties)).utf8.count > TextLimit.propertiesBytes {
+            throw APIError.validation([
+                FieldError(
+                    field: "properties",
+                    message: "properties \(TextLimit.Problem.tooLong(limitBytes: TextLimit.propertiesBytes))",
+                    code: "too_long")
+            ])
+        }
         if !request.original && (merged.locationLatitude == nil) != (merged.locationLongitude == nil) {
             throw APIError.validation([
                 FieldError(

@@ -10,12 +10,18 @@ enum Geofences {
 
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let activeOnly = request.query["active"] == "true"
-        return try .json(
-            db.rows(
-                sql: """
-                    SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ? AND (? OR is_active)
-                    ORDER BY created_at DESC, id DESC
-                    """, arguments: [request.userId, !activeOnly], Rows.geofence))
+        guard !request.original else {
+            return try .json(
+                db.rows(
+                    sql: """
+                        SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ? AND (? OR is_active)
+                        ORDER BY created_at DESC, id DESC
+                        """, arguments: [request.userId, !activeOnly], Rows.geofence))
+        }
+        return try KeysetList.page(
+            request, table: "geofences", columns: Rows.geofenceColumns, condition: " AND (? OR is_active)",
+            conditionArguments: [!activeOnly], direction: .descending, position: { ($0.createdAt, $0.id) },
+            decode: Rows.geofence, db)
     }
 
     static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {

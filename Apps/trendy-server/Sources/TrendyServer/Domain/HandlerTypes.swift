@@ -13,6 +13,9 @@ struct APIRequest: Sendable {
     let query: [String: String]
     let parameters: [String: String]
     let quirks: ServerConfiguration.Quirks
+    /// The most bytes a listing page holds (`ServerConfiguration.maxPageBytes`): a page that would pass it ends
+    /// early, with the listing's sign that more follows (`has_more`, `X-Next-After`).
+    var pageBytes = ServerConfiguration.defaultMaxPageBytes
 
     var original: Bool { quirks == .original }
 

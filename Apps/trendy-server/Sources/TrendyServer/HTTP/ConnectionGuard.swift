@@ -26,8 +26,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var admission: ConnectionLimits.Admission?
     private var headDeadline: Scheduled<Void>?
     private var bodyDeadline: Scheduled<Void>?
-    /// A request whose answer has not ended.
-    private var answering = false
+    /// Requests whose answers have not ended (more than one when a client pipelines).
+    private var outstanding = 0
+    private var answering: Bool { outstanding > 0 }
     /// The answer's head went out (a 408 can no longer be sent).
     private var answerStarted = false
     private var closeAfterAnswer = false
@@ -58,7 +59,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             headDeadline?.cancel()
             headDeadline = nil
-            answering = true
+            outstanding += 1
             answerStarted = false
             if admission == .overCapacity {
                 closeAfterAnswer = true
@@ -95,7 +96,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
         case .end:
-            answering = false
+            outstanding = max(0, outstanding - 1)
             if closeAfterAnswer {
                 let written = context.eventLoop.makePromise(of: Void.self)
                 written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -103,7 +104,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 context.write(data, promise: written)
                 return
             }
-            startHeadDeadline(context)
+            if !answering { startHeadDeadline(context) }
         default:
             break
         }

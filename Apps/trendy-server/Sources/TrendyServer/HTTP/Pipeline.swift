@@ -118,10 +118,11 @@ final class Pipeline: Sendable {
             return try replay(record, fingerprint: fingerprint, headers: headers)
         }
         try await ensureUser(user)
-        let apiRequest = APIRequest(
+        var apiRequest = APIRequest(
             userId: user, now: now, body: body, parsedBody: parsedBody, query: Self.query(request),
             parameters: Self.parameters(context),
             quirks: configuration.quirks)
+        apiRequest.pageBytes = configuration.maxPageBytes
         if let gate = configuration.testHooks.beforeHandler { await gate(route.method.rawValue, request.uri.path) }
         var answer: APIResponse
         do {
@@ -175,13 +176,14 @@ final class Pipeline: Sendable {
     )
         async throws -> Outcome
     {
-        guard route.isWrite else { return .answer(try await storage.read { db in try route.handler(request, db) }) }
+        let handler = original ? Self.originalForm(route.handler) : route.handler
+        guard route.isWrite else { return .answer(try await storage.read { db in try handler(request, db) }) }
         let claim = scope.map { "\($0.user) \($0.method) \($0.path) \($0.key)" }
         // Committed (or not): either way the user's streams look, and find new rows only after a commit.
         defer { streams.committed(user: request.userId, changeId: nil) }
         return try await storage.write(user: request.userId, claim: claim) { [idempotency] db in
             if let scope, let record = try idempotency.stored(scope, now: request.now, db) { return .replay(record) }
-            let answer = try route.handler(request, db)
+            let answer = try handler(request, db)
             if let scope, (200..<300).contains(answer.status.code) {
                 let record = IdempotencyGuard.Record(
                     fingerprint: fingerprint, status: answer.status.code,
@@ -190,6 +192,18 @@ final class Pipeline: Sendable {
                 try idempotency.store(scope, record, now: request.now, db)
             }
             return .answer(answer)
+        }
+    }
+
+    /// `handler` with its answer's timestamps in the original backend's form (`Quirk.originalTimestamps`), before
+    /// the answer is stored for replays.
+    private static func originalForm(
+        _ handler: @escaping @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse
+    ) -> @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse {
+        { request, db in
+            var answer = try handler(request, db)
+            answer.body = Quirk.originalTimestamps(answer.body)
+            return answer
         }
     }
 
