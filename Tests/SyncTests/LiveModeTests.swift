@@ -197,8 +197,12 @@ extension LiveModeTests {
         try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
         let tea = try await b.syncedType("Tea")
         try await Self.eventually("Tea applied") { try Self.localTypes(a).contains("Tea") }
-        // What a bootstrap in another process leaves when its snapshot predates Tea: no Tea, the older cursor.
-        try a.updateEngineState { $0.cursor = start }
+        // What a bootstrap in another process leaves when its snapshot predates Tea: no Tea, the older cursor, and
+        // the time it succeeded.
+        try a.updateEngineState {
+            $0.cursor = start
+            $0.lastSuccessAt = a.clock.now().addingTimeInterval(1)
+        }
         let store = a.stores.makeDataStore()
         try store.deleteEventType(id: tea.id)
         try store.save()

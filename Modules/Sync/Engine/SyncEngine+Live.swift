@@ -296,8 +296,10 @@ extension SyncEngine {
     private func watchOtherWriters(_ inbox: LiveInbox) -> Task<Void, Never>? {
         guard let observing = stores as? any LocalDataObserving else { return nil }
         let queue = observing.observe { store in
-            LiveObservation(
-                queue: Self.fingerprints(try store.fetchPendingMutations()), cursor: try store.loadEngineState().cursor)
+            let state = try store.loadEngineState()
+            return LiveObservation(
+                queue: Self.fingerprints(try store.fetchPendingMutations()), cursor: state.cursor,
+                lastSuccessAt: state.lastSuccessAt)
         }
         return Task { [weak self] in
             do {
@@ -321,10 +323,14 @@ extension SyncEngine {
         inbox.rewound()
     }
 
-    /// What live mode watches in the database: the live queue and the stored cursor.
+    /// What live mode watches in the database: the live queue, the stored cursor, and when a round last
+    /// succeeded. Equal observations are yielded once (R13), so a bootstrap in another process that sets the cursor
+    /// back to where it was before this engine's last burst would look unchanged if the burst and the bootstrap
+    /// committed between two reads; the bootstrap's new `lastSuccessAt` makes it a change all the same.
     struct LiveObservation: Equatable, Sendable {
         let queue: Set<String>
         let cursor: Int64
+        let lastSuccessAt: Date?
     }
 
     static func fingerprints(_ queue: [PendingMutation]) -> Set<String> {
