@@ -94,6 +94,21 @@ struct MockNetworkClientTests {
         #expect(client.calls(of: .getEvents).map { $0.arguments["offset"] } == ["0", "2", "4"])
     }
 
+    @Test("getAllEvents can be scripted whole like every other call: a queued answer, a queued error, a sticky one")
+    func getAllEventsScripted() async throws {
+        let client = MockNetworkClient(server: InMemoryTrendyServer(clock: SystemClock()))
+        let events = [APIEvent(id: "x", userId: "u", eventTypeId: "t", timestamp: Date(millisecondsSince1970: 0))]
+        client.enqueue(events, for: .getAllEvents)
+        client.enqueue(NetworkError.transport("down"), for: .getAllEvents)
+        #expect(try await client.getAllEvents(batchSize: 50).map(\.id) == ["x"])
+        await #expect(throws: NetworkError.transport("down")) { try await client.getAllEvents(batchSize: 50) }
+        client.setStickyError(.http(HTTPFailure(status: 503)), for: .getAllEvents)
+        await #expect(throws: NetworkError.self) { try await client.getAllEvents(batchSize: 50) }
+        client.setStickyError(nil, for: .getAllEvents)
+        #expect(try await client.getAllEvents(batchSize: 50).isEmpty, "then the model answers: no events")
+        #expect(client.calls(of: .getAllEvents).count == 4)
+    }
+
     @Test("two clients of one model are two users")
     func users() async throws {
         let model = InMemoryTrendyServer(clock: SystemClock())

@@ -258,7 +258,11 @@ extension SyncEngine {
     {
         let conflict = Resolution.deadLetter("conflict: \(message)")
         let same = Resolution.completedOwed(.duplicate)  // R5: the stored entity may differ from this create
-        if let existingId { return existingId == row.entityId.lowercased() ? same : conflict }
+        if let existingId {
+            guard existingId != row.entityId.lowercased() else { return same }
+            // Which server entity holds the name or timestamp, so the user can merge into it.
+            return .deadLetter("conflict: \(message); held on the server by \(existingId)")
+        }
         do {
             return try await network.entityExists(row.entityType, id: row.entityId) ? same : conflict
         } catch {

@@ -45,35 +45,37 @@ extension EventStore {
     /// into the type, which the server still holds under their old type: they get a delete of their own (R7).
     /// Queued payloads stop naming the type (R8).
     public func deleteEventType(id: String) async throws {
-        try await write { store, now in
-            guard try store.findEventType(id: id) != nil else { throw EventStoreError.notFound(.eventType, id: id) }
-            let moved = Set(try ParentRemoval.deleteEventsMoved(into: id, store, at: now))
-            let events = try store.fetchEvents(matching: EventQuery(eventTypeId: id)).map(\.id)
-            let definitions = try store.fetchAllPropertyDefinitions().filter { $0.eventTypeId == id }.map(\.id)
-            let children = Set(events + definitions)
-            let queue = try store.fetchPendingMutations()
-            let created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
-            for mutation in queue where children.contains(mutation.entityId) && !moved.contains(mutation.entityId) {
-                try store.deletePendingMutation(mutation)
-            }
-            // What the local cascade removes is owed after the type's delete: should that delete be discarded or
-            // withdrawn by a restore, the children come back from the server; once it goes through, the server's
-            // cascade has done the same and the debts are settled.
-            for event in events where !created.contains(event) && !moved.contains(event) {
-                try store.markOwed(.event, id: event, reason: .cascaded, after: id)
-            }
-            for definition in definitions where !created.contains(definition) {
-                try store.markOwed(.propertyDefinition, id: definition, reason: .cascaded, after: id)
-            }
-            for fence in try store.fetchAllGeofences() where fence.eventTypeEntryId == id || fence.eventTypeExitId == id
-            {
-                try store.markOwed(.geofence, id: fence.id, reason: .cascaded, after: id)
-            }
-            try store.deleteEventType(id: id)
-            try ParentRemoval.parentRemoved(.eventType, id: id, store, at: now)
-            _ = try store.enqueueMutation(
-                entityType: .eventType, operation: .delete, entityId: id, payload: nil, at: now)
+        try await write { store, now in try removeEventType(id: id, store, now) }
+    }
+
+    /// `deleteEventType` inside a unit of work already open.
+    func removeEventType(id: String, _ store: any DataStoreProtocol, _ now: Date) throws {
+        guard try store.findEventType(id: id) != nil else { throw EventStoreError.notFound(.eventType, id: id) }
+        let moved = Set(try ParentRemoval.deleteEventsMoved(into: id, store, at: now))
+        let events = try store.fetchEvents(matching: EventQuery(eventTypeId: id)).map(\.id)
+        let definitions = try store.fetchAllPropertyDefinitions().filter { $0.eventTypeId == id }.map(\.id)
+        let children = Set(events + definitions)
+        let queue = try store.fetchPendingMutations()
+        let created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
+        for mutation in queue where children.contains(mutation.entityId) && !moved.contains(mutation.entityId) {
+            try store.deletePendingMutation(mutation)
         }
+        // What the local cascade removes is owed after the type's delete: should that delete be discarded or
+        // withdrawn by a restore, the children come back from the server; once it goes through, the server's
+        // cascade has done the same and the debts are settled.
+        for event in events where !created.contains(event) && !moved.contains(event) {
+            try store.markOwed(.event, id: event, reason: .cascaded, after: id)
+        }
+        for definition in definitions where !created.contains(definition) {
+            try store.markOwed(.propertyDefinition, id: definition, reason: .cascaded, after: id)
+        }
+        for fence in try store.fetchAllGeofences() where fence.eventTypeEntryId == id || fence.eventTypeExitId == id {
+            try store.markOwed(.geofence, id: fence.id, reason: .cascaded, after: id)
+        }
+        try store.deleteEventType(id: id)
+        try ParentRemoval.parentRemoved(.eventType, id: id, store, at: now)
+        _ = try store.enqueueMutation(
+            entityType: .eventType, operation: .delete, entityId: id, payload: nil, at: now)
     }
 
     // MARK: Events

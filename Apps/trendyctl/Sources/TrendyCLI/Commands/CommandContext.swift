@@ -20,6 +20,7 @@ struct CommandContext {
             database: settings.databasePath, server: settings.server?.root,
             tokenProvider: StaticTokenProvider(token), standardProfile: settings.usesStandardProfile)
         if let livePollInterval { configuration.sync.live.pollInterval = livePollInterval }
+        if console.verbosity == .verbose { configuration.networkLogger = RequestLog.logger() }
         return try TrendyContainer.make(configuration)
     }
 
@@ -41,6 +42,13 @@ struct CommandContext {
 protocol TrendyCommand: AsyncParsableCommand {
     var globals: GlobalOptions { get }
     func run(_ context: CommandContext) async throws
+    /// Whether the command runs although the config file has unknown keys or bad values: the commands that
+    /// repair it (`config …`, `login`, `logout`) do; every other refuses, naming the file and line.
+    static var runsWithConfigProblems: Bool { get }
+}
+
+extension TrendyCommand {
+    static var runsWithConfigProblems: Bool { false }
 }
 
 extension TrendyCommand {
@@ -48,9 +56,16 @@ extension TrendyCommand {
         let environment = ProcessInfo.processInfo.environment
         let verbosity: Console.Verbosity = globals.quiet ? .quiet : globals.verbose ? .verbose : .normal
         let console = Console(
-            json: globals.json, verbosity: verbosity, color: globals.colorOutput, environment: environment)
+            json: globals.json, verbosity: verbosity, color: globals.colorOutput, wide: globals.wide,
+            environment: environment)
         do {
-            let context = CommandContext(console: console, settings: try Settings(globals, environment: environment))
+            let settings = try Settings(globals, environment: environment)
+            if !Self.runsWithConfigProblems, let problem = settings.configProblems.first {
+                throw CLIError.failure(
+                    problem + " (fix it with `trendyctl config set KEY VALUE` or `trendyctl config unset KEY`)",
+                    code: "config")
+            }
+            let context = CommandContext(console: console, settings: settings)
             try await run(context)
         } catch let exit as ExitCode {
             throw exit

@@ -17,6 +17,7 @@ struct ConfigCommand: AsyncParsableCommand {
         subcommands: [Get.self, Set.self, Unset.self, List.self])
 
     struct Get: TrendyCommand {
+        static let runsWithConfigProblems = true
         static let configuration = CommandConfiguration(
             commandName: "get", abstract: "Print a key's value; exit 1 when it is not set.")
         @OptionGroup var globals: GlobalOptions
@@ -32,6 +33,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Set: TrendyCommand {
+        static let runsWithConfigProblems = true
         static let configuration = CommandConfiguration(commandName: "set", abstract: "Set a key.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The key.") var key: String
@@ -47,6 +49,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Unset: TrendyCommand {
+        static let runsWithConfigProblems = true
         static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a key.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The key.") var key: String
@@ -61,6 +64,7 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct List: TrendyCommand {
+        static let runsWithConfigProblems = true
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Print every key that is set.")
         @OptionGroup var globals: GlobalOptions
 
@@ -76,6 +80,7 @@ struct ConfigCommand: AsyncParsableCommand {
 }
 
 struct LoginCommand: TrendyCommand {
+    static let runsWithConfigProblems = true
     static let configuration = CommandConfiguration(
         commandName: "login", abstract: "Store a bearer token, read from stdin, in the token file (mode 0600).",
         discussion: """
@@ -122,6 +127,7 @@ struct LoginCommand: TrendyCommand {
 }
 
 struct LogoutCommand: TrendyCommand {
+    static let runsWithConfigProblems = true
     static let configuration = CommandConfiguration(commandName: "logout", abstract: "Remove the token file.")
     @OptionGroup var globals: GlobalOptions
 

@@ -25,8 +25,9 @@ struct EventsCommand: AsyncParsableCommand {
         var record = Record()
         record.add("id", event.id)
         record.add("type", try store.eventType(id: event.eventTypeId)?.name ?? event.eventTypeId)
-        record.add("time", TimeInput.display(event.timestamp) + (event.isAllDay ? " (all day)" : ""))
-        record.add("ends", event.endDate.map(TimeInput.display))
+        record.add(
+            "time", TimeInput.display(event.timestamp, allDay: event.isAllDay) + (event.isAllDay ? " (all day)" : ""))
+        record.add("ends", event.endDate.map { TimeInput.display($0) })
         record.add("notes", event.notes)
         record.add("source", event.sourceType == .manual ? nil : event.sourceType.rawValue)
         if let latitude = event.locationLatitude, let longitude = event.locationLongitude {
@@ -57,13 +58,14 @@ struct EventsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Log an event.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event type: an id or a name.") var type: String
-        @Option(help: "When it happened (default now). \(TimeInput.accepted).") var at: String?
+        @Option(parsing: .unconditional, help: "When it happened (default now). \(TimeInput.accepted).")
+        var at: String?
         @Option(help: "When it ended.") var end: String?
         @Flag(help: "An all-day event.") var allDay = false
         @Option(help: "Free text.") var notes: String?
         @Option(name: .customLong("prop"), help: "A property, KEY=VALUE (repeatable).") var properties: [String] = []
-        @Option(help: "Latitude in degrees.") var lat: Double?
-        @Option(help: "Longitude in degrees.") var lon: Double?
+        @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double?
+        @Option(parsing: .unconditional, help: "Longitude in degrees.") var lon: Double?
         @Option(help: "A place name.") var locationName: String?
         @Option(help: "An id from another system.") var externalId: String?
         @Option(help: "The title in another system.") var title: String?
@@ -84,7 +86,10 @@ struct EventsCommand: AsyncParsableCommand {
                     let (key, value) = try PropertyInput.parse(assignment, definitions: definitions, now: now)
                     values[key] = value
                 }
-                let event = try transaction.createEvent(eventTypeId: eventType.id, timestamp: timestamp ?? now) {
+                let at = timestamp ?? now
+                let event = try transaction.createEvent(
+                    eventTypeId: eventType.id, timestamp: allDay ? TimeInput.allDay(at) : at
+                ) {
                     event in
                     event.endDate = endDate
                     event.isAllDay = allDay
@@ -102,7 +107,8 @@ struct EventsCommand: AsyncParsableCommand {
                 context.console.out(json: EntityJSON.event(event))
             } else {
                 context.console.out(event.id)
-                context.console.note("logged \(eventType.name) at \(TimeInput.display(event.timestamp))")
+                context.console.note(
+                    "logged \(eventType.name) at \(TimeInput.display(event.timestamp, allDay: event.isAllDay))")
             }
         }
     }
@@ -111,8 +117,9 @@ struct EventsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List events, newest first.")
         @OptionGroup var globals: GlobalOptions
         @Option(help: "Only this event type.") var type: String?
-        @Option(help: "From this time on.") var since: String?
-        @Option(help: "Up to this time.") var until: String?
+        @Option(parsing: .unconditional, help: "From this time on (a day: from its start; -7d: a week ago).")
+        var since: String?
+        @Option(parsing: .unconditional, help: "Up to this time (a day: to its end, included).") var until: String?
         @Option(help: "pending, synced or failed.") var status: SyncStatus?
         @Option(help: "At most this many.") var limit: Int?
 
@@ -127,7 +134,8 @@ struct EventsCommand: AsyncParsableCommand {
                 eventTypeId: try type.map { try Lookup.eventType($0, in: store).id },
                 since: try since.map { text throws(CLIError) in try TimeInput.parse(text, option: "--since", now: now)
                 },
-                until: try until.map { text throws(CLIError) in try TimeInput.parse(text, option: "--until", now: now)
+                until: try until.map { text throws(CLIError) in
+                    try TimeInput.parse(text, option: "--until", now: now, bound: .end)
                 },
                 syncStatus: status, limit: limit)
             let events = try store.events(query)
@@ -139,7 +147,8 @@ struct EventsCommand: AsyncParsableCommand {
             var table = Table("ID", "TYPE", "TIME", "STATUS", "NOTES")
             for event in events {
                 table.add(
-                    event.id, names[event.eventTypeId] ?? event.eventTypeId, TimeInput.display(event.timestamp),
+                    event.id, names[event.eventTypeId] ?? event.eventTypeId,
+                    TimeInput.display(event.timestamp, allDay: event.isAllDay),
                     event.syncStatus.rawValue, event.notes ?? "")
             }
             table.render(context.console)
@@ -162,7 +171,7 @@ struct EventsCommand: AsyncParsableCommand {
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event's id.") var id: String
         @Option(help: "Move it to another event type.") var type: String?
-        @Option(help: "A new time.") var at: String?
+        @Option(parsing: .unconditional, help: "A new time.") var at: String?
         @Option(help: "A new end.") var end: String?
         @Flag(help: "Remove the end.") var clearEnd = false
         @Flag(inversion: .prefixedNo, help: "All day or not.") var allDay: Bool?
@@ -171,8 +180,8 @@ struct EventsCommand: AsyncParsableCommand {
         @Option(name: .customLong("prop"), help: "Set a property, KEY=VALUE (repeatable).") var properties: [String] =
             []
         @Option(name: .customLong("unset-prop"), help: "Remove a property (repeatable).") var unset: [String] = []
-        @Option(help: "Latitude in degrees.") var lat: Double?
-        @Option(help: "Longitude in degrees.") var lon: Double?
+        @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double?
+        @Option(parsing: .unconditional, help: "Longitude in degrees.") var lon: Double?
         @Flag(help: "Remove the coordinates.") var clearLocation = false
         @Option(help: "A place name.") var locationName: String?
 
@@ -202,10 +211,17 @@ struct EventsCommand: AsyncParsableCommand {
             // concurrent edit of another field (another process on this database) is kept.
             let edited = try await store.updateEvent(id: current.id) { event in
                 if let typeId { event.eventTypeId = typeId }
-                if let timestamp { event.timestamp = timestamp }
+                let wasAllDay = event.isAllDay
+                if let allDay { event.isAllDay = allDay }
+                // An all-day event keeps its calendar date at 00:00 UTC (TimeInput.allDay): a new time, or an event
+                // turned all-day, is moved to its local date's; an all-day event not moved keeps its date.
+                if let timestamp {
+                    event.timestamp = event.isAllDay ? TimeInput.allDay(timestamp) : timestamp
+                } else if event.isAllDay && !wasAllDay {
+                    event.timestamp = TimeInput.allDay(event.timestamp)
+                }
                 if let endDate { event.endDate = endDate }
                 if clearEnd { event.endDate = nil }
-                if let allDay { event.isAllDay = allDay }
                 if let notes { event.notes = notes }
                 if clearNotes { event.notes = nil }
                 for (key, value) in assigned { event.properties[key] = value }

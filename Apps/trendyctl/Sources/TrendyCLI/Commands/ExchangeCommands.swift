@@ -22,8 +22,8 @@ struct ExportCommand: TrendyCommand {
     @OptionGroup var globals: GlobalOptions
     @Option(help: "json (default) or csv; guessed from --output's extension.") var format: ExportFormat?
     @Option(help: "Only this event type.") var type: String?
-    @Option(help: "Events from this time on.") var since: String?
-    @Option(help: "Events up to this time.") var until: String?
+    @Option(parsing: .unconditional, help: "Events from this time on.") var since: String?
+    @Option(parsing: .unconditional, help: "Events up to this time (a day: to its end).") var until: String?
     @Option(help: "Write here instead of stdout.") var output: String?
 
     func run(_ context: CommandContext) async throws {
@@ -33,7 +33,9 @@ struct ExportCommand: TrendyCommand {
         let query = EventQuery(
             eventTypeId: try type.map { try Lookup.eventType($0, in: store).id },
             since: try since.map { text throws(CLIError) in try TimeInput.parse(text, option: "--since", now: now) },
-            until: try until.map { text throws(CLIError) in try TimeInput.parse(text, option: "--until", now: now) })
+            until: try until.map { text throws(CLIError) in
+                try TimeInput.parse(text, option: "--until", now: now, bound: .end)
+            })
         let events = try store.events(query).reversed()  // oldest first: the order they happened
         var geofences = try store.geofences()
         var typeIds = Set(events.map(\.eventTypeId))
@@ -117,7 +119,7 @@ struct ImportCommand: TrendyCommand {
         }
         let created = kinds.map { "\(summary.created[$0.0] ?? 0) \($0.1.replacingOccurrences(of: "_", with: " "))" }
         let unchanged = summary.unchanged.values.reduce(0, +)
-        context.console.out(
+        context.console.summary(
             (dryRun ? "would import " : "imported ") + created.joined(separator: ", ")
                 + (unchanged > 0 ? "; \(unchanged) already here" : ""))
     }

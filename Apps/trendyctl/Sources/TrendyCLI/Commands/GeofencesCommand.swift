@@ -39,8 +39,8 @@ struct GeofencesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Create a geofence.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The geofence's name, unique.") var name: String
-        @Option(help: "Latitude of the centre.") var lat: Double
-        @Option(help: "Longitude of the centre.") var lon: Double
+        @Option(parsing: .unconditional, help: "Latitude of the centre.") var lat: Double
+        @Option(parsing: .unconditional, help: "Longitude of the centre.") var lon: Double
         @Option(help: "Radius in metres, 50–10000.") var radius: Double = 100
         @Option(help: "Event type logged on entry.") var entryType: String?
         @Option(help: "Event type logged on exit.") var exitType: String?
@@ -101,8 +101,8 @@ struct GeofencesCommand: AsyncParsableCommand {
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The geofence's id.") var id: String
         @Option(help: "A new name.") var name: String?
-        @Option(help: "A new latitude.") var lat: Double?
-        @Option(help: "A new longitude.") var lon: Double?
+        @Option(parsing: .unconditional, help: "A new latitude.") var lat: Double?
+        @Option(parsing: .unconditional, help: "A new longitude.") var lon: Double?
         @Option(help: "A new radius in metres.") var radius: Double?
         @Option(help: "Event type logged on entry.") var entryType: String?
         @Option(help: "Event type logged on exit.") var exitType: String?

@@ -25,6 +25,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "More detail on stderr.")
     var verbose = false
 
+    @Flag(name: .long, help: "Tables show every cell whole (long cells are otherwise cut with …).")
+    var wide = false
+
     // Not `--color`: `types add` and `types edit` take `--color HEX` (spec/trendyctl.md).
     @Option(
         name: .customLong("color-output"),

@@ -39,7 +39,7 @@ struct StatusCommand: TrendyCommand {
             record.add("owed", "\(snapshot.owedCount) to read back from the server at the next sync")
         }
         record.add("cursor", String(snapshot.cursor))
-        record.add("last sync", snapshot.lastSuccessAt.map(TimeInput.display) ?? "never")
+        record.add("last sync", snapshot.lastSuccessAt.map { TimeInput.display($0) } ?? "never")
         record.add("breaker", breakerOpen ? "open, retry in \(retryAfter) s" : "closed")
         record.render(context.console)
     }

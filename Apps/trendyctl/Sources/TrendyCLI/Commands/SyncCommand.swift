@@ -133,7 +133,8 @@ struct SyncCommand: TrendyCommand {
                         console.out(json: .object(line))
                     } else {
                         let after = latency.map { ", \($0) ms after they were made" } ?? ""
-                        console.out("applied \(changes) change\(changes == 1 ? "" : "s") (cursor \(cursor)\(after))")
+                        console.summary(
+                            "applied \(changes) change\(changes == 1 ? "" : "s") (cursor \(cursor)\(after))")
                     }
                 case .ended(let outcome):
                     console.error(
@@ -156,7 +157,7 @@ struct SyncCommand: TrendyCommand {
         if console.json {
             console.out(json: .object(syncFields(report, outcome: report.outcome.name)))
         } else if report.pushed > 0 || report.pulled > 0 || report.outcome != .synced(bootstrapped: false) {
-            console.out(summaryLine(report, outcome: report.outcome.name))
+            console.summary(summaryLine(report, outcome: report.outcome.name))
         }
     }
 
@@ -247,7 +248,7 @@ struct SyncCommand: TrendyCommand {
             let outcome = diverged ? "diverged" : report.outcome.name
             console.out(json: .object(syncFields(report, outcome: outcome).merging(fields) { _, new in new }))
         } else {
-            console.out(
+            console.summary(
                 summaryLine(report, outcome: diverged ? "diverged" : report.outcome.name) + "; "
                     + (report.message ?? ""))
         }
@@ -298,7 +299,7 @@ struct SyncCommand: TrendyCommand {
         if console.json {
             console.out(json: .object(syncFields(report, outcome: outcome.name).merging(extra) { _, new in new }))
         } else {
-            console.out(summaryLine(report, outcome: outcome.name))
+            console.summary(summaryLine(report, outcome: outcome.name))
         }
         if code != 0 {
             let advice: String

@@ -12,8 +12,9 @@ struct TypesCommand: AsyncParsableCommand {
               trendyctl types list
               trendyctl types edit coffee --name Espresso
               trendyctl types rm Espresso
+              trendyctl types merge LOCAL_ID SERVER_ID   # after a create refused as a duplicate name
             """,
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Merge.self])
 
     static func render(_ type: EventType, _ context: CommandContext) {
         if context.console.json {
@@ -97,6 +98,42 @@ struct TypesCommand: AsyncParsableCommand {
                 if let icon { type.icon = icon }
             }
             TypesCommand.render(edited, context)
+        }
+    }
+
+    struct Merge: TrendyCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge",
+            abstract: "Move one event type's events, property definitions and geofence references into another.",
+            discussion: """
+                When two devices create a type of the same name offline, the server refuses the second create
+                (`trendyctl queue list` shows it, with the id of the server's type). Merging the local type into
+                the server's one moves everything it holds there and discards the refused create; the next sync
+                pushes the moves.
+                """)
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The type to merge and remove: an id (or a name only it has).") var source: String
+        @Argument(help: "The type that receives everything: an id (or a name only it has).") var target: String
+
+        func run(_ context: CommandContext) async throws {
+            let store = try context.store()
+            let types = try store.eventTypes()
+            let from = try Lookup.eventType(source, among: types)
+            let into = try Lookup.eventType(target, among: types)
+            let merge = try await store.mergeEventType(from.id, into: into.id)
+            if context.console.json {
+                context.console.out(
+                    json: [
+                        "merged": .string(from.id), "into": .string(into.id), "events": .number(Double(merge.events)),
+                        "property_definitions": .number(Double(merge.propertyDefinitions)),
+                        "geofences": .number(Double(merge.geofences)),
+                    ])
+            } else {
+                context.console.out(into.id)
+                context.console.note(
+                    "merged \(from.name) (\(from.id)) into \(into.name): \(merge.events) event(s), "
+                        + "\(merge.propertyDefinitions) property definition(s), \(merge.geofences) geofence(s) moved")
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hashing
+import Logging
 import Models
 import Networking
 import Persistence
@@ -29,6 +30,8 @@ public struct TrendyConfiguration: Sendable {
     public var remote: Remote
     public var sync: SyncConfiguration
     public var clock: any SyncClock
+    /// Where `APIClient` logs each request (debug level); `trendyctl --verbose` prints them on stderr.
+    public var networkLogger = Logger(label: "trendy.networking")
 
     public init(storage: Storage, remote: Remote, sync: SyncConfiguration, clock: any SyncClock = SystemClock()) {
         self.storage = storage
@@ -65,7 +68,7 @@ public struct TrendyContainer: Sendable {
         case .server(let root, let tokens):
             client = APIClient(
                 configuration: try APIClient.Configuration(serverRoot: root), tokenProvider: tokens,
-                clock: configuration.clock)
+                clock: configuration.clock, logger: configuration.networkLogger)
         case .custom(let custom):
             client = custom
         case .none:

@@ -40,12 +40,15 @@ struct Console: Sendable {
     let showsProgress: Bool
     /// Questions can be asked: stdin and stderr are terminals, and neither `--json` nor `--quiet` is set.
     let canAsk: Bool
+    /// `--wide`: table cells are not shortened.
+    let wide: Bool
 
     init(
-        json: Bool, verbosity: Verbosity, color: ColorChoice = .auto, environment: [String: String],
-        terminals: Terminals = .current
+        json: Bool, verbosity: Verbosity, color: ColorChoice = .auto, wide: Bool = false,
+        environment: [String: String], terminals: Terminals = .current
     ) {
         self.json = json
+        self.wide = wide
         self.verbosity = verbosity
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         let dumb = environment["TERM"] == "dumb"
@@ -67,6 +70,13 @@ struct Console: Sendable {
 
     /// One line of data on stdout.
     func out(_ line: String) { Self.emit(line + "\n", to: STDOUT_FILENO) }
+
+    /// What a command did, for a person, on stdout (a sync's summary, an import's counts); `--quiet` leaves it out,
+    /// so a successful command prints nothing. `--json` output is data and always printed.
+    func summary(_ line: String) {
+        guard verbosity != .quiet else { return }
+        out(line)
+    }
 
     /// A JSON document on stdout, one line, keys sorted.
     func out(json value: JSONValue) { out(JSONText.string(value)) }

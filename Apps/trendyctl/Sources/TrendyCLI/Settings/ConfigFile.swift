@@ -6,8 +6,9 @@ import TOMLKit
 /// The config file, in TOML (parsed by TOMLKit on toml++): `[sync]` tables and dotted keys, comments, every
 /// string and number form. Keys are addressed by their dotted path (`sync.interval`).
 ///
-/// Only the keys below are settable; `config set` refuses others, so a typo is an error rather than a silent
-/// no-op. Writing re-renders the whole document under a header comment; keys this version does not know are kept.
+/// Only the keys below are settable; `config set` refuses others, and a file that holds others, or a value out of
+/// its range, is refused on load with its line (`problems`), so a typo is an error rather than a silent no-op.
+/// Writing re-renders the whole document under a header comment.
 struct ConfigFile: Equatable {
     struct Key: Sendable {
         let name: String
@@ -78,6 +79,48 @@ struct ConfigFile: Equatable {
     }
 
     subscript(name: String) -> String? { values[name] }
+
+    /// What is wrong in the file as loaded: keys this version does not know, and values out of their range, each
+    /// as `PATH:LINE: …` with what is allowed. Every command but those that repair the file refuses to run on them,
+    /// so `[sync] interval = 0` is an error, never a loop of a thousand syncs a second.
+    func problems(path: String) -> [String] {
+        var found: [String] = []
+        let known = Self.keys.map(\.name).joined(separator: ", ")
+        for name in values.keys.sorted() {
+            let place = path + (Self.line(of: name, in: document).map { ":\($0)" } ?? "")
+            guard let key = Self.keys.first(where: { $0.name == name }) else {
+                found.append("\(place): unknown key \"\(name)\" (known keys: \(known))")
+                continue
+            }
+            if let value = values[name], let problem = key.validate(value) {
+                found.append("\(place): \(name) = \(value) is not allowed: \(problem)")
+            }
+        }
+        return found
+    }
+
+    /// The line (from 1) where the dotted key `name` is set in TOML `text`, as `name = …` under its `[table]`, or as
+    /// a dotted key.
+    static func line(of name: String, in text: String) -> Int? {
+        func unquoted(_ text: Substring) -> String {
+            text.split(separator: ".").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            }.joined(separator: ".")
+        }
+        var table = ""
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#") { continue }
+            if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
+                table = unquoted(line[line.index(after: line.startIndex)..<close])
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = unquoted(line[..<equals])
+            if (table.isEmpty ? key : table + "." + key) == name { return index + 1 }
+        }
+        return nil
+    }
 
     mutating func set(_ name: String, _ value: String) throws(CLIError) {
         let key = try Self.key(name)

@@ -10,6 +10,8 @@ struct Settings {
     let config: ConfigFile
     /// The server root and where it came from, nil when none is set anywhere.
     let server: (root: ServerRoot, source: String)?
+    /// What is wrong in the config file, each `PATH:LINE: …` (`ConfigFile.problems`).
+    let configProblems: [String]
 
     init(_ options: GlobalOptions, environment: [String: String]) throws(CLIError) {
         self.environment = environment
@@ -27,6 +29,7 @@ struct Settings {
         tokenFilePath = Self.expand(
             pick(options.tokenFile, "TRENDY_TOKEN_FILE") ?? configHome + "/trendy/token", home: home)
         config = try ConfigFile.load(configPath)
+        configProblems = config.problems(path: configPath)
 
         let candidates: [(String?, String)] = [
             (options.server.flatMap { $0.isEmpty ? nil : $0 }, "--server"),
@@ -35,8 +38,13 @@ struct Settings {
         ]
         var found: (ServerRoot, String)?
         for case (let value?, let source) in candidates {
-            if Self.holdsCredentials(value) { throw .usage(Self.credentialsMessage(source)) }
+            if Self.holdsCredentials(value) {
+                // The config file's own problems are reported with its line (`configProblems`).
+                if source == "config file" { break }
+                throw .usage(Self.credentialsMessage(source))
+            }
             guard let root = ServerRoot(value) else {
+                if source == "config file" { break }
                 throw .usage("\(source) is not a server URL: \"\(value)\" (expected e.g. http://127.0.0.1:8080)")
             }
             found = (root, source)

@@ -1,0 +1,87 @@
+import Foundation
+import Models
+import Protocols
+
+/// What `mergeEventType` moved.
+public struct EventTypeMerge: Sendable, Equatable {
+    public var events: Int
+    /// Definitions copied to the target (a key it already had is not copied: the target's definition serves).
+    public var propertyDefinitions: Int
+    public var geofences: Int
+}
+
+extension EventStore {
+    /// Moves everything of event type `source` into `target`, then deletes `source`, in one unit of work: its
+    /// events (their properties keep their keys), its property definitions whose key `target` lacks (as new
+    /// definitions of `target`), and the geofences that name it. For two devices that created one name offline:
+    /// the server refused one device's type (`duplicate_name`, held by the other's), and the merge puts that
+    /// device's data under the server's type and discards the refused create. Each move is an ordinary queued
+    /// change; an event whose create was refused as well (a dead letter) is revived with its new type.
+    @discardableResult
+    public func mergeEventType(_ source: String, into target: String) async throws -> EventTypeMerge {
+        try await write { store, now in
+            guard source != target else {
+                throw EventStoreError.invalid(field: "type", reason: "cannot be merged into itself")
+            }
+            guard try store.findEventType(id: source) != nil else {
+                throw EventStoreError.notFound(.eventType, id: source)
+            }
+            guard try store.findEventType(id: target) != nil else {
+                throw EventStoreError.notFound(.eventType, id: target)
+            }
+            var merge = EventTypeMerge(events: 0, propertyDefinitions: 0, geofences: 0)
+            var moved: [String] = []
+            for before in try store.fetchEvents(matching: EventQuery(eventTypeId: source)) {
+                var event = before
+                event.eventTypeId = target
+                guard let patch = try MutationPayload.patch(from: before, to: event) else { continue }
+                try store.upsertEvent(id: event.id) { $0 = event }
+                _ = try store.enqueueMutation(
+                    entityType: .event, operation: .update, entityId: event.id, payload: patch, at: now)
+                moved.append(event.id)
+                merge.events += 1
+            }
+            let definitions = try store.fetchAllPropertyDefinitions()
+            let targetKeys = Set(definitions.filter { $0.eventTypeId == target }.map(\.key))
+            for definition in definitions where definition.eventTypeId == source && !targetKeys.contains(definition.key)
+            {
+                var copy = definition
+                copy.id = newId(now)
+                copy.eventTypeId = target
+                copy.createdAt = now
+                copy.updatedAt = now
+                try Validation.check(copy, store)
+                try insert(copy, store, now) { try MutationPayload.create($0) }
+                merge.propertyDefinitions += 1
+            }
+            for before in try store.fetchAllGeofences()
+            where before.eventTypeEntryId == source || before.eventTypeExitId == source {
+                var fence = before
+                if fence.eventTypeEntryId == source { fence.eventTypeEntryId = target }
+                if fence.eventTypeExitId == source { fence.eventTypeExitId = target }
+                guard let patch = try MutationPayload.patch(from: before, to: fence) else { continue }
+                try store.upsertGeofence(id: fence.id) { $0 = fence }
+                _ = try store.enqueueMutation(
+                    entityType: .geofence, operation: .update, entityId: fence.id, payload: patch, at: now)
+                moved.append(fence.id)
+                merge.geofences += 1
+            }
+            // The source's remaining children (its definitions) go with it, as in any type delete; a create the
+            // server refused is withdrawn with the delete.
+            try removeEventType(id: source, store, now)
+            // A moved child whose create the server refused (its type did not exist there), or that the delete
+            // above gave up on as naming its parent, goes out again, rebuilt from its row under `target`.
+            for id in moved { try reviveRefusedCreate(of: id, store, now) }
+            return merge
+        }
+    }
+
+    /// Revives the create of `id` when it is a dead letter; `reviveMutation` rebuilds a refused create from the row
+    /// as it is now, absorbing the queued update.
+    private func reviveRefusedCreate(of id: String, _ store: any DataStoreProtocol, _ now: Date) throws {
+        for mutation in try store.fetchMutations(entityId: id)
+        where mutation.operation == .create && mutation.isDeadLetter {
+            _ = try store.reviveMutation(id: mutation.id, at: now)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Models
+import Testing
+import TrendyServerTesting
+
+/// The sharp edges a first-time user met (issue 28, "for the user"), each through the binary: the config file is
+/// validated on load, negative numbers are values, tables stay tables, and times read as people write them.
+@Suite("trendyctl first hour")
+struct FirstHourTests {
+    @Test("a config file with a value out of range or an unknown key is refused with its file, line and range")
+    func configValidatedOnLoad() async throws {
+        let cli = try CLI()
+        let path = try #require(cli.environment["TRENDY_CONFIG"])
+        try Data("# mine\n[sync]\ninterval = 0\n".utf8).write(to: URL(fileURLWithPath: path))
+        let refused = try await cli.run("events", "list")
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("\(path):3") && refused.stderr.contains("1–86400"), "\(refused)")
+        #expect(try await cli.run("config", "set", "sync.interval", "30").status == 0, "the repair runs")
+        #expect(try await cli.run("events", "list").status == 0)
+
+        try Data("colour = \"blue\"\n".utf8).write(to: URL(fileURLWithPath: path))
+        let unknown = try await cli.run("types", "list")
+        #expect(unknown.status == 1 && unknown.stderr.contains("\(path):1: unknown key \"colour\""), "\(unknown)")
+        #expect(try await cli.run("config", "unset", "colour").status == 64, "unset names known keys only")
+        #expect(try await cli.run("config", "list").status == 0, "config list still shows the file")
+    }
+
+    @Test("negative numbers are values: --lon -0.12, --lat -33.9")
+    func negativeNumbers() async throws {
+        let cli = try CLI()
+        _ = try await cli.json("types", "add", "Walk")
+        let event = try await cli.json("events", "add", "Walk", "--lat", "51.5", "--lon", "-0.12")
+        #expect(event["location_longitude"] == -0.12 && event["location_latitude"] == 51.5)
+        let fence = try await cli.json("geofences", "add", "Harbour", "--lat", "-33.9", "--lon", "151.2")
+        #expect(fence["latitude"] == -33.9)
+        let id = try #require(event["id"]?.stringValue)
+        let edited = try await cli.json("events", "edit", id, "--lat", "-12.5", "--lon", "-1.5")
+        #expect(edited["location_longitude"] == -1.5)
+    }
+
+    @Test("tables stay tables: line breaks and tabs escaped, long cells cut with …, --wide shows them whole")
+    func tablesStayTables() async throws {
+        let cli = try CLI()
+        _ = try await cli.json("types", "add", "Note")
+        let long = String(repeating: "long ", count: 40)
+        _ = try await cli.json("events", "add", "Note", "--at", "2026-11-20", "--notes", "one\ntwo\tthree")
+        _ = try await cli.json("events", "add", "Note", "--at", "2026-11-21", "--notes", long)
+        let table = try await cli.run("events", "list")
+        #expect(table.status == 0)
+        #expect(table.lines.count == 3, "a header and one line per event: \(table.stdout)")
+        #expect(table.stdout.contains(#"one\ntwo\tthree"#))
+        let cut = try #require(table.lines.first { $0.contains("long") })
+        #expect(cut.hasSuffix("…") && !cut.contains(long.trimmingCharacters(in: .whitespaces)))
+        let wide = try await cli.run("events", "list", "--wide")
+        #expect(wide.stdout.contains(long.trimmingCharacters(in: .whitespaces)))
+    }
+
+    @Test("all-day events keep their date in every time zone; --until DATE includes the day; -7d and yesterday")
+    func timesAsPeopleWriteThem() async throws {
+        let cli = try CLI()
+        _ = try await cli.json("types", "add", "Nap")
+        let allDay = try await cli.run(
+            ["events", "add", "Nap", "--at", "2026-11-19", "--all-day", "--json"],
+            extra: ["TZ": "America/Los_Angeles"])
+        #expect(allDay.json?["timestamp"] == "2026-11-19T00:00:00.000Z", "\(allDay)")
+        let id = try #require(allDay.json?["id"]?.stringValue)
+        for zone in ["Asia/Tokyo", "America/Los_Angeles", "UTC"] {
+            let shown = try await cli.run(["events", "show", id], extra: ["TZ": zone])
+            #expect(shown.stdout.contains("2026-11-19 (all day)"), "\(zone): \(shown.stdout)")
+        }
+
+        _ = try await cli.run(["events", "add", "Nap", "--at", "2026-11-21 14:05"], extra: ["TZ": "Europe/Berlin"])
+        let until = try await cli.run(
+            ["events", "list", "--until", "2026-11-21", "--json"], extra: ["TZ": "Europe/Berlin"])
+        #expect(until.json?.arrayValue?.count == 2, "the whole of the 21st is included: \(until)")
+
+        // Relative to now, on a device of its own (the dates above are fixed, today is not).
+        let relative = try CLI()
+        _ = try await relative.json("types", "add", "Nap")
+        _ = try await relative.json("events", "add", "Nap", "--at", "-10d")
+        _ = try await relative.json("events", "add", "Nap", "--at", "-1h")
+        let week = try await relative.json("events", "list", "--since", "-7d")
+        #expect(week.arrayValue?.count == 1, "only the event an hour ago: \(week)")
+        let sinceYesterday = try await relative.json("events", "list", "--since", "yesterday")
+        #expect(sinceYesterday.arrayValue?.count == 1)
+    }
+}

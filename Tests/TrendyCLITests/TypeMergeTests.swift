@@ -1,0 +1,50 @@
+import Foundation
+import Models
+import Testing
+import TrendyServerTesting
+
+/// Issue 28, item 6: a type created offline on two devices under one name leaves no stuck dead letter.
+@Suite("trendyctl types merge")
+struct TypeMergeTests {
+    @Test("the refused create names the server's type; types merge moves events, definitions and fences into it")
+    func mergeAfterDuplicateName() async throws {
+        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+            let laptop = try CLI(server: server.root.text, token: "alice-token")
+            let phone = try CLI(server: server.root.text, token: "alice-token")
+            // Both offline: one name, two ids.
+            let serverType = try #require(try await laptop.json("types", "add", "Coffee")["id"]?.stringValue)
+            let localType = try #require(try await phone.json("types", "add", "Coffee")["id"]?.stringValue)
+            _ = try await phone.json("props", "add", localType, "cups", "--label", "Cups", "--kind", "number")
+            let event = try #require(
+                try await phone.json("events", "add", localType, "--notes", "espresso", "--prop", "cups=2")["id"]?
+                    .stringValue)
+            _ = try await phone.json(
+                "geofences", "add", "Cafe", "--lat", "51.5", "--lon", "-0.12", "--entry-type", localType)
+            #expect(try await laptop.json("sync")["outcome"] == "synced")
+
+            let refused = try await phone.run("sync", "--json")
+            #expect(refused.status == 5, "\(refused)")
+            let queue = try await phone.json("queue", "list")
+            let deadType = try #require(
+                queue.arrayValue?.first { $0["entity_id"]?.stringValue == localType }, "\(queue)")
+            #expect(deadType["state"] == "failed")
+            #expect(deadType["last_error"]?.stringValue?.contains(serverType) == true, "\(deadType)")
+
+            let merged = try await phone.json("types", "merge", localType, serverType)
+            #expect(merged["events"] == 1 && merged["property_definitions"] == 1 && merged["geofences"] == 1)
+            let synced = try await phone.json("sync")
+            #expect(synced["outcome"] == "synced", "\(synced)")
+            #expect(try await phone.json("queue", "list") == [], "nothing stuck")
+            #expect(try await phone.run("types", "show", localType).status == 1, "the local type is gone")
+
+            #expect(try await laptop.json("sync")["outcome"] == "synced")
+            let moved = try await laptop.json("events", "show", event)
+            #expect(moved["event_type_id"]?.stringValue == serverType && moved["notes"] == "espresso")
+            #expect(moved["properties"]?["cups"]?["value"] == 2)
+            let fences = try await laptop.json("geofences", "list")
+            #expect(fences.arrayValue?.first?["event_type_entry_id"]?.stringValue == serverType)
+            let definitions = try await laptop.json("props", "list", serverType)
+            #expect(definitions.arrayValue?.map { $0["key"] } == ["cups"])
+        }
+    }
+}
