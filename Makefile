@@ -10,7 +10,7 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 .PHONY: demo test test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-digest bench-live bench-slow-clients bench-server profile-cli proof fuzz-build schemathesis man install docs \
+	bench-large bench-digest bench-live bench-security bench-server profile-cli proof fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -178,11 +178,13 @@ bench-live: deps
 		--writes $(or $(BENCH_WRITES),1000)'
 	python3 Benchmarks/user-path/live.py --server-bin .build/release --cli-bin .build-static/release
 
-## Slow and hostile clients (issue 27, point 1): server RSS with 1000 slow bodies (without a token, then with one),
-## and /health latency while 3000 clients trickle request heads (docs/performance.md, "Slow clients").
-bench-slow-clients: deps
+## Hostile and heavy clients (issue 27, points 1 and 2): server RSS with 1000 slow bodies (without a token, then
+## with one), /health latency while 3000 clients trickle request heads, and another user's latency while four clients
+## read the largest pages (docs/performance.md, "Slow clients", "Large answers").
+bench-security: deps
 	$(SWIFT) build -c release --product trendy-server
 	python3 Benchmarks/user-path/slow-clients.py --server-bin .build/release
+	python3 Benchmarks/user-path/large-answers.py --server-bin .build/release
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and
 ## two instances on a throwaway PostgreSQL (scripts/with-postgres).

@@ -1,4 +1,5 @@
 import Foundation
+import TrendyServer
 
 /// The built `trendy-server` run as a child process (on `ChildProcess`, itself on swift-subprocess).
 public final class ServerProcess: Sendable {
@@ -37,7 +38,7 @@ public final class ServerProcess: Sendable {
         try await startGate.holding { try await launch(arguments) }
     }
 
-    private static let startGate = StartGate(permits: ProcessInfo.processInfo.activeProcessorCount)
+    private static let startGate = PermitGate(permits: ProcessInfo.processInfo.activeProcessorCount)
 
     private static func launch(_ arguments: [String]) async throws -> ServerProcess {
         let running = try await ChildProcess.start(

@@ -37,6 +37,9 @@ final class Pipeline: Sendable {
     let logger: Logger
     /// The open change streams, rung after each write of their user commits (api-v1 §13).
     let streams: ChangeStreams
+    /// Large answers are built one less at a time than there are cores (at least one): however many clients ask for
+    /// the largest pages at once, a core stays for everyone else's requests (docs/performance.md, "Large answers").
+    let largeAnswers = PermitGate(permits: ProcessInfo.processInfo.activeProcessorCount - 1)
     /// Users already created, to skip the insert on later requests.
     private let knownUsers = Mutex<Set<String>>([])
 
@@ -177,7 +180,15 @@ final class Pipeline: Sendable {
         async throws -> Outcome
     {
         let handler = original ? Self.originalForm(route.handler) : route.handler
-        guard route.isWrite else { return .answer(try await storage.read { db in try handler(request, db) }) }
+        guard route.isWrite else {
+            if Self.buildsLargeAnswer(route, request) {
+                return .answer(
+                    try await largeAnswers.holding { [storage] in
+                        try await storage.readLarge { db in try handler(request, db) }
+                    })
+            }
+            return .answer(try await storage.read { db in try handler(request, db) })
+        }
         let claim = scope.map { "\($0.user) \($0.method) \($0.path) \($0.key)" }
         // Committed (or not): either way the user's streams look, and find new rows only after a commit.
         defer { streams.committed(user: request.userId, changeId: nil) }
@@ -192,6 +203,16 @@ final class Pipeline: Sendable {
                 try idempotency.store(scope, record, now: request.now, db)
             }
             return .answer(answer)
+        }
+    }
+
+    /// Reads whose answer can take tens of milliseconds to build: listings asked for more than 100 rows (a default
+    /// page of types or geofences is 1000), and digests. They run off the event loops (`readLarge`).
+    private static func buildsLargeAnswer(_ route: Route, _ request: APIRequest) -> Bool {
+        switch route.path {
+        case "/api/v1/event-types", "/api/v1/geofences", "/api/v1/sync/digest": return true
+        case "/api/v1/events", "/api/v1/changes": return (request.query["limit"].flatMap { Int($0) } ?? 0) > 100
+        default: return false
         }
     }
 

@@ -9,6 +9,9 @@ import Foundation
 protocol ServerStorage: Sendable {
     /// Runs `body` in a read-only transaction.
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T
+    /// As `read`, for a read that may build a large answer (a page of up to 1000 events, a digest): it runs off the
+    /// threads that serve connections, so it never holds other users' requests behind it.
+    func readLarge<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T
     /// Runs `body` in a write transaction of `user`, committed when it returns and rolled back when it throws.
     /// Writes of one user are serialised, so the change ids they take commit in order (api-v1 §6.4). `claim` (an
     /// idempotency scope) is held for the transaction; when another instance holds it, this throws `ClaimTaken`
@@ -26,6 +29,11 @@ protocol ServerStorage: Sendable {
 }
 
 extension ServerStorage {
+    /// A backend whose reads already run on threads of their own (PostgreSQL) reads large as it reads small.
+    func readLarge<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T {
+        try await read(body)
+    }
+
     func write<T: Sendable>(
         user: String?, _ body: @escaping @Sendable (any StorageTransaction) throws -> T
     ) async throws -> T {

@@ -37,6 +37,12 @@ final class SQLiteStorage: ServerStorage {
         return try await writer.read { db in try body(SQLiteTransaction(db)) }
     }
 
+    /// On GRDB's reader queue, off the event loops: a page of 1000 large events takes tens of milliseconds to build,
+    /// which inline would hold every other request of that loop (docs/performance.md, "Large answers").
+    func readLarge<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) throws -> T) async throws -> T {
+        try await writer.read { db in try body(SQLiteTransaction(db)) }
+    }
+
     /// GRDB's blocking read; in a function of its own because an async caller would pick the `async` overload.
     private static func readNow<T>(_ pool: DatabasePool, _ body: (any StorageTransaction) throws -> T) throws -> T {
         try pool.read { db in try body(SQLiteTransaction(db)) }

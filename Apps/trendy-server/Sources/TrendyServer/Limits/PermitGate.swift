@@ -1,14 +1,14 @@
-/// At most `permits` holders at a time; the others wait without blocking a thread. Used to start child processes
-/// a few at a time: a test run that launches twenty servers at once on two cores leaves no CPU for the in-process
-/// servers beside them, whose requests then time out.
-actor StartGate {
+/// At most `permits` holders at a time; the others wait, in order, without blocking a thread. The server builds
+/// large answers through one (`Pipeline`), so they never take every core from the requests beside them; tests start
+/// child processes through one, a few at a time.
+public actor PermitGate {
     private var available: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    init(permits: Int) { available = max(1, permits) }
+    public init(permits: Int) { available = max(1, permits) }
 
     /// Runs `body` holding a permit.
-    func holding<Value: Sendable>(_ body: @Sendable () async throws -> Value) async throws -> Value {
+    public func holding<Value: Sendable>(_ body: @Sendable () async throws -> Value) async throws -> Value {
         await acquire()
         defer { release() }
         return try await body()
