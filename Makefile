@@ -215,7 +215,7 @@ install: man
 	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
 	$(SWIFT) build -c release --product trendy-server
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1"
-	install -m 0755 .build-static/release/trendyctl .build/release/trendy-server "$(DESTDIR)$(PREFIX)/bin/"
+	install -s -m 0755 .build-static/release/trendyctl .build/release/trendy-server "$(DESTDIR)$(PREFIX)/bin/"
 	install -m 0644 .build/man/trendyctl.1 .build/man/trendy-server.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
 	@command -v mandb >/dev/null 2>&1 && [ -z "$(DESTDIR)" ] && mandb -q "$(PREFIX)/share/man" 2>/dev/null || true
 	@echo "installed trendyctl and trendy-server in $(DESTDIR)$(PREFIX)/bin; try: man trendyctl"
