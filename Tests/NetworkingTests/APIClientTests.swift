@@ -191,6 +191,20 @@ struct APIClientTests {
         }
     }
 
+    @Test("401 on a write: its small body is discarded, the answer read, the token refreshed and the write retried")
+    func unauthorizedWriteRefreshes() async throws {
+        try await LiveTrendyServer.with { server in
+            let tokens = RotatingTokens(good: server.newUser().token)
+            let api = APIClient(configuration: try .init(serverRoot: server.root), tokenProvider: tokens)
+            for name in ["Tea", "Coffee", "Cocoa"] {
+                let created = try await api.createEventType(
+                    CreateEventTypeRequest(id: nil, name: name, color: "green", icon: "leaf"))
+                #expect(created.name == name)
+            }
+            #expect(tokens.refreshed.withLock { $0 } == 1)
+        }
+    }
+
     @Test("S64 a 429 is retried at most 3 times, waiting max(2^(k-1) s, Retry-After) on the injected clock")
     func rateLimitRetries() async throws {
         let log = RequestLog()

@@ -48,6 +48,28 @@ struct ConnectionSafetyTests {
         }
     }
 
+    @Test("a small body after a refused token is discarded and the connection kept, so the client reads its 401")
+    func smallRefusedBodyKeepsTheConnection() async throws {
+        try await LiveTrendyServer.with { server in
+            let port = try Self.port(server)
+            let token = server.newUser().token
+            let body = #"{"name": "Tea", "color": "green", "icon": "leaf"}"#
+            let answers = try await onOwnThread {
+                let connection = try RawConnection(port: port)
+                connection.send(
+                    Self.head(
+                        "POST", "/api/v1/event-types", token: "wrong",
+                        extra: ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]) + body)
+                let refused = try connection.readAnswer()
+                connection.send(Self.head("GET", "/api/v1/event-types", token: token))
+                return (refused, try connection.readAnswer())
+            }
+            let refused = try #require(RawSocket.parse(answers.0))
+            #expect(refused.status == 401 && refused.headers["connection"] == nil)
+            #expect(RawSocket.parse(answers.1)?.status == 200, "the same connection serves the next request")
+        }
+    }
+
     @Test("a body trickled a byte at a time is cut at --body-timeout with 408; nothing is written")
     func slowBody() async throws {
         var configuration = LiveTrendyServer.testConfiguration()

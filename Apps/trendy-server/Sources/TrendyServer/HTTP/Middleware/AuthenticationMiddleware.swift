@@ -26,12 +26,25 @@ struct AuthenticationMiddleware: RouterMiddleware {
                     .rateLimit, "too many failed authentications from this address; retry in \(wait) s",
                     retryAfter: wait)
             }
-            // The body stays unread: rather than drain it, the connection closes after the answer.
-            if ConnectionGuard.hasBody(request.head) { refusal.headers.append((.connection, "close")) }
+            // The body stays unread. A small one is discarded after the answer, as a keep-alive connection must;
+            // a large one, or one of unknown length, is not worth reading: the connection closes instead.
+            if Self.closesInsteadOfDraining(request.head) { refusal.headers.append((.connection, "close")) }
             throw refusal
         }
         connections.authenticated(ObjectIdentifier(context.channel))
         return try await next(request, context)
+    }
+
+    /// A refused request's body up to this many bytes is read and discarded; beyond it the connection closes. Small
+    /// enough that a client without a token costs little, large enough for every ordinary write, whose client may
+    /// still be sending when the 401 is written and must be able to read it (closing with unread bytes resets the
+    /// connection).
+    static let drainedBodyBytes = 64 * 1024
+
+    static func closesInsteadOfDraining(_ request: HTTPRequest) -> Bool {
+        guard ConnectionGuard.hasBody(request) else { return false }
+        guard let declared = request.headerFields[.contentLength].flatMap(Int.init) else { return true }
+        return declared > drainedBodyBytes
     }
 
     /// The client's IP address, without its port (a client opens a new port per connection).

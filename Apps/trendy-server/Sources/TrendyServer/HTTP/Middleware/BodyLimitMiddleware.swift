@@ -13,10 +13,9 @@ struct DeclaredBodyLimitMiddleware: RouterMiddleware {
         _ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response
     ) async throws -> Response {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
-            var error = BodyLimitMiddleware.tooLarge(maxBytes)
-            // The body is not read: the connection closes after the answer instead.
-            error.headers.append((.connection, "close"))
-            throw error
+            // The body is not buffered; the connection discards it after the answer, within --body-timeout. Closing
+            // at once instead would reset a client still sending it, which might then never read the 413.
+            throw BodyLimitMiddleware.tooLarge(maxBytes)
         }
         return try await next(request, context)
     }
