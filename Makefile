@@ -9,7 +9,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: demo test test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
+.PHONY: demo test test-fast test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
 	bench-large bench-digest bench-live bench-security bench-server profile-cli proof fuzz-build schemathesis man install docs \
 	clean
 
@@ -26,6 +26,11 @@ test: deps build
 	$(MAKE) --no-print-directory test-postgres
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory docs
+
+## The quick loop while working: build, then every suite but the proofs, the concurrent-feed check and PostgreSQL
+## (about 50 s of tests on two cores after an incremental build). CI runs `make test`.
+test-fast: deps build
+	$(SWIFT) test --skip-build --skip ProofTests --skip ConcurrentFeedTests
 
 ## The server's HTTP suites, the NetworkClient contract and the end-to-end tests again, and the short convergence
 ## proof on two instances, with trendy-server on a throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say

@@ -22,6 +22,9 @@ enum Operation: String, CaseIterable {
     /// Issue 25's move: two devices edit one entity, different fields or the same one, each with a value no other
     /// write holds (`FieldLedger`), and sync in either order, or not yet (R1–R3).
     case mergeFields
+    /// Issue 28's move: a type whose create the server refused as a duplicate name (held by another device's type)
+    /// is merged into the holder (`trendyctl types merge`): its events, definitions and geofence references move.
+    case mergeDuplicateType
 
     /// Relative frequency.
     var weight: Int {
@@ -51,6 +54,7 @@ enum Operation: String, CaseIterable {
         case .bootstrapRacingDeletes: 1
         case .editElsewhereAfterSync: 2
         case .mergeFields: 6
+        case .mergeDuplicateType: 6
         }
     }
 
@@ -282,6 +286,28 @@ extension ConvergenceRun {
                         + "notes=\(theirs) → \(there.map { "\($0.outcome)" } ?? "offline")")
             case .mergeFields:
                 return try await mergeFields(on: index, local: local).map(acted) ?? "\(name): nothing on two devices"
+            case .mergeDuplicateType:
+                let refused = try await client.engine.mutations(state: .failed).compactMap {
+                    mutation -> (String, String)? in
+                    guard mutation.entityType == .eventType, mutation.operation == .create,
+                        let holder = mutation.lastError?.components(separatedBy: "held on the server by ").last,
+                        mutation.lastError?.contains("held on the server by ") == true,
+                        local.types[holder] != nil, local.types[mutation.entityId] != nil
+                    else { return nil }
+                    return (mutation.entityId, holder)
+                }
+                guard let (source, target) = random.pick(refused) else { return "\(name): no refused duplicate" }
+                let moved = local.events.filter { $0.value.eventTypeId == source }.map(\.key)
+                let merge = try await store.mergeEventType(source, into: target)
+                ledger.deleted[source] = client.name
+                for id in moved {
+                    if let creation = ledger.created[id] {
+                        ledger.created[id] = .init(client: creation.client, kind: creation.kind, parentType: target)
+                    }
+                }
+                return acted(
+                    "\(name) \(source) into \(target): \(merge.events) events, \(merge.propertyDefinitions) definitions, "
+                        + "\(merge.geofences) geofences")
             }
         } catch let error as EventStoreError {
             moves["\(operation.rawValue) refused locally", default: 0] += 1
