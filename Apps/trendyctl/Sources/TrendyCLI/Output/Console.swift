@@ -123,3 +123,10 @@ struct Console: Sendable {
         }
     }
 }
+
+extension Console {
+    /// `value` with `--json`, else `text`.
+    func out(json value: JSONValue, orText text: String) {
+        if json { out(json: value) } else { out(text) }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import HTTPTypes
+import Models
+
+/// Appends change-feed rows inside the writing transaction (api-v1 §6.2).
+enum ChangeLog {
+    static func append(
+        _ db: any StorageTransaction, user: String, type: MutationEntityType, operation: MutationOperation,
+        entityId: String, data: JSONValue?, now: Int64
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO changes (user_id, entity_type, operation, entity_id, data, deleted_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                user, type.rawValue, operation.rawValue, entityId, data.map(JSONText.string),
+                operation == .delete ? now : nil, now,
+            ])
+    }
+
+    /// The snapshot `data` of a create or update row (api-v1 §6.3); the original omits nulls and empty maps.
+    static func snapshot<Value: Encodable>(_ value: Value, type: MutationEntityType, original: Bool) throws -> JSONValue
+    {
+        try ChangeSnapshot.data(value, of: type, explicitNulls: !original)
+    }
+}
