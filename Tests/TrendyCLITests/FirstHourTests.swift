@@ -25,6 +25,33 @@ struct FirstHourTests {
         #expect(try await cli.run("config", "list").status == 0, "config list still shows the file")
     }
 
+    @Test(
+        "no silent waits: a rate-limit wait is announced and its end too; --quiet prints nothing; --verbose each request"
+    )
+    func waitsAreAnnounced() async throws {
+        let user = "0190f5c0-3f00-7a11-8b22-000000000001"
+        let server = try await ServerProcess.start([
+            "--port", "0", "--in-memory", "--token", "secret-token:\(user)", "--fault-429", "0.5", "--fault-seed", "11",
+            "--fault-retry-after", "1",
+        ])
+        defer { server.stop() }
+        let cli = try CLI(server: server.url, token: "secret-token")
+        _ = try await cli.json("types", "add", "Tea")
+        let sync = try await cli.run("sync")
+        #expect(sync.stderr.contains("rate limiting this client: waiting"), "\(sync)")
+        #expect(sync.stderr.contains("the rate-limit wait is over; trying again"), "\(sync)")
+
+        _ = try await cli.json("types", "add", "Coffee")
+        let quiet = try await cli.run("sync", "--quiet")
+        #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
+
+        let verbose = try await cli.run("sync", "--verbose")
+        let requests = verbose.stderr.split(separator: "\n").filter { $0.hasPrefix("trendyctl: GET /api/v1/") }
+        #expect(!requests.isEmpty, "\(verbose)")
+        #expect(requests.allSatisfy { $0.hasSuffix(" ms") }, "method, path, status, time: \(requests)")
+        #expect(!verbose.stderr.contains("secret-token"))
+    }
+
     @Test("negative numbers are values: --lon -0.12, --lat -33.9")
     func negativeNumbers() async throws {
         let cli = try CLI()

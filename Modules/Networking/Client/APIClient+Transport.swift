@@ -67,16 +67,25 @@ extension APIClient {
                 let backoff = pow(2, Double(rateLimitRetries - 1))
                 let wait = max(backoff, failure.retryAfter ?? 0)
                 guard waited + wait <= configuration.rateLimitWaitCap else { throw .http(failure) }
+                // No silent wait: a user sees why nothing happens, and when it goes on.
+                logger.notice(
+                    "the server is rate limiting this client: waiting \(Self.seconds(wait)) before trying again")
                 do {
                     try await clock.sleep(for: wait)
                 } catch {
                     throw .cancelled
                 }
+                logger.notice("the rate-limit wait is over; trying again")
                 waited += wait
             default:
                 throw .http(failure)
             }
         }
+    }
+
+    /// `2 s`, `1.5 s`: a wait as a person reads it.
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 
     /// One request on the wire at debug level: method, path with its query, status (or the transport error) and

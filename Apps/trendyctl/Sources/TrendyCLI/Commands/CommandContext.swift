@@ -20,7 +20,8 @@ struct CommandContext {
             database: settings.databasePath, server: settings.server?.root,
             tokenProvider: StaticTokenProvider(token), standardProfile: settings.usesStandardProfile)
         if let livePollInterval { configuration.sync.live.pollInterval = livePollInterval }
-        if console.verbosity == .verbose { configuration.networkLogger = RequestLog.logger() }
+        configuration.networkLogger = DiagnosticLog.logger("trendy.networking", verbosity: console.verbosity)
+        configuration.engineLogger = DiagnosticLog.logger("trendy.sync", verbosity: console.verbosity)
         return try TrendyContainer.make(configuration)
     }
 

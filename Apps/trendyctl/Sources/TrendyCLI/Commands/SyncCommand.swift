@@ -63,6 +63,7 @@ struct SyncCommand: TrendyCommand {
         }
         var forceFull = full
         var exitCode: Int32 = 0
+        var pause = PauseNotes()
         repeat {
             let report: SyncReport
             do {
@@ -94,6 +95,7 @@ struct SyncCommand: TrendyCommand {
                 withExtendedLifetime(lock) {}
             }
             forceFull = false
+            pause.note(report, context.console)
             exitCode = Self.render(report, interruptExitCode: interrupt.exitCode, context)
             guard watch && !interrupt.fired else { break }
             let snapshot = await engine.snapshot
@@ -120,9 +122,11 @@ struct SyncCommand: TrendyCommand {
         })
         console.note("watching live (Ctrl-C to stop)")
         let ended = await interrupt.run { () async -> Int32? in
+            var pause = PauseNotes()
             for await event in activity {
                 switch event {
                 case .round(let report):
+                    pause.note(report, console)
                     Self.renderLiveRound(report, console)
                 case .applied(let changes, let cursor, let latency):
                     if console.json {
@@ -315,5 +319,23 @@ struct SyncCommand: TrendyCommand {
             console.error(CLIError(code: cancelled ? "interrupted" : outcome.name, message: advice, exitCode: code))
         }
         return code
+    }
+}
+
+/// No silent waits (issue 28): when the server rate-limits the device (or its breaker opens), `--watch` says so and
+/// for how long, and says again when syncing goes on.
+struct PauseNotes {
+    private var paused = false
+
+    mutating func note(_ report: SyncReport, _ console: Console) {
+        if case .rateLimited(let retryAfter) = report.outcome {
+            if !paused {
+                console.note("rate limited by the server: syncing pauses for \(Int(retryAfter.rounded(.up))) s")
+            }
+            paused = true
+        } else if paused {
+            paused = false
+            console.note("the rate-limit pause is over; syncing again")
+        }
     }
 }

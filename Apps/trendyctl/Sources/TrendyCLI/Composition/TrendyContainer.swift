@@ -30,8 +30,11 @@ public struct TrendyConfiguration: Sendable {
     public var remote: Remote
     public var sync: SyncConfiguration
     public var clock: any SyncClock
-    /// Where `APIClient` logs each request (debug level); `trendyctl --verbose` prints them on stderr.
+    /// Where `APIClient` logs each request (debug level) and its rate-limit waits (notice); trendyctl prints them on
+    /// stderr by its verbosity.
     public var networkLogger = Logger(label: "trendy.networking")
+    /// Where the engine logs what it works around (a refresh that failed, a read-back owed).
+    public var engineLogger = Logger(label: "trendy.sync")
 
     public init(storage: Storage, remote: Remote, sync: SyncConfiguration, clock: any SyncClock = SystemClock()) {
         self.storage = storage
@@ -76,7 +79,7 @@ public struct TrendyContainer: Sendable {
         }
         let engine = SyncEngine(
             networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: configuration.clock,
-            configuration: configuration.sync)
+            configuration: configuration.sync, logger: configuration.engineLogger)
         return TrendyContainer(
             configuration: configuration, engine: engine,
             events: EventStore(engine: engine, dataStoreFactory: stores, clock: configuration.clock),
