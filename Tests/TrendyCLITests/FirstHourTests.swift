@@ -52,6 +52,26 @@ struct FirstHourTests {
         #expect(!verbose.stderr.contains("secret-token"))
     }
 
+    @Test("import at a terminal shows its progress; in a pipe it does not")
+    func importProgress() async throws {
+        let cli = try CLI()
+        let type = try #require(try await cli.json("types", "add", "Run")["id"]?.stringValue)
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let events = (0..<2500).map { index in
+            let time = start.addingTimeInterval(Double(index))
+            return
+                #"{"id":"\#(UUIDv7.generate(at: time))","event_type_id":"\#(type)","timestamp":"\#(RFC3339.string(from: time))"}"#
+        }
+        let file = cli.home.appendingPathComponent("many.json")
+        try Data(#"{"format":"trendy-export","version":1,"events":[\#(events.joined(separator: ","))]}"#.utf8).write(
+            to: file)
+        let dry = try await cli.runAtTerminal(["import", file.path, "--dry-run"], typing: "")
+        #expect(dry.stdout.contains("checking 1000/2500") && dry.stdout.contains("checking 2500/2500"), "\(dry)")
+        let piped = try await cli.run("import", file.path)
+        #expect(piped.status == 0 && !piped.stderr.contains("importing"), "\(piped)")
+        #expect(try await cli.json("events", "list").arrayValue?.count == 2500)
+    }
+
     @Test("negative numbers are values: --lon -0.12, --lat -33.9")
     func negativeNumbers() async throws {
         let cli = try CLI()

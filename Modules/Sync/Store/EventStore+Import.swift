@@ -33,11 +33,17 @@ extension EventStore {
     /// left alone; a new one is created with its create mutation, like a local write, so it syncs — a create marked
     /// sent, since the server may hold the entity already. An id that
     /// exists with other values, or anything the validations of a local write refuse, throws: nothing is written.
-    /// With `dryRun` every check runs and the counts come back, and the unit of work is rolled back.
-    public func importEntities(_ batch: ImportBatch, dryRun: Bool) async throws -> ImportSummary {
+    /// With `dryRun` every check runs and the counts come back, and the unit of work is rolled back. `progress` is
+    /// told (entities done, entities in all) after every 1000 entities and at the end.
+    public func importEntities(
+        _ batch: ImportBatch, dryRun: Bool, progress: ((Int, Int) -> Void)? = nil
+    ) async throws -> ImportSummary {
         let now = clock.now().roundedToMilliseconds
         let store = stores.makeDataStore()
         var summary = ImportSummary()
+        let total =
+            batch.eventTypes.count + batch.geofences.count + batch.propertyDefinitions.count + batch.events.count
+        var done = 0
         func place<Entity: LocalEntity & Equatable>(
             _ entity: Entity, existing: Entity?, validate: () throws -> Void, payload: (Entity) throws -> Data
         ) throws {
@@ -60,6 +66,10 @@ extension EventStore {
             _ = try store.claimMutations(ids: creates.map(\.id), at: now)
             summary.created[Entity.entityType, default: 0] += 1
         }
+        func advanced() {
+            done += 1
+            if done % 1000 == 0 || done == total { progress?(done, total) }
+        }
         var engineState = try store.loadEngineState()
         /// A restore (api-v1 §7 *Restores*): an entity deleted here and imported again replaces its queued delete with
         /// a create — sent or not, the create brings it back on the server — and leaves the resurrection fence.
@@ -77,6 +87,7 @@ extension EventStore {
             } payload: {
                 try MutationPayload.create($0)
             }
+            advanced()
         }
         for var fence in batch.geofences {
             fence.syncStatus = .pending
@@ -85,6 +96,7 @@ extension EventStore {
             } payload: {
                 try MutationPayload.create($0)
             }
+            advanced()
         }
         for var definition in batch.propertyDefinitions {
             definition.syncStatus = .pending
@@ -93,6 +105,7 @@ extension EventStore {
             } payload: {
                 try MutationPayload.create($0)
             }
+            advanced()
         }
         for var event in batch.events {
             event.syncStatus = .pending
@@ -103,6 +116,7 @@ extension EventStore {
             } payload: {
                 try MutationPayload.create($0)
             }
+            advanced()
         }
         try store.saveEngineState(engineState)
         if !dryRun {

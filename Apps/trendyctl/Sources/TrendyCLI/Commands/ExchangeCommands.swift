@@ -98,7 +98,16 @@ struct ImportCommand: TrendyCommand {
         let batch = chosen == .json ? try ExportDocument.readJSON(bytes) : try ExportDocument.readCSV(bytes)
         let summary: ImportSummary
         do {
-            summary = try await context.store().importEntities(batch, dryRun: dryRun)
+            let console = context.console
+            // A large file takes seconds: a terminal sees how far it is.
+            summary = try await context.store().importEntities(
+                batch, dryRun: dryRun,
+                progress: console.showsProgress
+                    ? { done, total in
+                        console.progress("\r\u{1B}[2K\(dryRun ? "checking" : "importing") \(done)/\(total)")
+                    }
+                    : nil)
+            if console.showsProgress { console.progress("\r\u{1B}[2K") }
         } catch let error as EventStoreError {
             throw CLIError.invalidInput("\(error); nothing was imported")
         } catch let error as DataStoreError where error.isEntityConflict {
