@@ -19,40 +19,13 @@ public enum RawSocket {
         }
     }
 
-    /// Sends `request` and returns every byte the server sent before closing (empty: it closed without a word).
+    /// Sends `request` and returns every byte the server sent before closing (empty: it closed without a word), or
+    /// the first answer whole when the server keeps the connection (a request whose `Connection: close` was mutated
+    /// away). The server may answer (413, 400) and close before reading everything: then the rest is not sent.
     public static func exchange(port: Int, _ request: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
-        let descriptor = try connected(port: port, timeoutSeconds: timeoutSeconds)
-        defer { close(descriptor) }
-        var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes {
-                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            // The server may answer (413, 400) and close before reading everything: stop writing, read the answer.
-            if count <= 0 { break }
-            sent += count
-        }
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                answer.append(contentsOf: buffer[0..<count])
-                // A request whose `Connection: close` was mutated away leaves the connection open: stop at the end
-                // of the first answer.
-                if let parsed = parse(answer), let length = parsed.headers["content-length"].flatMap({ Int($0) }),
-                    parsed.body.count >= length
-                {
-                    return answer
-                }
-            } else if count == 0 || errno == ECONNRESET {
-                return answer
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                throw Failure.timedOut(received: answer.count)
-            } else if errno != EINTR {
-                return answer
-            }
-        }
+        let connection = try RawConnection(port: port, timeoutSeconds: timeoutSeconds)
+        connection.send(request)
+        return try connection.readAnswer()
     }
 
     /// A TCP socket connected to 127.0.0.1:`port`, whose reads and writes give up after `timeoutSeconds`.
