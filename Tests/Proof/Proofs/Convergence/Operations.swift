@@ -300,6 +300,10 @@ extension ConvergenceRun {
                 let moved = local.events.filter { $0.value.eventTypeId == source }.map(\.key)
                 let merge = try await store.mergeEventType(source, into: target)
                 ledger.deleted[source] = client.name
+                // The source's definitions the target lacked come back as new definitions of the target: created here.
+                for id in try client.entities().definitions.keys where local.definitions[id] == nil {
+                    ledger.created[id] = .init(client: client.name, kind: .propertyDefinition, parentType: target)
+                }
                 for id in moved {
                     if let creation = ledger.created[id] {
                         ledger.created[id] = .init(client: creation.client, kind: creation.kind, parentType: target)
