@@ -226,7 +226,7 @@ install: man
 	@echo "installed trendyctl and trendy-server in $(DESTDIR)$(PREFIX)/bin; try: man trendyctl"
 
 ## DocC archives of the libraries with catalogs (Modules/*/*.docc), warnings treated as errors: .build/docs/<Module>.
-DOCC_MODULES := Protocols Persistence Sync TestSupport
+DOCC_MODULES := Models Protocols Persistence Sync TestSupport
 docs: deps
 	@rm -rf .build/docs && mkdir -p .build/docs
 	@for module in $(DOCC_MODULES); do \

@@ -10,7 +10,7 @@ struct DocumentationSnippetTests {
     @Test(
         "each swift block of each getting-started article is a compiled snippet",
         arguments: [
-            "Protocols", "Persistence", "Sync", "TestSupport",
+            "Models", "Protocols", "Persistence", "Sync", "TestSupport",
         ])
     func articleQuotesSnippets(module: String) throws {
         let article = try String(

@@ -39,6 +39,22 @@ final class MonotonicClock: SyncClock {
 }
 // end
 
+func modelsGettingStarted() throws -> (Data, TextLimit.Problem?, Date?, Date?) {
+    // snippet: Models/1
+    let now = Date()
+    let coffee = EventType(id: UUIDv7.generate(at: now), name: "Coffee", createdAt: now)
+    let body = try JSONCoding.encode(CreateEventTypeRequest(coffee))
+    // end
+    // snippet: Models/2
+    let refusal = TextLimit.problem(in: "flat\u{0}white", limitBytes: TextLimit.notesBytes)
+    // end
+    // snippet: Models/3
+    let whole = RFC3339.date(from: "2026-11-21T09:30:00Z")
+    let fraction = RFC3339.date(from: "2026-11-21T09:30:00.25Z")
+    // end
+    return (body, refusal, whole, fraction)
+}
+
 func persistenceGettingStarted(path: String) throws -> (EventType?, MutationCounts) {
     // snippet: Persistence/1
     let factory = try DefaultDataStoreFactory(.file(path: path))
@@ -75,6 +91,14 @@ struct DocumentationExampleTests {
         let clock = MonotonicClock()
         let first = clock.now()
         #expect(clock.now() >= first)
+    }
+
+    @Test("Models: a request from an entity; a NUL refused before sending; both time forms read")
+    func models() throws {
+        let (body, refusal, whole, fraction) = try modelsGettingStarted()
+        #expect(String(decoding: body, as: UTF8.self).contains(#""name":"Coffee""#))
+        #expect(refusal == .nulCharacter)
+        #expect(whole != nil && fraction.map { $0.timeIntervalSince(whole ?? $0) } == 0.25)
     }
 
     @Test("Persistence: a file database, an upsert in one unit of work, read back in another")
