@@ -206,11 +206,13 @@ final class Pipeline: Sendable {
         }
     }
 
-    /// Reads whose answer can take tens of milliseconds to build: listings asked for more than 100 rows (a default
-    /// page of types or geofences is 1000), and digests. They run off the event loops (`readLarge`).
+    /// Reads whose answer can take tens of milliseconds to build: pages of events or changes asked for more than 100
+    /// rows, and digests. They run off the event loops (`readLarge`). Type and geofence lists stay inline: a round's
+    /// first request is often `GET /event-types` (S25), an account's types are few, and a hostile one's page is
+    /// capped at 4 MiB.
     private static func buildsLargeAnswer(_ route: Route, _ request: APIRequest) -> Bool {
         switch route.path {
-        case "/api/v1/event-types", "/api/v1/geofences", "/api/v1/sync/digest": return true
+        case "/api/v1/sync/digest": return true
         case "/api/v1/events", "/api/v1/changes": return (request.query["limit"].flatMap { Int($0) } ?? 0) > 100
         default: return false
         }
