@@ -87,7 +87,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var response) where (100..<200).contains(response.status.code) == false:
+        case .head(var response) where !(100..<200).contains(response.status.code):
             answerStarted = true
             if response.headerFields[.connection]?.lowercased() == "close" { closeAfterAnswer = true }
             if closeAfterAnswer {
