@@ -100,5 +100,11 @@ struct CredentialSafetyTests {
             #expect(run.stderr.contains("credentials") && !run.stderr.contains("hunter2"), "\(run)")
         }
         #expect(try await cli.run("config", "get", "server").status != 0, "nothing was saved")
+        // Written into the config file by hand: refused with its line, still without repeating the URL.
+        let config = try #require(cli.environment["TRENDY_CONFIG"])
+        try Data("server = \"\(url)\"\n".utf8).write(to: URL(fileURLWithPath: config))
+        let fromFile = try await cli.run("events", "list")
+        #expect(fromFile.status == 1 && fromFile.stderr.contains("\(config):1"), "\(fromFile)")
+        #expect(fromFile.stderr.contains("credentials") && !fromFile.stderr.contains("hunter2"), "\(fromFile)")
     }
 }

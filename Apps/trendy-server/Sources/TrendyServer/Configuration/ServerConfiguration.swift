@@ -208,11 +208,6 @@ public struct ServerConfiguration: Sendable {
         guard (1...maxConnections).contains(maxUnauthenticatedConnections) else {
             throw .outOfRange("--max-unauthenticated-connections", "1–\(maxConnections) (--max-connections)")
         }
-        guard (1...86_400).contains(bodyTimeoutSeconds) else { throw .outOfRange("--body-timeout", "1–86400 seconds") }
-        guard (1...1_000_000).contains(maxConnections) else { throw .outOfRange("--max-connections", "1–1000000") }
-        guard (1...maxConnections).contains(maxUnauthenticatedConnections) else {
-            throw .outOfRange("--max-unauthenticated-connections", "1–\(maxConnections) (--max-connections)")
-        }
         guard (1...1_000_000).contains(maxStreams) else { throw .outOfRange("--max-streams", "1–1000000") }
         guard (1...100_000).contains(maxStreamsPerUser) else {
             throw .outOfRange("--max-streams-per-user", "1–100000")

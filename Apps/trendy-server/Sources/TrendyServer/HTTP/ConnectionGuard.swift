@@ -49,7 +49,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         headDeadline?.cancel()
         bodyDeadline?.cancel()
-        if let admission { limits.closed(ObjectIdentifier(context.channel), admission: admission) }
+        if admission != nil { limits.closed(ObjectIdentifier(context.channel)) }
         admission = nil
     }
 

@@ -16,8 +16,7 @@ final class ConnectionLimits: Sendable {
     let maximumConnections: Int
     let maximumUnauthenticated: Int
     private let open = Atomic<Int>(0)
-    private let unauthenticated = Atomic<Int>(0)
-    /// The admitted connections not yet authenticated, by channel.
+    /// The admitted connections not yet authenticated, by channel; their number is what the second cap counts.
     private let pending = Mutex<Set<ObjectIdentifier>>([])
 
     init(maximumConnections: Int, maximumUnauthenticated: Int) {
@@ -27,31 +26,26 @@ final class ConnectionLimits: Sendable {
 
     /// Connections open now, and of them not yet authenticated.
     var counts: (open: Int, unauthenticated: Int) {
-        (open.load(ordering: .relaxed), unauthenticated.load(ordering: .relaxed))
+        (open.load(ordering: .relaxed), pending.withLock { $0.count })
     }
 
-    /// Counts a new connection in; every call is matched by one `closed(_:admission:)`.
+    /// Counts a new connection in; every call is matched by one `closed(_:)`.
     func opened(_ channel: ObjectIdentifier) -> Admission {
         let total = open.wrappingAdd(1, ordering: .relaxed).newValue
-        let waiting = unauthenticated.wrappingAdd(1, ordering: .relaxed).newValue
-        guard total <= maximumConnections, waiting <= maximumUnauthenticated else {
-            unauthenticated.wrappingSubtract(1, ordering: .relaxed)
-            return .overCapacity
+        return pending.withLock { pending in
+            guard total <= maximumConnections, pending.count < maximumUnauthenticated else { return .overCapacity }
+            pending.insert(channel)
+            return .admitted
         }
-        pending.withLock { _ = $0.insert(channel) }
-        return .admitted
     }
 
     /// The connection made an authenticated request: it no longer counts as unauthenticated.
     func authenticated(_ channel: ObjectIdentifier) {
-        guard pending.withLock({ $0.remove(channel) }) != nil else { return }
-        unauthenticated.wrappingSubtract(1, ordering: .relaxed)
+        _ = pending.withLock { $0.remove(channel) }
     }
 
-    func closed(_ channel: ObjectIdentifier, admission: Admission) {
+    func closed(_ channel: ObjectIdentifier) {
         open.wrappingSubtract(1, ordering: .relaxed)
-        if admission == .admitted, pending.withLock({ $0.remove(channel) }) != nil {
-            unauthenticated.wrappingSubtract(1, ordering: .relaxed)
-        }
+        _ = pending.withLock { $0.remove(channel) }
     }
 }

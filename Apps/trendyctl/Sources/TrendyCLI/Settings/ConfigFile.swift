@@ -93,7 +93,9 @@ struct ConfigFile: Equatable {
                 continue
             }
             if let value = values[name], let problem = key.validate(value) {
-                found.append("\(place): \(name) = \(value) is not allowed: \(problem)")
+                // A value holding credentials is not repeated: the message would print them.
+                let shown = Settings.holdsCredentials(value) ? "" : " = \(value)"
+                found.append("\(place): \(name)\(shown) is not allowed: \(problem)")
             }
         }
         return found
