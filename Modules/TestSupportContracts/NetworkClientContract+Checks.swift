@@ -85,7 +85,7 @@ extension NetworkClientContract {
             await expectFailure(404, "not_found") { _ = try await client.getPropertyDefinitions(eventTypeId: missing) }
             await expectFailure(404, "not_found") {
                 _ = try await client.updatePropertyDefinitionWithIdempotency(
-                    id: missing, UpdatePropertyDefinitionRequest(displayOrder: 1), idempotencyKey: key())
+                    id: missing, UpdatePropertyDefinitionRequest { $0.displayOrder = 1 }, idempotencyKey: key())
             }
             let type = try await eventType(client)
             let event = try await client.createEventWithIdempotency(

@@ -74,9 +74,10 @@ extension NetworkClientContract {
             #expect(select.options == ["good", "bad"] && select.defaultValue == "good")
             let cleared = try await client.updatePropertyDefinitionWithIdempotency(
                 id: select.id,
-                UpdatePropertyDefinitionRequest(
-                    key: "mood", label: "Mood", propertyType: .text, displayOrder: 5,
-                    cleared: ["options", "default_value"]),
+                UpdatePropertyDefinitionRequest {
+                    ($0.key, $0.label, $0.propertyType, $0.displayOrder) = ("mood", "Mood", .text, 5)
+                    $0.cleared = ["options", "default_value"]
+                },
                 idempotencyKey: key())
             #expect(cleared.options.isEmpty && cleared.defaultValue == nil && cleared.displayOrder == 5)
             try await client.deletePropertyDefinition(id: first.id)

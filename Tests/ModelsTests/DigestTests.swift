@@ -92,12 +92,15 @@ struct DigestTests {
 
         // The geofence and the definition, as the server returns them (with the fields the digest leaves out).
         let fence = APIGeofence(
-            id: DigestTestVectors.geofence.id, userId: "someone", name: "Büro", latitude: 52.520008,
-            longitude: 13.404954, radius: 150, eventTypeEntryId: type.id, eventTypeExitId: nil, isActive: true,
-            notifyOnEntry: true, notifyOnExit: false, iosRegionIdentifier: "region-1")
+            id: DigestTestVectors.geofence.id, userId: "someone",
+            fields: GeofenceFields(
+                name: "Büro", latitude: 52.520008, longitude: 13.404954, radius: 150, eventTypeEntryId: type.id,
+                isActive: true, notifyOnEntry: true, notifyOnExit: false, iosRegionIdentifier: "region-1"))
         let definition = APIPropertyDefinition(
-            id: DigestTestVectors.propertyDefinition.id, userId: "someone", eventTypeId: type.id, key: "size",
-            label: "Size", propertyType: .select, options: ["small", "large"], defaultValue: "small", displayOrder: 1)
+            id: DigestTestVectors.propertyDefinition.id, userId: "someone", eventTypeId: type.id,
+            fields: PropertyDefinitionFields(
+                key: "size", label: "Size", propertyType: .select, options: ["small", "large"], defaultValue: "small",
+                displayOrder: 1))
         var localFence = Build.geofence(id: fence.id)
         localFence.replaceFields(with: fence)
         var localDefinition = Build.propertyDefinition(id: definition.id)
@@ -125,12 +128,14 @@ struct DigestTests {
             properties: ["k": PropertyValue(type: .select, value: "a"), "n": PropertyValue(type: .number, value: 1e-7)])
         event.eventType = type
         let fence = APIGeofence(
-            id: Build.id(3), userId: user, name: "Home", latitude: 52.5, longitude: 13.4, radius: 100,
-            eventTypeEntryId: type.id, eventTypeExitId: nil, isActive: false, notifyOnEntry: true, notifyOnExit: false,
-            iosRegionIdentifier: "region")
+            id: Build.id(3), userId: user,
+            fields: GeofenceFields(
+                name: "Home", latitude: 52.5, longitude: 13.4, radius: 100, eventTypeEntryId: type.id, isActive: false,
+                notifyOnEntry: true, notifyOnExit: false, iosRegionIdentifier: "region"))
         let definition = APIPropertyDefinition(
-            id: Build.id(4), userId: user, eventTypeId: type.id, key: "k", label: "K", propertyType: .select,
-            options: ["a", "b"], defaultValue: "a", displayOrder: 3)
+            id: Build.id(4), userId: user, eventTypeId: type.id,
+            fields: PropertyDefinitionFields(
+                key: "k", label: "K", propertyType: .select, options: ["a", "b"], defaultValue: "a", displayOrder: 3))
         var localType = Build.eventType(id: type.id)
         localType.replaceFields(with: type)
         var localEvent = Build.event(id: event.id)

@@ -19,8 +19,11 @@ struct RequestEncodingTests {
         details: EventDetails(locationLatitude: 52.52, locationLongitude: 13.405),
         properties: ["strength": PropertyValue(type: .number, value: 3)])
     static let geofence = Geofence(
-        id: fenceId, name: "Office", latitude: 52.52, longitude: 13.405, radius: 150, eventTypeEntryId: typeId,
-        notifyOnEntry: true, createdAt: instant)
+        id: fenceId,
+        fields: GeofenceFields(
+            name: "Office", latitude: 52.52, longitude: 13.405, radius: 150, eventTypeEntryId: typeId,
+            notifyOnEntry: true),
+        createdAt: instant)
     static let selectDefinition = PropertyDefinition(
         id: definitionId, eventTypeId: typeId, key: "mood", label: "Mood", propertyType: .select,
         options: ["good", "bad"], defaultValue: "good", createdAt: instant, updatedAt: instant)
@@ -101,7 +104,8 @@ struct RequestEncodingTests {
                 "id", "user_id", "event_type_id", "timestamp", "is_all_day", "source_type",
             ])
         let definition = APIPropertyDefinition(
-            id: Self.definitionId, userId: "u", eventTypeId: Self.typeId, key: "k", label: "K", propertyType: .text)
+            id: Self.definitionId, userId: "u", eventTypeId: Self.typeId,
+            fields: PropertyDefinitionFields(key: "k", label: "K", propertyType: .text))
         let definitionJSON = try JSONCoding.decode(JSONValue.self, from: try JSONCoding.encode(definition))
         #expect(definitionJSON["options"] == nil && definitionJSON["default_value"] == nil)
         #expect(definitionJSON["display_order"] == 0)

@@ -217,9 +217,9 @@ struct OriginalQuirksTests {
                 idempotencyKey: "k")
             let updated = try await api.updatePropertyDefinitionWithIdempotency(
                 id: definition.id,
-                UpdatePropertyDefinitionRequest(
-                    key: "mood", label: "Feeling", propertyType: .select, options: nil, defaultValue: nil,
-                    displayOrder: 4),
+                UpdatePropertyDefinitionRequest {
+                    ($0.key, $0.label, $0.propertyType, $0.displayOrder) = ("mood", "Feeling", .select, 4)
+                },
                 idempotencyKey: "u")
             #expect(updated.label == "Feeling" && updated.displayOrder == 4)
             #expect(updated.options == ["a", "b"], "the original cannot clear options")

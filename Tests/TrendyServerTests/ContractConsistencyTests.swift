@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Models
 import Testing
 import TrendyServerTesting
 
@@ -112,6 +113,25 @@ struct ContractConsistencyTests {
             #expect(
                 postgres[table] == columns,
                 "\(table): SQLite \(columns.sorted()), PostgreSQL \(postgres[table]?.sorted() ?? [])")
+        }
+    }
+
+    @Test("every field of the field tables has its column on the server (both schemas) and on the device")
+    func fieldTablesHaveColumns() throws {
+        let server = Self.tables(
+            in: try Self.text("Apps/trendy-server/Sources/TrendyServer/Storage/SQLite/SQLiteSchema.swift"))
+        let device = Self.tables(in: try Self.text("Modules/Persistence/Database/Schema.swift"))
+        let tables: [(server: String, device: String, keys: [String])] = [
+            ("event_types", "event_type", EventTypeFields.keys),
+            ("geofences", "geofence", GeofenceFields.keys),
+            ("property_definitions", "property_definition", PropertyDefinitionFields.keys),
+            ("events", "event", EventDetails.keys),
+        ]
+        for (serverTable, deviceTable, keys) in tables {
+            let missingOnServer = Set(keys).subtracting(server[serverTable] ?? [])
+            let missingOnDevice = Set(keys).subtracting(device[deviceTable] ?? [])
+            #expect(missingOnServer.isEmpty, "\(serverTable) lacks \(missingOnServer.sorted())")
+            #expect(missingOnDevice.isEmpty, "\(deviceTable) lacks \(missingOnDevice.sorted())")
         }
     }
 }

@@ -5,9 +5,9 @@ public enum ChangeSnapshot {
     /// The keys of each entity that an explicit `null` clears (api-v1 §3.5, our server).
     public static let clearableKeys: [MutationEntityType: [String]] = [
         .event: ["notes"] + EventDetails.fields.filter(\.clearable).map(\.key),
-        .eventType: [],
-        .geofence: ["event_type_entry_id", "event_type_exit_id"],
-        .propertyDefinition: ["options", "default_value"],
+        .eventType: EventTypeFields.clearableKeys.sorted(),
+        .geofence: GeofenceFields.clearableKeys.sorted(),
+        .propertyDefinition: PropertyDefinitionFields.clearableKeys.sorted(),
     ]
 
     /// The REST shape of `entity` without `event_type`. With `explicitNulls` (our server) every clearable field is

@@ -1,45 +1,31 @@
 /// Body of `POST /api/v1/event-types` (api-v1 §5.2). The client always sends `id`.
-public struct CreateEventTypeRequest: Sendable, Hashable, Codable {
+public struct CreateEventTypeRequest: CreateBody {
     public var id: String?
-    public var name: String
-    public var color: String
-    public var icon: String
+    public var fields: EventTypeFields
+
+    public init(id: String?, fields: EventTypeFields) {
+        self.id = id
+        self.fields = fields.forCreate
+    }
 
     public init(id: String?, name: String, color: String, icon: String) {
-        self.id = id
-        self.name = name
-        self.color = color
-        self.icon = icon
+        self.init(id: id, fields: EventTypeFields(name: name, color: color, icon: icon))
     }
 
     /// The create body for a local event type (sync-engine §1.6).
-    public init(_ eventType: EventType) {
-        self.init(id: eventType.id, name: eventType.name, color: eventType.color, icon: eventType.icon)
-    }
+    public init(_ eventType: EventType) { self.init(id: eventType.id, fields: eventType.fields) }
 }
 
-/// Body of `PUT /api/v1/event-types/{id}`: a partial update (api-v1 §3.5) — a nil field is left out and stays as
-/// it is on the server. None of an event type's fields is clearable.
-public struct UpdateEventTypeRequest: Sendable, Hashable, Codable {
-    public var name: String?
-    public var color: String?
-    public var icon: String?
+/// Body of `PUT /api/v1/event-types/{id}`: a partial update (api-v1 §3.5) — a field it does not set stays as it is
+/// on the server. None of an event type's fields is clearable.
+public typealias UpdateEventTypeRequest = FieldPatch<EventTypeFields>
 
+extension FieldPatch where Fields == EventTypeFields {
     public init(name: String? = nil, color: String? = nil, icon: String? = nil) {
-        self.name = name
-        self.color = color
-        self.icon = icon
+        self.init()
+        (self.name, self.color, self.icon) = (name, color, icon)
     }
 
     /// Every field of a local event type: the state a patch is taken from (sync-engine R1).
-    public init(_ eventType: EventType) {
-        self.init(name: eventType.name, color: eventType.color, icon: eventType.icon)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(name, forKey: .name)
-        try container.encodeIfPresent(color, forKey: .color)
-        try container.encodeIfPresent(icon, forKey: .icon)
-    }
+    public init(_ eventType: EventType) { self.init(everyFieldOf: eventType.fields) }
 }

@@ -1,44 +1,39 @@
 import Foundation
 
-/// A typed field that events of one type can carry (sync-engine §1.4).
-public struct PropertyDefinition: Sendable, Hashable, Identifiable {
+/// A typed field that events of one type can carry (sync-engine §1.4). Its fields are `PropertyDefinitionFields`;
+/// its event type is fixed at creation.
+public struct PropertyDefinition: HoldsFields, Sendable, Hashable, Identifiable {
     public var id: String
     public var eventTypeId: String
-    public var key: String
-    public var label: String
-    public var propertyType: PropertyType
-    /// Choices for `select`; a `null` from the server clears it to `[]`.
-    public var options: [String]
-    public var defaultValue: JSONValue?
-    public var displayOrder: Int
+    public var fields: PropertyDefinitionFields
     public var createdAt: Date
     public var updatedAt: Date
     public var syncStatus: SyncStatus
 
     public init(
-        id: String,
-        eventTypeId: String,
-        key: String,
-        label: String,
-        propertyType: PropertyType = .text,
-        options: [String] = [],
-        defaultValue: JSONValue? = nil,
-        displayOrder: Int = 0,
-        createdAt: Date,
-        updatedAt: Date,
+        id: String, eventTypeId: String, fields: PropertyDefinitionFields, createdAt: Date, updatedAt: Date,
         syncStatus: SyncStatus = .pending
     ) {
         self.id = id
         self.eventTypeId = eventTypeId
-        self.key = key
-        self.label = label
-        self.propertyType = propertyType
-        self.options = options
-        self.defaultValue = defaultValue
-        self.displayOrder = displayOrder
+        self.fields = fields
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.syncStatus = syncStatus
+    }
+
+    /// A definition with the fields most callers set; the others take their defaults.
+    public init(
+        id: String, eventTypeId: String, key: String, label: String, propertyType: PropertyType = .text,
+        options: [String] = [], defaultValue: JSONValue? = nil, displayOrder: Int = 0, createdAt: Date,
+        updatedAt: Date, syncStatus: SyncStatus = .pending
+    ) {
+        self.init(
+            id: id, eventTypeId: eventTypeId,
+            fields: PropertyDefinitionFields(
+                key: key, label: label, propertyType: propertyType, options: options, defaultValue: defaultValue,
+                displayOrder: displayOrder),
+            createdAt: createdAt, updatedAt: updatedAt, syncStatus: syncStatus)
     }
 
     public static func placeholder(id: String, eventTypeId: String, at now: Date) -> PropertyDefinition {
@@ -50,48 +45,25 @@ public struct PropertyDefinition: Sendable, Hashable, Identifiable {
 }
 
 extension PropertyDefinition: Codable {
-    enum CodingKeys: String, CodingKey {
-        case id, key, label, options
-        case eventTypeId = "event_type_id"
-        case propertyType = "property_type"
-        case defaultValue = "default_value"
-        case displayOrder = "display_order"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-        case syncStatus = "sync_status"
-    }
-
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let createdAt = try container.decodeTimestamp(forKey: .createdAt)
+        let container = try decoder.container(keyedBy: FieldKey.self)
+        let createdAt = try container.decodeTimestamp(forKey: "created_at")
         self.init(
-            id: try container.decodeId(forKey: .id),
-            eventTypeId: try container.decodeId(forKey: .eventTypeId),
-            key: try container.decode(String.self, forKey: .key),
-            label: try container.decode(String.self, forKey: .label),
-            propertyType: try container.decodeKnown(PropertyType.self, forKey: .propertyType),
-            options: try container.decode([String].self, forKey: .options, default: []),
-            defaultValue: try container.decodeIfPresent(JSONValue.self, forKey: .defaultValue)
-                .flatMap { $0 == .null ? nil : $0 },
-            displayOrder: try container.decode(Int.self, forKey: .displayOrder, default: 0),
+            id: try container.decodeId(forKey: "id"),
+            eventTypeId: try container.decodeId(forKey: "event_type_id"),
+            fields: try PropertyDefinitionFields(from: container, reading: .userFile),
             createdAt: createdAt,
-            updatedAt: try container.decodeTimestampStrictlyIfPresent(forKey: .updatedAt) ?? createdAt,
-            syncStatus: try container.decode(SyncStatus.self, forKey: .syncStatus, default: .pending)
-        )
+            updatedAt: try container.decodeTimestampStrictlyIfPresent(forKey: "updated_at") ?? createdAt,
+            syncStatus: try container.decode(SyncStatus.self, forKey: "sync_status", default: .pending))
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(eventTypeId, forKey: .eventTypeId)
-        try container.encode(key, forKey: .key)
-        try container.encode(label, forKey: .label)
-        try container.encode(propertyType, forKey: .propertyType)
-        if !options.isEmpty { try container.encode(options, forKey: .options) }
-        try container.encodeIfPresent(defaultValue, forKey: .defaultValue)
-        try container.encode(displayOrder, forKey: .displayOrder)
-        try container.encodeTimestamp(createdAt, forKey: .createdAt)
-        try container.encodeTimestamp(updatedAt, forKey: .updatedAt)
-        try container.encode(syncStatus, forKey: .syncStatus)
+        var container = encoder.container(keyedBy: FieldKey.self)
+        try container.encode(id, forKey: "id")
+        try container.encode(eventTypeId, forKey: "event_type_id")
+        try fields.encode(to: &container)
+        try container.encodeTimestamp(createdAt, forKey: "created_at")
+        try container.encodeTimestamp(updatedAt, forKey: "updated_at")
+        try container.encode(syncStatus, forKey: "sync_status")
     }
 }

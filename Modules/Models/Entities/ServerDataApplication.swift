@@ -16,25 +16,14 @@ extension Event {
 
 extension EventType {
     public mutating func replaceFields(with api: APIEventType) {
-        name = api.name
-        color = api.color
-        icon = api.icon
+        fields = api.fields
         if let created = api.createdAt { createdAt = created }
     }
 }
 
 extension Geofence {
     public mutating func replaceFields(with api: APIGeofence) {
-        name = api.name
-        latitude = api.latitude
-        longitude = api.longitude
-        radius = api.radius
-        eventTypeEntryId = api.eventTypeEntryId
-        eventTypeExitId = api.eventTypeExitId
-        isActive = api.isActive
-        notifyOnEntry = api.notifyOnEntry
-        notifyOnExit = api.notifyOnExit
-        iosRegionIdentifier = api.iosRegionIdentifier
+        fields = api.fields
         if let created = api.createdAt { createdAt = created }
     }
 }
@@ -42,12 +31,7 @@ extension Geofence {
 extension PropertyDefinition {
     public mutating func replaceFields(with api: APIPropertyDefinition) {
         eventTypeId = api.eventTypeId
-        key = api.key
-        label = api.label
-        propertyType = api.propertyType
-        options = api.options
-        defaultValue = api.defaultValue
-        displayOrder = api.displayOrder
+        fields = api.fields
         if let created = api.createdAt { createdAt = created }
         if let updated = api.updatedAt { updatedAt = updated }
     }

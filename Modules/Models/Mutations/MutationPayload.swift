@@ -238,14 +238,9 @@ public enum MutationPayload {
     /// The keys of each entity type's create request.
     public static func createKeys(of entityType: MutationEntityType) -> Set<String> {
         switch entityType {
-        case .eventType: ["id", "name", "color", "icon"]
-        case .geofence:
-            [
-                "id", "name", "latitude", "longitude", "radius", "event_type_entry_id", "event_type_exit_id",
-                "is_active", "notify_on_entry", "notify_on_exit",
-            ]
-        case .propertyDefinition:
-            ["id", "event_type_id", "key", "label", "property_type", "options", "default_value", "display_order"]
+        case .eventType: Set(["id"] + EventTypeFields.createKeys)
+        case .geofence: Set(["id"] + GeofenceFields.createKeys)
+        case .propertyDefinition: Set(["id", "event_type_id"] + PropertyDefinitionFields.createKeys)
         case .event: Set(CreateEventRequest.keys)
         }
     }

@@ -145,62 +145,27 @@ enum JSONColumn {
 extension EventType: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .eventType }
-    static let columns = ["id", "name", "color", "icon", "created_at", "sync_status"]
-
-    init(_ row: RawStatement) {
-        self.init(
-            id: row.string(0), name: row.string(1), color: row.string(2), icon: row.string(3),
-            createdAt: row.date(4), syncStatus: SyncStatus(lenient: row.string(5)))
-    }
-
-    func bind(to statement: inout RawStatement) {
-        statement.bind(id)
-        statement.bind(name)
-        statement.bind(color)
-        statement.bind(icon)
-        statement.bind(createdAt)
-        statement.bind(syncStatus.rawValue)
-    }
 }
 
 extension Geofence: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .geofence }
-    static let columns = [
-        "id", "name", "latitude", "longitude", "radius", "event_type_entry_id", "event_type_exit_id", "is_active",
-        "notify_on_entry", "notify_on_exit", "ios_region_identifier", "created_at", "sync_status",
-    ]
+}
+
+/// A device record's row: `id`, the fields in table order, `created_at`, `sync_status`.
+extension StoredEntity where Self: DeviceRecord {
+    static var columns: [String] { ["id"] + Fields.keys + ["created_at", "sync_status"] }
 
     init(_ row: RawStatement) {
+        let afterFields = Int32(1 + Fields.fields.count)
         self.init(
-            id: row.string(0),
-            name: row.string(1),
-            latitude: row.double(2),
-            longitude: row.double(3),
-            radius: row.double(4),
-            eventTypeEntryId: row.optionalString(5),
-            eventTypeExitId: row.optionalString(6),
-            isActive: row.bool(7),
-            notifyOnEntry: row.bool(8),
-            notifyOnExit: row.bool(9),
-            iosRegionIdentifier: row.optionalString(10),
-            createdAt: row.date(11),
-            syncStatus: SyncStatus(lenient: row.string(12))
-        )
+            id: row.string(0), fields: Fields(row, from: 1), createdAt: row.date(afterFields),
+            syncStatus: SyncStatus(lenient: row.string(afterFields + 1)))
     }
 
     func bind(to statement: inout RawStatement) {
         statement.bind(id)
-        statement.bind(name)
-        statement.bind(latitude)
-        statement.bind(longitude)
-        statement.bind(radius)
-        statement.bind(eventTypeEntryId)
-        statement.bind(eventTypeExitId)
-        statement.bind(isActive)
-        statement.bind(notifyOnEntry)
-        statement.bind(notifyOnExit)
-        statement.bind(iosRegionIdentifier)
+        fields.bind(to: &statement)
         statement.bind(createdAt)
         statement.bind(syncStatus.rawValue)
     }
@@ -209,38 +174,57 @@ extension Geofence: StoredEntity {
 extension PropertyDefinition: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
     static var entityType: MutationEntityType { .propertyDefinition }
-    static let columns = [
-        "id", "event_type_id", "key", "label", "property_type", "options", "default_value", "display_order",
-        "created_at", "updated_at", "sync_status",
-    ]
+    static let columns =
+        ["id", "event_type_id"] + PropertyDefinitionFields.keys + ["created_at", "updated_at", "sync_status"]
+    private static let afterFields = Int32(2 + PropertyDefinitionFields.fields.count)
 
     init(_ row: RawStatement) {
         self.init(
-            id: row.string(0),
-            eventTypeId: row.string(1),
-            key: row.string(2),
-            label: row.string(3),
-            propertyType: PropertyType(lenient: row.string(4)),
-            options: JSONColumn.strings(row.string(5)),
-            defaultValue: JSONColumn.value(row.optionalString(6)),
-            displayOrder: row.int(7),
-            createdAt: row.date(8),
-            updatedAt: row.date(9),
-            syncStatus: SyncStatus(lenient: row.string(10))
-        )
+            id: row.string(0), eventTypeId: row.string(1), fields: PropertyDefinitionFields(row, from: 2),
+            createdAt: row.date(Self.afterFields), updatedAt: row.date(Self.afterFields + 1),
+            syncStatus: SyncStatus(lenient: row.string(Self.afterFields + 2)))
     }
 
     func bind(to statement: inout RawStatement) {
         statement.bind(id)
         statement.bind(eventTypeId)
-        statement.bind(key)
-        statement.bind(label)
-        statement.bind(propertyType.rawValue)
-        statement.bind(JSONColumn.text(options))
-        statement.bind(JSONColumn.text(defaultValue))
-        statement.bind(displayOrder)
+        fields.bind(to: &statement)
         statement.bind(createdAt)
         statement.bind(updatedAt)
         statement.bind(syncStatus.rawValue)
+    }
+}
+
+extension EntityFields {
+    /// Reads the fields from the columns that start at `first`, in table order (`fields`' keys are the columns).
+    init(_ row: RawStatement, from first: Int32) {
+        self.init()
+        for (offset, field) in Self.fields.enumerated() {
+            let column = first + Int32(offset)
+            guard !row.isNull(column) else { continue }
+            switch field.kind {
+            case .text, .id, .choice: self[field] = .text(row.string(column))
+            case .number: self[field] = .number(row.double(column))
+            case .integer: self[field] = .integer(row.int(column))
+            case .bool: self[field] = .bool(row.bool(column))
+            case .strings: self[field] = .strings(JSONColumn.strings(row.string(column)))
+            case .json: self[field] = JSONColumn.value(row.string(column)).map(FieldValue.json)
+            }
+        }
+    }
+
+    /// Binds every field, in table order: lists and JSON as JSON text, nil as NULL.
+    func bind(to statement: inout RawStatement) {
+        for field in Self.fields {
+            switch self[field] {
+            case .text(let text)?: statement.bind(text)
+            case .number(let number)?: statement.bind(number)
+            case .integer(let integer)?: statement.bind(integer)
+            case .bool(let flag)?: statement.bind(flag)
+            case .strings(let strings)?: statement.bind(JSONColumn.text(strings))
+            case .json(let value)?: statement.bind(JSONColumn.text(value))
+            case nil: statement.bind(nil as String?)
+            }
+        }
     }
 }

@@ -65,46 +65,32 @@ enum ChangeApplication {
     }
 
     static func apply(_ data: [String: JSONValue], to eventType: inout EventType) {
-        let reader = Reader(data)
-        reader.set(&eventType.name, "name")
-        reader.set(&eventType.color, "color")
-        reader.set(&eventType.icon, "icon")
-        reader.set(&eventType.createdAt, "created_at")
+        apply(data, to: &eventType.fields)
+        Reader(data).set(&eventType.createdAt, "created_at")
     }
 
     static func apply(_ data: [String: JSONValue], to geofence: inout Geofence) {
-        let reader = Reader(data)
-        reader.set(&geofence.name, "name")
-        reader.set(&geofence.latitude, "latitude")
-        reader.set(&geofence.longitude, "longitude")
-        reader.set(&geofence.radius, "radius")
-        reader.set(&geofence.isActive, "is_active")
-        reader.set(&geofence.notifyOnEntry, "notify_on_entry")
-        reader.set(&geofence.notifyOnExit, "notify_on_exit")
-        reader.set(&geofence.iosRegionIdentifier, "ios_region_identifier")
-        reader.set(&geofence.createdAt, "created_at")
-        reader.clearable(&geofence.eventTypeEntryId, "event_type_entry_id", id: true)
-        reader.clearable(&geofence.eventTypeExitId, "event_type_exit_id", id: true)
+        apply(data, to: &geofence.fields)
+        Reader(data).set(&geofence.createdAt, "created_at")
     }
 
     static func apply(_ data: [String: JSONValue], to definition: inout PropertyDefinition) {
         let reader = Reader(data)
         reader.set(&definition.eventTypeId, "event_type_id", id: true)
-        reader.set(&definition.key, "key")
-        reader.set(&definition.label, "label")
-        if let kind = data["property_type"]?.stringValue { definition.propertyType = PropertyType(lenient: kind) }
-        if let order = data["display_order"]?.intValue { definition.displayOrder = order }
+        apply(data, to: &definition.fields)
         reader.set(&definition.createdAt, "created_at")
         reader.set(&definition.updatedAt, "updated_at")
-        switch data["options"] {
-        case .array(let elements)?: definition.options = elements.compactMap(\.stringValue)
-        case .null?: definition.options = []
-        default: break
-        }
-        switch data["default_value"] {
-        case .null?: definition.defaultValue = nil
-        case let value?: definition.defaultValue = value
-        case nil: break
+    }
+
+    /// Each field the data names: `null` clears a clearable field, a value of the field's kind sets it.
+    static func apply<Fields: EntityFields>(_ data: [String: JSONValue], to fields: inout Fields) {
+        for field in Fields.fields {
+            guard let member = data[field.key] else { continue }
+            if member == .null {
+                if field.clearable { fields[field] = nil }
+            } else if let value = field.value(json: member) {
+                fields[field] = value
+            }
         }
     }
 
@@ -118,16 +104,8 @@ enum ChangeApplication {
             if let value = data[key]?.stringValue { field = id ? value.lowercased() : value }
         }
 
-        func set(_ field: inout String?, _ key: String) {
-            if let value = data[key]?.stringValue { field = value }
-        }
-
         func set(_ field: inout Bool, _ key: String) {
             if let value = data[key]?.boolValue { field = value }
-        }
-
-        func set(_ field: inout Double, _ key: String) {
-            if let value = data[key]?.doubleValue { field = value }
         }
 
         func set(_ field: inout Date, _ key: String) {

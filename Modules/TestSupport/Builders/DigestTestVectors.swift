@@ -59,8 +59,10 @@ public enum DigestTestVectors {
     }
 
     public static let geofenceRequest = CreateGeofenceRequest(
-        id: geofence.id, name: "Büro", latitude: 52.520008, longitude: 13.404954, radius: 150,
-        eventTypeEntryId: typeId, isActive: true, notifyOnEntry: true, notifyOnExit: false)
+        id: geofence.id,
+        fields: GeofenceFields(
+            name: "Büro", latitude: 52.520008, longitude: 13.404954, radius: 150, eventTypeEntryId: typeId,
+            isActive: true, notifyOnEntry: true, notifyOnExit: false))
 
     public static let propertyDefinitionRequest = CreatePropertyDefinitionRequest(
         id: propertyDefinition.id, eventTypeId: typeId, key: "size", label: "Size", propertyType: .select,

@@ -13,24 +13,20 @@ extension InMemoryTrendyServer {
     {
         try idempotent(user: user, method: "POST", path: "/api/v1/event-types", key: key, body: request) {
             (state: inout State) throws(NetworkError) -> APIEventType in
-            try Self.require(request.name, "name")
-            try Self.require(request.color, "color")
-            try Self.require(request.icon, "icon")
+            try Self.check(
+                FieldPatch(everyFieldOf: request.fields).values, creating: true, of: EventTypeFields.self,
+                types: [String]())
             let id = try entityId(request.id)
             if let stored = state.eventTypes[id] {
                 guard stored.userId == user else { throw Problems.idTaken }
-                if (stored.name, stored.color, stored.icon) == (request.name, request.color, request.icon) {
-                    return stored
-                }
+                if stored.fields == request.fields { return stored }
                 throw Problems.conflict("id: another event type has this id", existingId: id)
             }
             if let holder = state.eventTypes.values.first(where: { $0.userId == user && $0.name == request.name }) {
                 throw Problems.conflict(
                     "name: an event type named \(request.name) already exists", existingId: holder.id)
             }
-            let created = APIEventType(
-                id: id, userId: user, name: request.name, color: request.color, icon: request.icon, createdAt: now,
-                updatedAt: now)
+            let created = APIEventType(id: id, userId: user, fields: request.fields, createdAt: now, updatedAt: now)
             state.eventTypes[id] = created
             log(&state, user: user, .eventType, .create, id: id, data: created)
             return created
@@ -46,13 +42,9 @@ extension InMemoryTrendyServer {
         return try idempotent(user: user, method: "PUT", path: "/api/v1/event-types/\(id)", key: key, body: request) {
             (state: inout State) throws(NetworkError) -> APIEventType in
             guard var type = state.eventTypes[id], type.userId == user else { throw Problems.notFound("event type") }
-            try Self.requireIfPresent(request.name, "name")
-            try Self.requireIfPresent(request.color, "color")
-            try Self.requireIfPresent(request.icon, "icon")
+            try Self.check(request.values, creating: false, of: EventTypeFields.self, types: [String]())
             let stored = type
-            type.name = request.name ?? type.name
-            type.color = request.color ?? type.color
-            type.icon = request.icon ?? type.icon
+            type.fields = request.applied(to: type.fields)
             guard type != stored else { return stored }
             if let holder = state.eventTypes.values.first(where: {
                 $0.userId == user && $0.name == type.name && $0.id != id

@@ -15,19 +15,11 @@ extension InMemoryTrendyServer {
     {
         try idempotent(user: user, method: "POST", path: "/api/v1/geofences", key: key, body: request) {
             (state: inout State) throws(NetworkError) -> APIGeofence in
-            try Self.require(request.name, "name")
-            try Self.check(request.latitude, in: Self.latitudes, "latitude")
-            try Self.check(request.longitude, in: Self.longitudes, "longitude")
-            try Self.check(request.radius, in: Self.radii, "radius")
             let types = state.eventTypes.values.filter { $0.userId == user }.map(\.id)
-            try Self.checkReference(request.eventTypeEntryId, in: types, "event_type_entry_id")
-            try Self.checkReference(request.eventTypeExitId, in: types, "event_type_exit_id")
+            try Self.check(
+                FieldPatch(everyFieldOf: request.fields).values, creating: true, of: GeofenceFields.self, types: types)
             let id = try entityId(request.id)
-            let candidate = APIGeofence(
-                id: id, userId: user, name: request.name, latitude: request.latitude, longitude: request.longitude,
-                radius: request.radius, eventTypeEntryId: request.eventTypeEntryId?.lowercased(),
-                eventTypeExitId: request.eventTypeExitId?.lowercased(), isActive: request.isActive,
-                notifyOnEntry: request.notifyOnEntry, notifyOnExit: request.notifyOnExit)
+            let candidate = APIGeofence(id: id, userId: user, fields: request.fields.normalized)
             if let stored = state.geofences[id] {
                 guard stored.userId == user else { throw Problems.idTaken }
                 var comparable = stored
@@ -46,7 +38,7 @@ extension InMemoryTrendyServer {
         }
     }
 
-    /// Nil is an explicit `null`: it clears the entry/exit ids and leaves the other fields unchanged.
+    /// A field the request does not set stays; `cleared` clears the entry/exit ids.
     public func updateGeofence(
         user: String, id: String, _ request: UpdateGeofenceRequest, key: String?
     )
@@ -56,32 +48,10 @@ extension InMemoryTrendyServer {
         return try idempotent(user: user, method: "PUT", path: "/api/v1/geofences/\(id)", key: key, body: request) {
             (state: inout State) throws(NetworkError) -> APIGeofence in
             guard var fence = state.geofences[id], fence.userId == user else { throw Problems.notFound("geofence") }
-            try Self.requireIfPresent(request.name, "name")
-            try Self.check(request.latitude, in: Self.latitudes, "latitude")
-            try Self.check(request.longitude, in: Self.longitudes, "longitude")
-            try Self.check(request.radius, in: Self.radii, "radius")
             let types = state.eventTypes.values.filter { $0.userId == user }.map(\.id)
-            try Self.checkReference(request.eventTypeEntryId, in: types, "event_type_entry_id")
-            try Self.checkReference(request.eventTypeExitId, in: types, "event_type_exit_id")
+            try Self.check(request.values, creating: false, of: GeofenceFields.self, types: types)
             let stored = fence
-            fence.name = request.name ?? fence.name
-            fence.latitude = request.latitude ?? fence.latitude
-            fence.longitude = request.longitude ?? fence.longitude
-            fence.radius = request.radius ?? fence.radius
-            if let entry = request.eventTypeEntryId {
-                fence.eventTypeEntryId = entry.lowercased()
-            } else if request.cleared.contains("event_type_entry_id") {
-                fence.eventTypeEntryId = nil
-            }
-            if let exit = request.eventTypeExitId {
-                fence.eventTypeExitId = exit.lowercased()
-            } else if request.cleared.contains("event_type_exit_id") {
-                fence.eventTypeExitId = nil
-            }
-            fence.isActive = request.isActive ?? fence.isActive
-            fence.notifyOnEntry = request.notifyOnEntry ?? fence.notifyOnEntry
-            fence.notifyOnExit = request.notifyOnExit ?? fence.notifyOnExit
-            fence.iosRegionIdentifier = request.iosRegionIdentifier ?? fence.iosRegionIdentifier
+            fence.fields = request.applied(to: fence.fields).normalized
             guard fence != stored else { return stored }
             if let holder = state.geofences.values.first(where: {
                 $0.userId == user && $0.name == fence.name && $0.id != id

@@ -22,17 +22,14 @@ extension InMemoryTrendyServer {
             user: user, method: "POST", path: "/api/v1/event-types/\(typeId)/properties", key: key, body: request
         ) { (state: inout State) throws(NetworkError) -> APIPropertyDefinition in
             guard state.eventTypes[typeId]?.userId == user else { throw Problems.notFound("event type") }
-            try Self.require(request.key, "key")
-            try Self.require(request.label, "label")
+            try Self.check(
+                FieldPatch(everyFieldOf: request.fields).values, creating: true, of: PropertyDefinitionFields.self,
+                types: [String]())
             if request.propertyType == .select && request.options.isEmpty {
                 throw Problems.validation("options are required for a select property")
             }
             let id = try entityId(request.id)
-            let candidate = APIPropertyDefinition(
-                id: id, userId: user, eventTypeId: typeId, key: request.key, label: request.label,
-                propertyType: request.propertyType, options: request.options,
-                defaultValue: request.defaultValue == .null ? nil : request.defaultValue,
-                displayOrder: request.displayOrder)
+            let candidate = APIPropertyDefinition(id: id, userId: user, eventTypeId: typeId, fields: request.fields)
             if let stored = state.definitions[id] {
                 guard stored.userId == user else { throw Problems.idTaken }
                 var comparable = stored
@@ -40,10 +37,11 @@ extension InMemoryTrendyServer {
                 if comparable == candidate { return stored }
                 throw Problems.conflict("id: another property definition has this id", existingId: id)
             }
-            if let holder = state.definitions.values.first(where: { $0.eventTypeId == typeId && $0.key == request.key })
-            {
+            if let holder = state.definitions.values.first(where: {
+                $0.eventTypeId == typeId && $0.key == candidate.key
+            }) {
                 throw Problems.conflict(
-                    "key: this event type already has a property \(request.key)", existingId: holder.id)
+                    "key: this event type already has a property \(candidate.key)", existingId: holder.id)
             }
             var created = candidate
             (created.createdAt, created.updatedAt) = (now, now)
@@ -53,7 +51,7 @@ extension InMemoryTrendyServer {
         }
     }
 
-    /// Nil is an explicit `null`: it clears `options` and `default_value` and leaves the other fields unchanged.
+    /// A field the request does not set stays; `cleared` clears `options` and `default_value`.
     public func updatePropertyDefinition(
         user: String, id: String, _ request: UpdatePropertyDefinitionRequest, key: String?
     ) throws(NetworkError) -> APIPropertyDefinition {
@@ -64,23 +62,9 @@ extension InMemoryTrendyServer {
             guard var definition = state.definitions[id], definition.userId == user else {
                 throw Problems.notFound("property definition")
             }
-            try Self.requireIfPresent(request.key, "key")
-            try Self.requireIfPresent(request.label, "label")
+            try Self.check(request.values, creating: false, of: PropertyDefinitionFields.self, types: [String]())
             let stored = definition
-            definition.key = request.key ?? definition.key
-            definition.label = request.label ?? definition.label
-            definition.propertyType = request.propertyType ?? definition.propertyType
-            if let options = request.options {
-                definition.options = options
-            } else if request.cleared.contains("options") {
-                definition.options = []
-            }
-            if let value = request.defaultValue {
-                definition.defaultValue = value == .null ? nil : value
-            } else if request.cleared.contains("default_value") {
-                definition.defaultValue = nil
-            }
-            definition.displayOrder = request.displayOrder ?? definition.displayOrder
+            definition.fields = request.applied(to: definition.fields)
             if definition.propertyType == .select && definition.options.isEmpty {
                 throw Problems.validation("options are required for a select property")
             }

@@ -202,7 +202,6 @@ enum Problems {
 extension InMemoryTrendyServer {
     static let latitudes = -90.0...90.0
     static let longitudes = -180.0...180.0
-    static let radii = 50.0...10_000.0
 
     static func require(_ value: String?, _ field: String) throws(NetworkError) {
         if value?.isEmpty != false { throw Problems.validation("\(field) is required") }
@@ -214,6 +213,25 @@ extension InMemoryTrendyServer {
 
     static func check(_ value: Double?, in range: ClosedRange<Double>, _ field: String) throws(NetworkError) {
         if let value, !range.contains(value) { throw Problems.validation("\(field) is out of range") }
+    }
+
+    /// The table's rules on the fields a create or an update gives: required text not empty, numbers in their
+    /// ranges, references naming one of `types` (the caller's event types).
+    static func check<Fields: EntityFields>(
+        _ values: [String: FieldValue], creating: Bool, of: Fields.Type, types: some Collection<String>
+    ) throws(NetworkError) {
+        for field in Fields.fields {
+            let value = values[field.key]
+            switch (field.kind, value) {
+            case (.text, .text("")?) where field.presence.isRequiredOnCreate:
+                throw Problems.validation(creating ? "\(field.key) is required" : "\(field.key) must not be empty")
+            case (.number(let range), .number(let number)?) where !range.contains(number):
+                throw Problems.validation("\(field.key) is out of range")
+            case (.id, .text(let id)?) where !types.contains(id.lowercased()):
+                throw Problems.validation("\(field.key) names no entity of yours")
+            default: continue
+            }
+        }
     }
 
     static func checkReference(_ id: String?, in ids: some Collection<String>, _ field: String) throws(NetworkError) {

@@ -3,19 +3,19 @@ import Models
 
 /// Server rows as API objects. Times are stored as Unix milliseconds; JSON columns hold canonical JSON text.
 enum Rows {
-    static let eventTypeColumns = "id, user_id, name, color, icon, created_at, updated_at"
+    static let eventTypeColumns = (["id", "user_id"] + EventTypeFields.keys + ["created_at", "updated_at"])
+        .joined(separator: ", ")
 
     static func eventType(_ row: any StorageRow) throws -> APIEventType { try eventType(row, from: 0) }
 
     /// The type in the `eventTypeColumns` that start at column `first`.
     static func eventType(_ row: any StorageRow, from first: Int) throws -> APIEventType {
-        APIEventType(
+        let afterFields = first + 2 + EventTypeFields.fields.count
+        return APIEventType(
             id: try row.decode(String.self, atIndex: first), userId: try row.decode(String.self, atIndex: first + 1),
-            name: try row.decode(String.self, atIndex: first + 2),
-            color: try row.decode(String.self, atIndex: first + 3),
-            icon: try row.decode(String.self, atIndex: first + 4),
-            createdAt: try row.decode(Int64.self, atIndex: first + 5).date,
-            updatedAt: try row.decode(Int64.self, atIndex: first + 6).date)
+            fields: try EventTypeFields(row, from: first + 2),
+            createdAt: try row.decode(Int64.self, atIndex: afterFields).date,
+            updatedAt: try row.decode(Int64.self, atIndex: afterFields + 1).date)
     }
 
     /// The optional fields' columns come last, named by their keys (`EventDetails.fields`).
@@ -75,47 +75,31 @@ enum Rows {
 
     static func propertiesText(_ properties: [String: JSONValue]) -> String { JSONText.string(.object(properties)) }
 
-    static let geofenceColumns = """
-        id, user_id, name, latitude, longitude, radius, event_type_entry_id, event_type_exit_id, is_active,
-        notify_on_entry, notify_on_exit, ios_region_identifier, created_at, updated_at
-        """
+    static let geofenceColumns = (["id", "user_id"] + GeofenceFields.keys + ["created_at", "updated_at"])
+        .joined(separator: ", ")
 
     static func geofence(_ row: any StorageRow) throws -> APIGeofence {
-        APIGeofence(
+        let afterFields = 2 + GeofenceFields.fields.count
+        return APIGeofence(
             id: try row.decode(String.self, atIndex: 0),
             userId: try row.decode(String.self, atIndex: 1),
-            name: try row.decode(String.self, atIndex: 2),
-            latitude: try row.decode(Double.self, atIndex: 3),
-            longitude: try row.decode(Double.self, atIndex: 4),
-            radius: try row.decode(Double.self, atIndex: 5),
-            eventTypeEntryId: try row.decode(String?.self, atIndex: 6),
-            eventTypeExitId: try row.decode(String?.self, atIndex: 7),
-            isActive: try row.decode(Bool.self, atIndex: 8),
-            notifyOnEntry: try row.decode(Bool.self, atIndex: 9),
-            notifyOnExit: try row.decode(Bool.self, atIndex: 10),
-            iosRegionIdentifier: try row.decode(String?.self, atIndex: 11),
-            createdAt: try row.decode(Int64.self, atIndex: 12).date,
-            updatedAt: try row.decode(Int64.self, atIndex: 13).date)
+            fields: try GeofenceFields(row, from: 2),
+            createdAt: try row.decode(Int64.self, atIndex: afterFields).date,
+            updatedAt: try row.decode(Int64.self, atIndex: afterFields + 1).date)
     }
 
-    static let propertyDefinitionColumns = """
-        id, user_id, event_type_id, key, label, property_type, options, default_value, display_order, created_at,
-        updated_at
-        """
+    static let propertyDefinitionColumns =
+        (["id", "user_id", "event_type_id"] + PropertyDefinitionFields.keys + ["created_at", "updated_at"])
+        .joined(separator: ", ")
 
     static func propertyDefinition(_ row: any StorageRow) throws -> APIPropertyDefinition {
-        let options = try row.decode(String?.self, atIndex: 6).flatMap { try? JSONText.parse($0) }
+        let afterFields = 3 + PropertyDefinitionFields.fields.count
         return APIPropertyDefinition(
             id: try row.decode(String.self, atIndex: 0),
             userId: try row.decode(String.self, atIndex: 1),
             eventTypeId: try row.decode(String.self, atIndex: 2),
-            key: try row.decode(String.self, atIndex: 3),
-            label: try row.decode(String.self, atIndex: 4),
-            propertyType: PropertyType(lenient: try row.decode(String.self, atIndex: 5)),
-            options: options?.arrayValue?.compactMap(\.stringValue) ?? [],
-            defaultValue: try row.decode(String?.self, atIndex: 7).flatMap { try? JSONText.parse($0) },
-            displayOrder: try row.decode(Int.self, atIndex: 8),
-            createdAt: try row.decode(Int64.self, atIndex: 9).date,
-            updatedAt: try row.decode(Int64.self, atIndex: 10).date)
+            fields: try PropertyDefinitionFields(row, from: 3),
+            createdAt: try row.decode(Int64.self, atIndex: afterFields).date,
+            updatedAt: try row.decode(Int64.self, atIndex: afterFields + 1).date)
     }
 }

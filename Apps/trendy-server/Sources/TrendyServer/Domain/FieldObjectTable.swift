@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Models
+
+/// A server object with a field table (event types, geofences, property definitions): what their one create and
+/// update need of them.
+protocol FieldObject: HoldsFields, Encodable, Equatable, Sendable {
+    var id: String { get }
+    var userId: String { get }
+    var createdAt: Date? { get set }
+    var updatedAt: Date? { get set }
+    /// The columns beside `id`, `user_id` and the fields: a definition's `event_type_id`.
+    var parentColumns: [(String, String)] { get }
+}
+
+extension APIEventType: FieldObject {
+    var parentColumns: [(String, String)] { [] }
+}
+
+extension APIGeofence: FieldObject {
+    var parentColumns: [(String, String)] { [] }
+}
+
+extension APIPropertyDefinition: FieldObject {
+    var parentColumns: [(String, String)] { [("event_type_id", eventTypeId)] }
+}
+
+/// The field no two objects of one scope may share — an event type's or a geofence's `name` per user, a
+/// definition's `key` per event type — and the 409 that says which object holds it.
+struct Uniqueness<Object: FieldObject>: Sendable {
+    let column: String
+    let scopeColumn: String
+    let code: String
+    let value: @Sendable (Object) -> String
+    let scope: @Sendable (Object) -> String
+    /// "an event type named Tea already exists"
+    let taken: @Sendable (String) -> String
+}
+
+/// A table of field objects: the caller's object or 404, a create (or the replay of an identical one), a PUT; each
+/// write logged in the change feed in the same transaction.
+struct FieldObjectTable<Object: FieldObject>: Sendable {
+    let table: String
+    let type: MutationEntityType
+    let rows: OwnedTable<Object>
+    let unique: Uniqueness<Object>
+    private let columns: String
+
+    init(
+        _ table: String, type: MutationEntityType, noun: String, columns: String,
+        decode: @escaping @Sendable (any StorageRow) throws -> Object, unique: Uniqueness<Object>
+    ) {
+        self.table = table
+        self.type = type
+        self.columns = columns
+        self.unique = unique
+        rows = OwnedTable(table, noun: noun, columns: columns, decode: decode)
+    }
+
+    func find(_ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool) throws -> Object {
+        try rows.find(id, request, db, asServerError: asServerError)
+    }
+
+    /// Stores `candidate` (api-v1 §3.4): an identical create of the caller's is answered with the stored object,
+    /// another object with its id or its unique field is a 409.
+    func create(_ candidate: Object, _ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
+        if let stored = try db.row(
+            sql: "SELECT \(columns) FROM \(table) WHERE id = ?", arguments: [candidate.id], rows.decode)
+        {
+            guard stored.userId == request.userId else {
+                throw Quirk.conflict(
+                    .conflict(code: "id_taken", field: "id", detail: "id: the id is taken", existingId: nil), request)
+            }
+            var comparable = stored
+            (comparable.createdAt, comparable.updatedAt) = (nil, nil)
+            if comparable == candidate { return try .json(stored) }
+            throw Quirk.conflict(
+                .conflict(
+                    code: "duplicate_id", field: "id", detail: "id: another \(rows.noun) has this id",
+                    existingId: stored.id), request)
+        }
+        try checkUnique(candidate, request, db)
+        try write(candidate, createdAt: request.now, request, db)
+        let created = try find(candidate.id, request, db, asServerError: false)
+        try log(created, .create, request, db)
+        return try .json(created, status: request.original ? .ok : .created)
+    }
+
+    /// Applies `change` to the caller's object `id` and stores it when it changed anything.
+    func update(
+        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, change: (inout Object) throws -> Void
+    ) throws -> APIResponse {
+        let stored = try find(id, request, db, asServerError: true)
+        var updated = stored
+        try change(&updated)
+        guard updated != stored else { return try .json(stored) }
+        if unique.value(updated) != unique.value(stored) { try checkUnique(updated, request, db) }
+        try write(updated, createdAt: nil, request, db)
+        let saved = try find(id, request, db, asServerError: false)
+        try log(saved, .update, request, db)
+        return try .json(saved)
+    }
+
+    private func checkUnique(_ object: Object, _ request: APIRequest, _ db: any StorageTransaction) throws {
+        let value = unique.value(object)
+        if let holder = try db.value(
+            String.self,
+            sql: "SELECT id FROM \(table) WHERE \(unique.scopeColumn) = ? AND \(unique.column) = ? AND id != ?",
+            arguments: [unique.scope(object), value, object.id])
+        {
+            throw Quirk.conflict(
+                .conflict(
+                    code: unique.code, field: unique.column, detail: "\(unique.column): \(unique.taken(value))",
+                    existingId: holder), request)
+        }
+    }
+
+    /// Inserts the row, or overwrites its fields and `updated_at`.
+    private func write(
+        _ object: Object, createdAt: Int64?, _ request: APIRequest, _ db: any StorageTransaction
+    ) throws {
+        let columns =
+            ["id", "user_id"] + object.parentColumns.map(\.0) + Object.Fields.keys + ["created_at", "updated_at"]
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let arguments: [any SQLValueConvertible] =
+            [object.id, object.userId] + object.parentColumns.map(\.1) + object.fields.columnValues + [
+                createdAt ?? request.now, request.now,
+            ]
+        try db.execute(
+            sql: """
+                INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))
+                ON CONFLICT(id) DO UPDATE SET \(Object.Fields.upsertAssignments), updated_at = excluded.updated_at
+                """, arguments: arguments)
+    }
+
+    private func log(
+        _ object: Object, _ operation: MutationOperation, _ request: APIRequest, _ db: any StorageTransaction
+    ) throws {
+        try ChangeLog.append(
+            db, user: request.userId, type: type, operation: operation, entityId: object.id,
+            data: try ChangeLog.snapshot(object, type: type, original: request.original), now: request.now)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// An entity as a device stores it — an id, its fields, when it was created, its sync status — with the JSON of a
+/// user's file (`trendyctl --json`, export and import). `EventType` and `Geofence` are these; a property definition
+/// also carries its event type and `updated_at`, and spells its JSON itself.
+public protocol DeviceRecord: HoldsFields, Codable, Sendable, Hashable, Identifiable where ID == String {
+    var id: String { get set }
+    var createdAt: Date { get set }
+    var syncStatus: SyncStatus { get set }
+    init(id: String, fields: Fields, createdAt: Date, syncStatus: SyncStatus)
+}
+
+extension DeviceRecord {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FieldKey.self)
+        self.init(
+            id: try container.decodeId(forKey: "id"),
+            fields: try Fields(from: container, reading: .userFile),
+            createdAt: try container.decodeTimestamp(forKey: "created_at"),
+            syncStatus: try container.decode(SyncStatus.self, forKey: "sync_status", default: .pending))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FieldKey.self)
+        try container.encode(id, forKey: "id")
+        try fields.encode(to: &container)
+        try container.encodeTimestamp(createdAt, forKey: "created_at")
+        try container.encode(syncStatus, forKey: "sync_status")
+    }
+}
+
+/// An entity as the server returns it — an id, its owner, its fields and the server's times (api-v1 §4) — read
+/// leniently: a member the server leaves out takes its default. `APIEventType` and `APIGeofence` are these.
+public protocol ServerRecord: HoldsFields, Codable, Sendable, Hashable, Identifiable where ID == String {
+    var id: String { get set }
+    var userId: String { get set }
+    var createdAt: Date? { get set }
+    var updatedAt: Date? { get set }
+    init(id: String, userId: String, fields: Fields, createdAt: Date?, updatedAt: Date?)
+}
+
+extension ServerRecord {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FieldKey.self)
+        self.init(
+            id: try container.decode(String.self, forKey: "id"),
+            userId: try container.decode(String.self, forKey: "user_id", default: ""),
+            fields: try Fields(from: container, reading: .serverData),
+            createdAt: container.decodeTimestampIfPresent(forKey: "created_at"),
+            updatedAt: container.decodeTimestampIfPresent(forKey: "updated_at"))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FieldKey.self)
+        try container.encode(id, forKey: "id")
+        try container.encode(userId, forKey: "user_id")
+        try fields.encode(to: &container)
+        try container.encodeTimestampIfPresent(createdAt, forKey: "created_at")
+        try container.encodeTimestampIfPresent(updatedAt, forKey: "updated_at")
+    }
+}
+
+/// The body of a create (api-v1 §5): the id the client chose and the fields a create carries.
+/// `CreateEventTypeRequest` and `CreateGeofenceRequest` are these.
+public protocol CreateBody: HoldsFields, Codable, Sendable, Hashable {
+    var id: String? { get set }
+    init(id: String?, fields: Fields)
+}
+
+extension CreateBody {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FieldKey.self)
+        self.init(
+            id: try container.decodeIfPresent(String.self, forKey: "id"),
+            fields: try Fields(from: container, reading: .request))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FieldKey.self)
+        try container.encodeIfPresent(id, forKey: "id")
+        try fields.encode(to: &container, creating: true)
+    }
+}
