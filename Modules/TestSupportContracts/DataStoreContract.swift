@@ -89,6 +89,26 @@ extension DataStoreContract {
             }
             try subject.read { store throws in #expect(try store.findEvent(id: event.id)?.details.isEmpty == true) }
         },
+        check("every field of the type, geofence and definition tables is stored and read back") { subject in
+            let type = EventType(
+                id: Build.id(1), fields: Build.everyField(EventTypeFields.self), createdAt: Build.instant)
+            let fence = Geofence(
+                id: Build.id(200), fields: Build.everyField(GeofenceFields.self, reference: type.id),
+                createdAt: Build.instant)
+            let definition = PropertyDefinition(
+                id: Build.id(300), eventTypeId: type.id, fields: Build.everyField(PropertyDefinitionFields.self),
+                createdAt: Build.instant, updatedAt: Build.instant)
+            try subject.saved { store throws in
+                try store.insertEventType(type)
+                try store.insertGeofence(fence)
+                try store.insertPropertyDefinition(definition)
+            }
+            try subject.read { store throws in
+                #expect(try store.findEventType(id: type.id) == type)
+                #expect(try store.findGeofence(id: fence.id) == fence)
+                #expect(try store.findPropertyDefinition(id: definition.id) == definition)
+            }
+        },
         check("insert of a taken id throws alreadyExists and rolls back the unit of work") { subject in
             try subject.saved { store throws in try store.insertEventType(Build.eventType(syncStatus: .synced)) }
             let store = subject.factory.makeDataStore()

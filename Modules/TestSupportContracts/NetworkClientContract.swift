@@ -46,6 +46,7 @@ public enum NetworkClientContract {
 
     public static let checks: [Check] =
         eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks + streamChecks
+        + fieldTableChecks
 }
 
 // MARK: - Helpers

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TestSupport
 import Testing
 
 /// The field tables of event types, geofences and property definitions are the one definition of their fields:
@@ -7,27 +8,7 @@ import Testing
 /// one on its way to JSON and back.
 @Suite("Entity field tables")
 struct EntityFieldsTests {
-    /// A value of `field` unlike its default, different for each `number`.
-    static func sample<Fields: EntityFields>(of field: EntityField<Fields>, number: Int) -> FieldValue {
-        let standard = Fields()[field]
-        switch field.kind {
-        case .text: return .text("value \(number)")
-        case .id: return .text(String(format: "0192f1c4-7a00-7000-8000-%012d", number))
-        case .number(let range): return .number(range.upperBound - Double(number))
-        case .integer: return .integer(40 + number)
-        case .bool: return .bool(standard != .bool(true))
-        case .choice(let allowed): return .text(allowed.last { .text($0) != standard } ?? "")
-        case .strings: return .strings(["first \(number)", "second"])
-        case .json: return .json(.object(["n": .number(Double(number))]))
-        }
-    }
-
-    /// Every field at its sample value.
-    static func everyField<Fields: EntityFields>(_ type: Fields.Type) -> Fields {
-        var fields = Fields()
-        for (number, field) in Fields.fields.enumerated() { fields[field] = sample(of: field, number: number) }
-        return fields
-    }
+    static func everyField<Fields: EntityFields>(_ type: Fields.Type) -> Fields { Build.everyField(type) }
 
     static func differingProperties<Value>(_ one: Value, _ other: Value) -> Int {
         zip(Mirror(reflecting: one).children, Mirror(reflecting: other).children)
@@ -39,7 +20,7 @@ struct EntityFieldsTests {
         #expect(Set(Fields.keys).count == Fields.keys.count, "\(Fields.self): each key once")
         for (number, field) in Fields.fields.enumerated() {
             var fields = Fields()
-            let value = sample(of: field, number: number)
+            let value = Build.sample(of: field, number: number)
             fields[field] = value
             #expect(fields[field] == value, "\(field.key)")
             #expect(differingProperties(fields, Fields()) == 1, "\(field.key) sets exactly one stored property")

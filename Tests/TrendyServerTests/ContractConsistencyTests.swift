@@ -62,7 +62,7 @@ struct ContractConsistencyTests {
             "docs/server.md names flags the server does not have: \(documented.subtracting(flags).sorted())")
     }
 
-    /// Table → columns of every `CREATE TABLE` in a schema source file.
+    /// Table → columns of every `CREATE TABLE` in a schema source file, with the columns later migrations add.
     static func tables(in source: String) -> [String: Set<String>] {
         var tables: [String: Set<String>] = [:]
         for match in source.matches(of: /CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+) \(/) {
@@ -97,6 +97,9 @@ struct ContractConsistencyTests {
                 }
             }
             tables[name] = columns
+        }
+        for match in source.matches(of: /ALTER TABLE ([a-z_]+) ADD COLUMN ([a-z_]+)/) {
+            tables[String(match.1), default: []].insert(String(match.2))
         }
         return tables
     }

@@ -60,6 +60,32 @@ public enum Build {
         }
     }
 
+    /// Every field of a table at a value unlike its default, different for each field; references name `reference`.
+    public static func everyField<Fields: EntityFields>(_ type: Fields.Type, reference: String = id(900)) -> Fields {
+        var fields = Fields()
+        for (number, field) in Fields.fields.enumerated() {
+            fields[field] = sample(of: field, number: number, reference: reference)
+        }
+        return fields
+    }
+
+    /// A value of the field's kind unlike its default, different for each `number`.
+    public static func sample<Fields: EntityFields>(
+        of field: EntityField<Fields>, number: Int, reference: String = id(900)
+    ) -> FieldValue {
+        let standard = Fields()[field]
+        switch field.kind {
+        case .text: return .text("\(field.key) \(number) ✓")
+        case .id: return .text(reference)
+        case .number(let range): return .number(range.upperBound - Double(number) / 8)
+        case .integer: return .integer(40 + number)
+        case .bool: return .bool(standard != .bool(true))
+        case .choice(let allowed): return .text(allowed.last { .text($0) != standard } ?? "")
+        case .strings: return .strings(["first \(number)", "second"])
+        case .json: return .json(.object(["n": .number(Double(number))]))
+        }
+    }
+
     public static func geofence(
         id: String = Build.id(200), name: String = "Office", latitude: Double = 52.52, longitude: Double = 13.405,
         radius: Double = 150, eventTypeEntryId: String? = nil, eventTypeExitId: String? = nil,
