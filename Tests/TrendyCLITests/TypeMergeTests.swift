@@ -47,4 +47,30 @@ struct TypeMergeTests {
             #expect(definitions.arrayValue?.map { $0["key"] } == ["cups"])
         }
     }
+
+    @Test("a merge that would give the target two events at one time is refused whole, naming the time")
+    func mergeRefusesTimeClash() async throws {
+        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+            let phone = try CLI(server: server.root.text, token: "alice-token")
+            let local = try #require(try await phone.json("types", "add", "Coffee")["id"]?.stringValue)
+            let other = try #require(try await phone.json("types", "add", "Espresso")["id"]?.stringValue)
+            let at = "2026-11-21T07:30:00Z"
+            let moving = try #require(
+                try await phone.json("events", "add", local, "--at", at, "--notes", "mine")["id"]?.stringValue)
+            _ = try await phone.json("events", "add", other, "--at", at)
+            _ = try await phone.json("events", "add", local, "--at", "2026-11-21T08:00:00Z")
+            let queued = try await phone.json("queue", "list")
+
+            let refused = try await phone.run("types", "merge", local, other)
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.stderr.contains("cannot merge") && refused.stderr.contains("2026-11-21T07:30:00.000Z"))
+            #expect(try await phone.json("queue", "list") == queued, "nothing changed")
+            #expect(try await phone.json("events", "show", moving)["event_type_id"]?.stringValue == local)
+
+            _ = try await phone.json("events", "edit", moving, "--at", "2026-11-21T07:31:00Z")
+            let merged = try await phone.json("types", "merge", local, other)
+            #expect(merged["events"] == 2)
+            #expect(try await phone.json("sync")["outcome"] == "synced")
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A property definition as the server returns it (api-v1 §4.3). Its fields are `PropertyDefinitionFields`.
-public struct APIPropertyDefinition: HoldsFields, Sendable, Hashable, Identifiable {
+public struct APIPropertyDefinition: ServerObject, Identifiable {
     public var id: String
     public var userId: String
     public var eventTypeId: String

@@ -29,13 +29,21 @@ extension DeviceRecord {
     }
 }
 
-/// An entity as the server returns it — an id, its owner, its fields and the server's times (api-v1 §4) — read
-/// leniently: a member the server leaves out takes its default. `APIEventType` and `APIGeofence` are these.
-public protocol ServerRecord: HoldsFields, Codable, Sendable, Hashable, Identifiable where ID == String {
-    var id: String { get set }
-    var userId: String { get set }
+/// A server object with a field table (api-v1 §4): its id, its owner, its fields and the server's times.
+/// `APIEventType`, `APIGeofence` and `APIPropertyDefinition` are these; servers and the in-memory server create and
+/// update them through one flow.
+public protocol ServerObject: HoldsFields, Encodable, Sendable, Hashable {
+    var id: String { get }
+    var userId: String { get }
     var createdAt: Date? { get set }
     var updatedAt: Date? { get set }
+}
+
+/// A server object with nothing beside its fields, read leniently: a member the server leaves out takes its
+/// default. `APIEventType` and `APIGeofence` are these (a definition also carries its event type).
+public protocol ServerRecord: ServerObject, Codable, Identifiable where ID == String {
+    var id: String { get set }
+    var userId: String { get set }
     init(id: String, userId: String, fields: Fields, createdAt: Date?, updatedAt: Date?)
 }
 

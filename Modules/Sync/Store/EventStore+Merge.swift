@@ -29,9 +29,11 @@ extension EventStore {
             guard try store.findEventType(id: target) != nil else {
                 throw EventStoreError.notFound(.eventType, id: target)
             }
+            let sourceEvents = try store.fetchEvents(matching: EventQuery(eventTypeId: source))
+            try checkNoTimeClash(sourceEvents, with: try store.fetchEvents(matching: EventQuery(eventTypeId: target)))
             var merge = EventTypeMerge(events: 0, propertyDefinitions: 0, geofences: 0)
             var moved: [String] = []
-            for before in try store.fetchEvents(matching: EventQuery(eventTypeId: source)) {
+            for before in sourceEvents {
                 var event = before
                 event.eventTypeId = target
                 guard let patch = try MutationPayload.patch(from: before, to: event) else { continue }
@@ -74,6 +76,21 @@ extension EventStore {
             for id in moved { try reviveRefusedCreate(of: id, store, now) }
             return merge
         }
+    }
+
+    /// The server keeps one event per type and time (HealthKit samples apart): a merge that would give the target
+    /// two is refused whole, naming the times, before anything changes.
+    private func checkNoTimeClash(_ moving: [Event], with staying: [Event]) throws {
+        let taken = Set(staying.filter { $0.sourceType != .healthkit }.map(\.timestamp))
+        let clashes = moving.filter { $0.sourceType != .healthkit && taken.contains($0.timestamp) }
+            .map { RFC3339.string(from: $0.timestamp) }.sorted()
+        guard !clashes.isEmpty else { return }
+        let shown =
+            clashes.prefix(3).joined(separator: ", ") + (clashes.count > 3 ? " and \(clashes.count - 3) more" : "")
+        throw EventStoreError.duplicate(
+            "cannot merge: \(clashes.count) event(s) would share their time with an event of the target type "
+                + "(\(shown)); the server keeps one event per type and time. Change the time of one event of "
+                + "each pair (events edit ID --at …) or delete it, then merge again")
     }
 
     /// Revives the create of `id` when it is a dead letter; `reviveMutation` rebuilds a refused create from the row

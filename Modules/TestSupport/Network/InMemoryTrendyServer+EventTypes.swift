@@ -16,20 +16,8 @@ extension InMemoryTrendyServer {
             try Self.check(
                 FieldPatch(everyFieldOf: request.fields).values, creating: true, of: EventTypeFields.self,
                 types: [String]())
-            let id = try entityId(request.id)
-            if let stored = state.eventTypes[id] {
-                guard stored.userId == user else { throw Problems.idTaken }
-                if stored.fields == request.fields { return stored }
-                throw Problems.conflict("id: another event type has this id", existingId: id)
-            }
-            if let holder = state.eventTypes.values.first(where: { $0.userId == user && $0.name == request.name }) {
-                throw Problems.conflict(
-                    "name: an event type named \(request.name) already exists", existingId: holder.id)
-            }
-            let created = APIEventType(id: id, userId: user, fields: request.fields, createdAt: now, updatedAt: now)
-            state.eventTypes[id] = created
-            log(&state, user: user, .eventType, .create, id: id, data: created)
-            return created
+            let candidate = APIEventType(id: try entityId(request.id), userId: user, fields: request.fields)
+            return try create(candidate, in: Self.eventTypeObjects, &state)
         }
     }
 
@@ -41,20 +29,10 @@ extension InMemoryTrendyServer {
         let id = id.lowercased()
         return try idempotent(user: user, method: "PUT", path: "/api/v1/event-types/\(id)", key: key, body: request) {
             (state: inout State) throws(NetworkError) -> APIEventType in
-            guard var type = state.eventTypes[id], type.userId == user else { throw Problems.notFound("event type") }
             try Self.check(request.values, creating: false, of: EventTypeFields.self, types: [String]())
-            let stored = type
-            type.fields = request.applied(to: type.fields)
-            guard type != stored else { return stored }
-            if let holder = state.eventTypes.values.first(where: {
-                $0.userId == user && $0.name == type.name && $0.id != id
-            }) {
-                throw Problems.conflict("name: an event type named \(type.name) already exists", existingId: holder.id)
+            return try update(id, user: user, in: Self.eventTypeObjects, &state) { type throws(NetworkError) in
+                type.fields = request.applied(to: type.fields)
             }
-            type.updatedAt = now
-            state.eventTypes[id] = type
-            log(&state, user: user, .eventType, .update, id: id, data: type)
-            return type
         }
     }
 

@@ -18,23 +18,8 @@ extension InMemoryTrendyServer {
             let types = state.eventTypes.values.filter { $0.userId == user }.map(\.id)
             try Self.check(
                 FieldPatch(everyFieldOf: request.fields).values, creating: true, of: GeofenceFields.self, types: types)
-            let id = try entityId(request.id)
-            let candidate = APIGeofence(id: id, userId: user, fields: request.fields.normalized)
-            if let stored = state.geofences[id] {
-                guard stored.userId == user else { throw Problems.idTaken }
-                var comparable = stored
-                (comparable.createdAt, comparable.updatedAt, comparable.iosRegionIdentifier) = (nil, nil, nil)
-                if comparable == candidate { return stored }
-                throw Problems.conflict("id: another geofence has this id", existingId: id)
-            }
-            if let holder = state.geofences.values.first(where: { $0.userId == user && $0.name == request.name }) {
-                throw Problems.conflict("name: a geofence named \(request.name) already exists", existingId: holder.id)
-            }
-            var created = candidate
-            (created.createdAt, created.updatedAt) = (now, now)
-            state.geofences[id] = created
-            log(&state, user: user, .geofence, .create, id: id, data: created)
-            return created
+            let candidate = APIGeofence(id: try entityId(request.id), userId: user, fields: request.fields.normalized)
+            return try create(candidate, in: Self.geofenceObjects, &state)
         }
     }
 
@@ -47,21 +32,11 @@ extension InMemoryTrendyServer {
         let id = id.lowercased()
         return try idempotent(user: user, method: "PUT", path: "/api/v1/geofences/\(id)", key: key, body: request) {
             (state: inout State) throws(NetworkError) -> APIGeofence in
-            guard var fence = state.geofences[id], fence.userId == user else { throw Problems.notFound("geofence") }
             let types = state.eventTypes.values.filter { $0.userId == user }.map(\.id)
             try Self.check(request.values, creating: false, of: GeofenceFields.self, types: types)
-            let stored = fence
-            fence.fields = request.applied(to: fence.fields).normalized
-            guard fence != stored else { return stored }
-            if let holder = state.geofences.values.first(where: {
-                $0.userId == user && $0.name == fence.name && $0.id != id
-            }) {
-                throw Problems.conflict("name: a geofence named \(fence.name) already exists", existingId: holder.id)
+            return try update(id, user: user, in: Self.geofenceObjects, &state) { fence throws(NetworkError) in
+                fence.fields = request.applied(to: fence.fields).normalized
             }
-            fence.updatedAt = now
-            state.geofences[id] = fence
-            log(&state, user: user, .geofence, .update, id: id, data: fence)
-            return fence
         }
     }
 

@@ -28,26 +28,9 @@ extension InMemoryTrendyServer {
             if request.propertyType == .select && request.options.isEmpty {
                 throw Problems.validation("options are required for a select property")
             }
-            let id = try entityId(request.id)
-            let candidate = APIPropertyDefinition(id: id, userId: user, eventTypeId: typeId, fields: request.fields)
-            if let stored = state.definitions[id] {
-                guard stored.userId == user else { throw Problems.idTaken }
-                var comparable = stored
-                (comparable.createdAt, comparable.updatedAt) = (nil, nil)
-                if comparable == candidate { return stored }
-                throw Problems.conflict("id: another property definition has this id", existingId: id)
-            }
-            if let holder = state.definitions.values.first(where: {
-                $0.eventTypeId == typeId && $0.key == candidate.key
-            }) {
-                throw Problems.conflict(
-                    "key: this event type already has a property \(candidate.key)", existingId: holder.id)
-            }
-            var created = candidate
-            (created.createdAt, created.updatedAt) = (now, now)
-            state.definitions[id] = created
-            log(&state, user: user, .propertyDefinition, .create, id: id, data: created)
-            return created
+            let candidate = APIPropertyDefinition(
+                id: try entityId(request.id), userId: user, eventTypeId: typeId, fields: request.fields)
+            return try create(candidate, in: Self.definitionObjects, &state)
         }
     }
 
@@ -59,26 +42,14 @@ extension InMemoryTrendyServer {
         return try idempotent(
             user: user, method: "PUT", path: "/api/v1/property-definitions/\(id)", key: key, body: request
         ) { (state: inout State) throws(NetworkError) -> APIPropertyDefinition in
-            guard var definition = state.definitions[id], definition.userId == user else {
-                throw Problems.notFound("property definition")
-            }
             try Self.check(request.values, creating: false, of: PropertyDefinitionFields.self, types: [String]())
-            let stored = definition
-            definition.fields = request.applied(to: definition.fields)
-            if definition.propertyType == .select && definition.options.isEmpty {
-                throw Problems.validation("options are required for a select property")
+            return try update(id, user: user, in: Self.definitionObjects, &state) {
+                definition throws(NetworkError) in
+                definition.fields = request.applied(to: definition.fields)
+                if definition.propertyType == .select && definition.options.isEmpty {
+                    throw Problems.validation("options are required for a select property")
+                }
             }
-            guard definition != stored else { return stored }
-            if let holder = state.definitions.values.first(where: {
-                $0.eventTypeId == definition.eventTypeId && $0.key == definition.key && $0.id != id
-            }) {
-                throw Problems.conflict(
-                    "key: this event type already has a property \(definition.key)", existingId: holder.id)
-            }
-            definition.updatedAt = now
-            state.definitions[id] = definition
-            log(&state, user: user, .propertyDefinition, .update, id: id, data: definition)
-            return definition
         }
     }
 

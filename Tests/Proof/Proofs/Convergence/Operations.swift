@@ -24,7 +24,9 @@ enum Operation: String, CaseIterable {
     case mergeFields
     /// Issue 28's move: a type whose create the server refused as a duplicate name (held by another device's type)
     /// is merged into the holder (`trendyctl types merge`): its events, definitions and geofence references move.
-    case mergeDuplicateType
+    /// `stageDuplicateType` makes such a pair on purpose (two devices create one new name, each with an event, a
+    /// quarter of the time at one instant, which the merge must refuse whole), so merges happen in most runs.
+    case mergeDuplicateType, stageDuplicateType
 
     /// Relative frequency.
     var weight: Int {
@@ -55,6 +57,7 @@ enum Operation: String, CaseIterable {
         case .editElsewhereAfterSync: 2
         case .mergeFields: 6
         case .mergeDuplicateType: 6
+        case .stageDuplicateType: 2
         }
     }
 
@@ -286,6 +289,26 @@ extension ConvergenceRun {
                         + "notes=\(theirs) → \(there.map { "\($0.outcome)" } ?? "offline")")
             case .mergeFields:
                 return try await mergeFields(on: index, local: local).map(acted) ?? "\(name): nothing on two devices"
+            case .stageDuplicateType:
+                guard clients.count > 1 else { return "\(name): one device" }
+                let otherIndex = (index + 1 + Int.random(in: 0..<(clients.count - 1), using: &random)) % clients.count
+                let other = clients[otherIndex]
+                let typeName = "Twin \(Int.random(in: 0..<1_000_000, using: &random))"
+                let mine = try await store.createEventType(name: typeName, color: "red")
+                let theirs = try await other.events.createEventType(name: typeName, color: "blue")
+                ledger.created[mine.id] = .init(client: client.name, kind: .eventType, parentType: nil)
+                ledger.created[theirs.id] = .init(client: other.name, kind: .eventType, parentType: nil)
+                let instant = Date(
+                    timeIntervalSince1970: 1_760_000_000 + Double(Int.random(in: 0..<2_000_000, using: &random)))
+                let clash = random.chance(0.25)
+                let here = try await store.createEvent(eventTypeId: mine.id, timestamp: instant)
+                let there = try await other.events.createEvent(
+                    eventTypeId: theirs.id, timestamp: clash ? instant : instant.addingTimeInterval(1))
+                ledger.created[here.id] = .init(client: client.name, kind: .event, parentType: mine.id)
+                ledger.created[there.id] = .init(client: other.name, kind: .event, parentType: theirs.id)
+                return acted(
+                    "\(name) \(typeName): \(mine.id) here, \(theirs.id) on \(other.name)\(clash ? ", events at one instant" : "")"
+                )
             case .mergeDuplicateType:
                 let refused = try await client.engine.mutations(state: .failed).compactMap {
                     mutation -> (String, String)? in

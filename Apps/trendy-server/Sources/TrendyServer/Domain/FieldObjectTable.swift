@@ -2,13 +2,8 @@ import Foundation
 import HTTPTypes
 import Models
 
-/// A server object with a field table (event types, geofences, property definitions): what their one create and
-/// update need of them.
-protocol FieldObject: HoldsFields, Encodable, Equatable, Sendable {
-    var id: String { get }
-    var userId: String { get }
-    var createdAt: Date? { get set }
-    var updatedAt: Date? { get set }
+/// A server object as the one create and update of types, geofences and definitions store it.
+protocol FieldObject: ServerObject {
     /// The columns beside `id`, `user_id` and the fields: a definition's `event_type_id`.
     var parentColumns: [(String, String)] { get }
 }
