@@ -109,6 +109,31 @@ extension DataStoreContract {
                 #expect(try store.findPropertyDefinition(id: definition.id) == definition)
             }
         },
+        check("keyset pages of events, oldest or newest first, hold every event once, equal times by id") { subject in
+            // Seven events over four instants: pairs share a time, so the id orders them.
+            let events = (0..<7).map { number in
+                Build.event(id: Build.id(400 + number), timestamp: Build.instant.addingTimeInterval(Double(number / 2)))
+            }
+            try subject.saved { store throws in
+                try store.insertEventType(Build.eventType())
+                for event in events.shuffled() { try store.insertEvent(event) }
+            }
+            for oldestFirst in [true, false] {
+                var seen: [String] = []
+                var after: EventPosition?
+                try subject.read { store throws in
+                    while true {
+                        let page = try store.fetchEvents(
+                            matching: EventQuery(limit: 3, oldestFirst: oldestFirst, after: after))
+                        guard let last = page.last else { break }
+                        seen += page.map(\.id)
+                        after = EventPosition(last)
+                    }
+                }
+                let expected = events.map(\.id)
+                #expect(seen == (oldestFirst ? expected : expected.reversed()), "oldest first: \(oldestFirst)")
+            }
+        },
         check("insert of a taken id throws alreadyExists and rolls back the unit of work") { subject in
             try subject.saved { store throws in try store.insertEventType(Build.eventType(syncStatus: .synced)) }
             let store = subject.factory.makeDataStore()

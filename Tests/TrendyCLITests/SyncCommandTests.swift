@@ -195,6 +195,49 @@ struct SyncCommandTests {
         }
     }
 
+    @Test(
+        "an export longer than its pages streams every event once, oldest first, equal times included, in both formats")
+    func exportStreamsPages() async throws {
+        let source = try CLI()
+        var types: [[String: JSONValue]] = []
+        for name in ["Run", "Swim"] { types.append(try await source.json("types", "add", name).objectValue ?? [:]) }
+        // 2.5 pages of events, in pairs at one instant (one of each type; the id orders a pair), listed newest first
+        // in the file on purpose.
+        let count = ExportPages.count
+        let events: [JSONValue] = (0..<count).reversed().map { number in
+            [
+                "id": .string(String(format: "0192f1c4-7a00-7000-8000-%012d", number)),
+                "event_type_id": types[number % 2]["id"] ?? .null, "timestamp": .string(ExportPages.time(number / 2)),
+                "is_all_day": false, "source_type": "manual", "sync_status": "pending",
+            ]
+        }
+        let file = source.home.appendingPathComponent("many.json").path
+        let document: JSONValue = [
+            "format": "trendy-export", "version": 1, "exported_at": .string(ExportPages.time(0)),
+            "event_types": .array(types.map(JSONValue.object)),
+            "events": .array(events),
+        ]
+        try JSONText.string(document).write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await source.json("import", file)["created"]?["events"] == .number(Double(count)))
+
+        let expected = (0..<count).map { String(format: "0192f1c4-7a00-7000-8000-%012d", $0) }
+        let exported = try await source.run("export", "--output", source.home.appendingPathComponent("out.json").path)
+        #expect(exported.status == 0 && exported.stderr.contains("exported \(count) event(s)"), "\(exported)")
+        let written = try JSONText.parse(Data(contentsOf: source.home.appendingPathComponent("out.json")))
+        #expect(written["events"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == expected)
+        let csv = try await source.run("export", "--format", "csv")
+        let ids = csv.stdout.split(separator: "\r\n").dropFirst().map { String($0.prefix(36)) }
+        #expect(ids == expected, "csv: one row per event, oldest first")
+    }
+
+    enum ExportPages {
+        static let count = 5_001
+
+        static func time(_ seconds: Int) -> String {
+            RFC3339.string(from: Date(timeIntervalSince1970: 1_780_000_000 + Double(seconds)))
+        }
+    }
+
     /// An export without `exported_at` and statuses: what must survive a round trip.
     static func withoutVolatile(_ document: JSONValue?) -> JSONValue? {
         guard case .object(var members)? = document else { return nil }

@@ -44,6 +44,12 @@ public enum PrivateFiles {
     /// Replaces `path` with `data` atomically: a 0600 temporary file in the same folder, flushed, then renamed over
     /// it, so a reader sees the old content or the new, and never a file others can read.
     public static func write(_ data: Data, to path: String) throws {
+        try write(to: path) { handle in try handle.write(contentsOf: data) }
+    }
+
+    /// As `write(_:to:)`, with the content written piece by piece by `produce` (a long export streams into the
+    /// temporary file instead of being held whole); if `produce` throws, `path` is left as it was.
+    public static func write(to path: String, _ produce: (FileHandle) throws -> Void) throws {
         let folder = (path as NSString).deletingLastPathComponent
         try createFolder(folder)
         var template = Array(((folder.isEmpty ? "." : folder) + "/.trendy-XXXXXX").utf8CString)
@@ -61,7 +67,7 @@ public enum PrivateFiles {
             defer { close(descriptor) }
             if fchmod(descriptor, fileMode) != 0 { throw posixError(errno, path) }
             let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-            try handle.write(contentsOf: data)
+            try produce(handle)
             if fsync(descriptor) != 0 { throw posixError(errno, path) }
         }
         if rename(temporary, path) != 0 { throw posixError(errno, path) }

@@ -51,15 +51,20 @@ extension LocalStore {
 extension LocalStore {
     public func fetchEvents(matching query: EventQuery) throws -> [Event] {
         // Only the filters given are in the SQL, so SQLite can use an index for them ("?1 IS NULL OR …" would make it
-        // scan every event). At most 32 shapes, each a cached statement.
+        // scan every event). At most 128 shapes, each a cached statement.
         var conditions: [String] = []
         if query.eventTypeId != nil { conditions.append("event_type_id = ?") }
         if query.since != nil { conditions.append("timestamp >= ?") }
         if query.until != nil { conditions.append("timestamp <= ?") }
         if query.syncStatus != nil { conditions.append("sync_status = ?") }
         if query.geofenceId != nil { conditions.append("geofence_id = ?") }
+        // The keyset bound is a range on `timestamp` (an index's), then the id among equal times.
+        let (compare, direction) = query.oldestFirst ? (">", "ASC") : ("<", "DESC")
+        if query.after != nil {
+            conditions.append("timestamp \(compare)= ? AND (timestamp \(compare) ? OR id \(compare) ?)")
+        }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let sql = Event.statements.select + filter + " ORDER BY timestamp DESC, id DESC LIMIT ?"
+        let sql = Event.statements.select + filter + " ORDER BY timestamp \(direction), id \(direction) LIMIT ?"
         return try perform { db in
             try Self.fetchAll(Event.self, sql: sql, in: db) { statement in
                 if let eventTypeId = query.eventTypeId { statement.bind(eventTypeId) }
@@ -67,6 +72,11 @@ extension LocalStore {
                 if let until = query.until { statement.bind(until) }
                 if let status = query.syncStatus { statement.bind(status.rawValue) }
                 if let geofenceId = query.geofenceId { statement.bind(geofenceId) }
+                if let after = query.after {
+                    statement.bind(after.timestamp)
+                    statement.bind(after.timestamp)
+                    statement.bind(after.id)
+                }
                 statement.bind(Int64(query.limit.map { max(0, $0) } ?? -1))
             }
         }

@@ -244,10 +244,15 @@ public struct EventQuery: Sendable, Hashable {
     public var limit: Int?
     /// Events that name this geofence.
     public var geofenceId: String?
+    /// Oldest first (by time, then id) instead of newest first.
+    public var oldestFirst: Bool
+    /// Keyset paging: only the events that come after this one in the chosen order, so a long listing is read a
+    /// page at a time without skipping rows.
+    public var after: EventPosition?
 
     public init(
         eventTypeId: String? = nil, since: Date? = nil, until: Date? = nil, syncStatus: SyncStatus? = nil,
-        limit: Int? = nil, geofenceId: String? = nil
+        limit: Int? = nil, geofenceId: String? = nil, oldestFirst: Bool = false, after: EventPosition? = nil
     ) {
         self.eventTypeId = eventTypeId
         self.since = since
@@ -255,7 +260,22 @@ public struct EventQuery: Sendable, Hashable {
         self.syncStatus = syncStatus
         self.limit = limit
         self.geofenceId = geofenceId
+        self.oldestFirst = oldestFirst
+        self.after = after
     }
+}
+
+/// Where an event stands in a listing: its time, then its id.
+public struct EventPosition: Sendable, Hashable {
+    public var timestamp: Date
+    public var id: String
+
+    public init(timestamp: Date, id: String) {
+        self.timestamp = timestamp
+        self.id = id
+    }
+
+    public init(_ event: Event) { self.init(timestamp: event.timestamp, id: event.id) }
 }
 
 /// Sizes of the outbox: `pending` live mutations and `failed` dead letters.

@@ -55,7 +55,7 @@ public final class EventStore: Sendable {
 
     public func eventType(id: String) throws -> EventType? { try unitOfWork { try $0.findEventType(id: id) } }
 
-    /// Events matching `query`, newest first.
+    /// Events matching `query`: newest first, or oldest first; a page of a long listing with `limit` and `after`.
     public func events(_ query: EventQuery = EventQuery()) throws -> [Event] {
         try unitOfWork { try $0.fetchEvents(matching: query) }
     }

@@ -5,7 +5,7 @@ import Protocols
 /// How the in-memory server keeps one kind of field object: where its objects are, what they are called, and the
 /// field no two of one scope may share (as the real server's `FieldObjectTable`).
 struct InMemoryObjects<Object: ServerObject>: Sendable {
-    let objects: WritableKeyPath<InMemoryTrendyServer.State, [String: Object]> & Sendable
+    let objects: any WritableKeyPath<InMemoryTrendyServer.State, [String: Object]> & Sendable
     let type: MutationEntityType
     let noun: String
     let unique: @Sendable (Object) -> String

@@ -36,29 +36,44 @@ struct ExportCommand: TrendyCommand {
             until: try until.map { text throws(CLIError) in
                 try TimeInput.parse(text, option: "--until", now: now, bound: .end)
             })
-        let events = try store.events(query).reversed()  // oldest first: the order they happened
+        // Events are read a page at a time, oldest first (the order they happened), and written as they are read:
+        // an export of a million events holds one page, not the account.
+        let pages = ExportDocument.EventPages { after in
+            var page = query
+            (page.oldestFirst, page.after, page.limit) = (true, after, ExportDocument.pageSize)
+            return try store.events(page)
+        }
         var geofences = try store.geofences()
-        var typeIds = Set(events.map(\.eventTypeId))
+        var typeIds = Set<String>()
         if filtered {
-            let used = Set(events.compactMap(\.geofenceId))
+            var used = Set<String>()
+            try pages.walk { event in
+                typeIds.insert(event.eventTypeId)
+                if let fence = event.geofenceId { used.insert(fence) }
+            }
             geofences = geofences.filter { used.contains($0.id) }
         }
         for fence in geofences { typeIds.formUnion([fence.eventTypeEntryId, fence.eventTypeExitId].compactMap { $0 }) }
         let types = try store.eventTypes().filter { !filtered || typeIds.contains($0.id) }
         let definitions = try types.flatMap { try store.propertyDefinitions(eventTypeId: $0.id) }
-        let batch = ImportBatch(
-            eventTypes: types, propertyDefinitions: definitions, geofences: geofences, events: Array(events))
         let chosen = format ?? output.flatMap(ExportFormat.guess(path:)) ?? .json
-        let text = chosen == .json ? ExportDocument.json(batch, exportedAt: now) : ExportDocument.csv(batch)
+        let document = ExportDocument(
+            eventTypes: types, propertyDefinitions: definitions, geofences: geofences, events: pages,
+            exportedAt: now)
+        var written = 0
         if let output {
             do {
-                try PrivateFiles.write(Data(text.utf8), to: output)
+                try PrivateFiles.write(to: output) { handle in
+                    written = try document.write(chosen) { try handle.write(contentsOf: $0) }
+                }
+            } catch let error as CLIError {
+                throw error
             } catch {
                 throw CLIError.failure("cannot write \(output): \(error.localizedDescription)", code: "io")
             }
-            context.console.note("exported \(batch.events.count) event(s) and \(types.count) type(s) to \(output)")
+            context.console.note("exported \(written) event(s) and \(types.count) type(s) to \(output)")
         } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            _ = try document.write(chosen) { FileHandle.standardOutput.write($0) }
         }
     }
 }

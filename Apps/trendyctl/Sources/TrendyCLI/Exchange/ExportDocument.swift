@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Protocols
 import Sync
 
 /// The export file formats. JSON carries every entity in the `--json` shapes and round-trips losslessly; CSV carries
@@ -12,23 +13,88 @@ enum ExportFormat: String, CaseIterable {
     }
 }
 
-enum ExportDocument {
+/// An export being written: the account's small lists whole, its events read a page at a time.
+struct ExportDocument {
     static let formatName = "trendy-export"
     static let version = 1
+    /// Events read and written per page.
+    static let pageSize = 2000
+    /// Bytes gathered before each write.
+    static let chunkBytes = 1 << 20
+
+    /// The events of an export, oldest first, one page after another: `next(after)` reads the page after an event
+    /// (the first page for nil); an empty page ends them.
+    struct EventPages {
+        let next: (EventPosition?) throws -> [Event]
+
+        func walk(_ body: (Event) throws -> Void) throws {
+            var after: EventPosition?
+            while true {
+                let page = try next(after)
+                guard let last = page.last else { return }
+                for event in page { try body(event) }
+                after = EventPosition(last)
+            }
+        }
+
+        /// Pages of events already in memory.
+        static func all(_ events: [Event]) -> EventPages {
+            EventPages { after in after == nil ? events : [] }
+        }
+    }
+
+    var eventTypes: [EventType]
+    var propertyDefinitions: [PropertyDefinition]
+    var geofences: [Geofence]
+    var events: EventPages
+    var exportedAt: Date
+
+    /// Writes the document in `format` through `sink`, a chunk at a time; returns how many events it wrote.
+    func write(_ format: ExportFormat, to sink: (Data) throws -> Void) throws -> Int {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(Self.chunkBytes + 4096)
+        func flush(_ force: Bool = false) throws {
+            guard force || buffer.count >= Self.chunkBytes, !buffer.isEmpty else { return }
+            try sink(Data(buffer))
+            buffer.removeAll(keepingCapacity: true)
+        }
+        var count = 0
+        switch format {
+        case .json:
+            // `JSONText` writes members in sorted order: event_types, events, then the rest. The events are
+            // streamed between the two halves.
+            let head = JSONText.string(["event_types": .array(eventTypes.map(EntityJSON.eventType))])
+            let rest = JSONText.string([
+                "exported_at": EntityJSON.time(exportedAt), "format": .string(Self.formatName),
+                "geofences": .array(geofences.map(EntityJSON.geofence)),
+                "property_definitions": .array(propertyDefinitions.map(EntityJSON.propertyDefinition)),
+                "version": .number(Double(Self.version)),
+            ])
+            buffer.append(contentsOf: head.utf8.dropLast())
+            buffer.append(contentsOf: #","events":["#.utf8)
+            try events.walk { event in
+                if count > 0 { buffer.append(UInt8(ascii: ",")) }
+                JSONText.write(EntityJSON.event(event), into: &buffer)
+                count += 1
+                try flush()
+            }
+            buffer.append(contentsOf: "],".utf8)
+            buffer.append(contentsOf: rest.utf8.dropFirst())
+            buffer.append(UInt8(ascii: "\n"))
+        case .csv:
+            let types = Dictionary(uniqueKeysWithValues: eventTypes.map { ($0.id, $0) })
+            buffer.append(contentsOf: (Self.csvColumns.joined(separator: ",") + "\r\n").utf8)
+            try events.walk { event in
+                buffer.append(contentsOf: (Self.csvRow(event, type: types[event.eventTypeId]) + "\r\n").utf8)
+                count += 1
+                try flush()
+            }
+        }
+        try flush(true)
+        return count
+    }
 
     // MARK: JSON
-
-    static func json(_ batch: ImportBatch, exportedAt: Date) -> String {
-        let document: JSONValue = [
-            "format": .string(formatName), "version": .number(Double(version)),
-            "exported_at": EntityJSON.time(exportedAt),
-            "event_types": .array(batch.eventTypes.map(EntityJSON.eventType)),
-            "property_definitions": .array(batch.propertyDefinitions.map(EntityJSON.propertyDefinition)),
-            "geofences": .array(batch.geofences.map(EntityJSON.geofence)),
-            "events": .array(batch.events.map(EntityJSON.event)),
-        ]
-        return JSONText.string(document) + "\n"
-    }
 
     static func readJSON(_ bytes: Data) throws(CLIError) -> ImportBatch {
         let root: JSONValue
@@ -81,25 +147,27 @@ enum ExportDocument {
     /// the entity's JSON: strings as they are, numbers and booleans as JSON text, objects (properties) as JSON.
     static func csv(_ batch: ImportBatch) -> String {
         let types = Dictionary(uniqueKeysWithValues: batch.eventTypes.map { ($0.id, $0) })
-        var lines = [csvColumns.joined(separator: ",")]
-        for event in batch.events {
-            var members = EntityJSON.event(event).objectValue ?? [:]
-            if let type = types[event.eventTypeId] {
-                members["event_type_name"] = .string(type.name)
-                members["event_type_color"] = .string(type.color)
-                members["event_type_icon"] = .string(type.icon)
-                members["event_type_created_at"] = EntityJSON.time(type.createdAt)
-            }
-            let cells: [String?] = csvColumns.map { column in
-                switch members[column] {
-                case .string(let text)?: CSV.neutralized(text)
-                case nil, .null?: nil
-                case let value?: JSONText.string(value)
-                }
-            }
-            lines.append(cells.map(CSV.field).joined(separator: ","))
-        }
+        let lines = [csvColumns.joined(separator: ",")] + batch.events.map { csvRow($0, type: types[$0.eventTypeId]) }
         return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// One event's row; its type's columns from `type`.
+    static func csvRow(_ event: Event, type: EventType?) -> String {
+        var members = EntityJSON.event(event).objectValue ?? [:]
+        if let type {
+            members["event_type_name"] = .string(type.name)
+            members["event_type_color"] = .string(type.color)
+            members["event_type_icon"] = .string(type.icon)
+            members["event_type_created_at"] = EntityJSON.time(type.createdAt)
+        }
+        let cells: [String?] = csvColumns.map { column in
+            switch members[column] {
+            case .string(let text)?: CSV.neutralized(text)
+            case nil, .null?: nil
+            case let value?: JSONText.string(value)
+            }
+        }
+        return cells.map(CSV.field).joined(separator: ",")
     }
 
     static func readCSV(_ bytes: Data) throws(CLIError) -> ImportBatch {
