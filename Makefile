@@ -10,7 +10,7 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 .PHONY: demo test test-fast test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-digest bench-live bench-security bench-server profile-cli proof fuzz-build schemathesis man install docs \
+	bench-large bench-scale bench-digest bench-live bench-security bench-server profile-cli proof fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -161,6 +161,15 @@ bench-large: deps
 	$(SWIFT) build -c release --product trendy-server
 	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
 	python3 Benchmarks/user-path/scaling.py --sizes $(or $(BENCH_SIZES),10000 100000 1000000) \
+		--server-bin .build/release --cli-bin .build-static/release
+
+## A million-event account (issue 27, "scale"): bootstrap, every keyset page first to deepest, export, events list,
+## the digest and sync --verify, release builds as the user runs them (BENCH_EVENTS, 1 000 000 by default; about
+## 10 minutes). Prints the table of docs/performance.md, "A million-event account".
+bench-scale: deps
+	$(SWIFT) build -c release --product trendy-server
+	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+	python3 Benchmarks/user-path/scale.py --events $(or $(BENCH_EVENTS),1000000) \
 		--server-bin .build/release --cli-bin .build-static/release
 
 ## The sync digest of a 100 000-event account (issue 25): the server's endpoint, and what `trendyctl sync --verify`

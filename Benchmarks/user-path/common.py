@@ -79,7 +79,8 @@ class Device:
     def __init__(self, server, cli_folder, folder, token):
         self.server, self.cli_folder, self.folder, self.token = server, cli_folder, folder, token
         os.makedirs(folder, exist_ok=True)
-        with open(f"{folder}/token", "w") as handle:
+        # trendyctl refuses a token file others can read (docs/security.md), as ssh does a key.
+        with open(os.open(f"{folder}/token", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
             handle.write(token)
 
     def run(self, *arguments):

@@ -42,24 +42,22 @@ public struct FieldPatch<Fields: EntityFields>: Sendable, Hashable {
     }
 
     public subscript<Value>(dynamicMember path: WritableKeyPath<Fields, Value>) -> Value? {
-        get {
-            guard let field = Fields.field(at: path), let value = values[field.key] else { return nil }
-            var scratch = Fields()
-            scratch[field] = value
-            return scratch[keyPath: path]
-        }
+        get { get(path) }
         set { set(path, newValue) }
     }
 
     /// An optional field: nil when the patch does not set it (a clear is in `cleared`).
     public subscript<Value>(dynamicMember path: WritableKeyPath<Fields, Value?>) -> Value? {
-        get {
-            guard let field = Fields.field(at: path), let value = values[field.key] else { return nil }
-            var scratch = Fields()
-            scratch[field] = value
-            return scratch[keyPath: path]
-        }
+        get { get(path) ?? nil }
         set { set(path, newValue) }
+    }
+
+    /// The value the patch sets at `path`, read through a scratch value of the table.
+    private func get<Value>(_ path: WritableKeyPath<Fields, Value>) -> Value? {
+        guard let field = Fields.field(at: path), let value = values[field.key] else { return nil }
+        var scratch = Fields()
+        scratch[field] = value
+        return scratch[keyPath: path]
     }
 
     private mutating func set<Value>(_ path: WritableKeyPath<Fields, Value>, _ newValue: Value?) {

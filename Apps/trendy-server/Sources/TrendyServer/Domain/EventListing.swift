@@ -19,7 +19,9 @@ enum EventListing {
     /// knows whether another follows. Every page walks the index (user_id, timestamp DESC, id DESC) from its token, so
     /// its cost does not depend on its depth.
     static func keysetSQL(after: Bool) -> String {
-        let position = after ? " AND (timestamp < ? OR (timestamp = ? AND id < ?))" : ""
+        // A range on the index's `timestamp` first, then the id among equal times: with the whole condition one OR,
+        // SQLite bounded only `user_id` and walked the account's entries from its newest to the token.
+        let position = after ? " AND timestamp <= ? AND (timestamp < ? OR id < ?)" : ""
         return """
             SELECT \(Rows.eventColumns.qualified("e")), \(Rows.eventTypeColumns.qualified("t"))
             FROM events e LEFT JOIN event_types t ON t.id = e.event_type_id AND t.user_id = e.user_id

@@ -37,7 +37,8 @@ enum KeysetList {
         var arguments: [any SQLValueConvertible] = [request.userId] + conditionArguments
         if let after {
             let comparison = direction.comparison
-            sql += " AND (created_at \(comparison) ? OR (created_at = ? AND id \(comparison) ?))"
+            // A range on `created_at` first (an index's bound), then the id among equal times.
+            sql += " AND created_at \(comparison)= ? AND (created_at \(comparison) ? OR id \(comparison) ?)"
             arguments += [after.timestamp, after.timestamp, after.id]
         }
         sql += " ORDER BY created_at \(direction.sql), id \(direction.sql) LIMIT ?"
