@@ -248,6 +248,8 @@ struct LocalDigest {
         let sum: DigestSum
     }
 
+    static let eventsPerPage = 5000
+
     let cursor: Int64
     var builder = DigestBuilder()
     /// By bucket number (0x00–0xff), then by id.
@@ -261,7 +263,15 @@ struct LocalDigest {
             items[EntityDigest.bucketNumber(of: id)][id] = Item(type: type, sum: sum)
         }
         for type in try store.fetchAllEventTypes() { add(.eventType, type.id, try EntityDigest.canonicalBytes(type)) }
-        for event in try store.fetchAllEvents() { add(.event, event.id, try EntityDigest.canonicalBytes(event)) }
+        // Events a page at a time (keyset, inside this unit of work): a million-event account is not held whole.
+        var after: EventPosition?
+        while true {
+            let page = try store.fetchEvents(
+                matching: EventQuery(limit: Self.eventsPerPage, oldestFirst: true, after: after))
+            guard let last = page.last else { break }
+            for event in page { add(.event, event.id, try EntityDigest.canonicalBytes(event)) }
+            after = EventPosition(last)
+        }
         for fence in try store.fetchAllGeofences() { add(.geofence, fence.id, try EntityDigest.canonicalBytes(fence)) }
         for definition in try store.fetchAllPropertyDefinitions() {
             add(.propertyDefinition, definition.id, try EntityDigest.canonicalBytes(definition))
