@@ -47,6 +47,32 @@ extension EntityFields {
     }
 }
 
+extension EntityFields {
+    /// Reads server data from a parsed object as `init(from:reading: .serverData)` reads it from a decoder; nil where
+    /// that would throw (a member of the wrong type).
+    init?(serverMembers members: [String: JSONValue]) {
+        self.init()
+        for field in Self.fields {
+            guard let member = members[field.key], member != .null else { continue }
+            switch (field.kind, member) {
+            case (.text, .string(let text)), (.id, .string(let text)): self[field] = .text(text)
+            case (.choice, _): self[field] = .text(member.stringValue ?? "")
+            case (.number, .number(let number)): self[field] = .number(number)
+            case (.integer, .number):
+                guard let integer = member.intValue else { return nil }
+                self[field] = .integer(integer)
+            case (.bool, .bool(let flag)): self[field] = .bool(flag)
+            case (.strings, .array(let elements)):
+                let strings = elements.compactMap(\.stringValue)
+                guard strings.count == elements.count else { return nil }
+                self[field] = .strings(strings)
+            case (.json, _): self[field] = .json(member)
+            default: return nil
+            }
+        }
+    }
+}
+
 extension EntityField {
     /// A present, non-null member.
     func decode(

@@ -81,7 +81,7 @@ extension APIClient {
         while true {
             let nextPage = page(at: offset + pageSize)
             async let next = send(nextPage)
-            let listed = try decode([APIEvent].self, from: answer)
+            let listed = try decodeEvents(from: answer)
             for var event in listed where seen.insert(event.id) {
                 interner.intern(&event)
                 events.append(event)
@@ -279,7 +279,7 @@ extension APIClient {
         var query = [(name: "limit", value: "\(limit)")]
         if let after { query.append((name: "after", value: after)) }
         let answer = try await send(.get("events", query: query))
-        return EventsPage(events: try decode([APIEvent].self, from: answer), nextAfter: answer.nextAfter)
+        return EventsPage(events: try decodeEvents(from: answer), nextAfter: answer.nextAfter)
     }
 
     public func getDigest() async throws -> SyncDigest {

@@ -126,6 +126,16 @@ extension APIClient {
         }
     }
 
+    /// A page of events through the fast reader (`APIEvent.page(from:)`), with `decode`'s error.
+    func decodeEvents(from answer: Answer) throws(NetworkError) -> [APIEvent] {
+        do {
+            return try APIEvent.page(from: answer.body)
+        } catch {
+            let preview = String(decoding: answer.body.prefix(120), as: UTF8.self)
+            throw .decoding(status: answer.status, message: "expected \([APIEvent].self): \(preview)")
+        }
+    }
+
     private func makeRequest(_ endpoint: Endpoint, url: URL, token: String?, requestId: String) -> URLRequest {
         var request = URLRequest(url: url, timeoutInterval: configuration.requestTimeout)
         request.httpMethod = endpoint.method.rawValue
