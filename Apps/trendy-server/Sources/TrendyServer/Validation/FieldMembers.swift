@@ -15,14 +15,9 @@ struct FieldMembers<Fields: EntityFields> {
         for field in Fields.fields {
             let member = body.member(field)
             if case .value(.text("")) = member, field.presence.isRequiredOnCreate {
-                if creating {
-                    members[field.key] = .absent
-                } else if original {
-                    members[field.key] = .absent
-                } else {
-                    body.fail(field.key, "required", "\(field.key) must not be empty")
-                    members[field.key] = .absent
-                }
+                // A create reports it as missing, below.
+                if !creating && !original { body.fail(field.key, "required", "\(field.key) must not be empty") }
+                members[field.key] = .absent
                 continue
             }
             members[field.key] = member
