@@ -276,9 +276,10 @@ extension APIClient {
     }
 
     public func getEventsPage(limit: Int, after: String?) async throws -> EventsPage {
-        var query = [(name: "limit", value: "\(limit)")]
-        if let after { query.append((name: "after", value: after)) }
-        let answer = try await send(.get("events", query: query))
+        let answer = try await eventsPageAnswer(limit: limit, after: after)
+        // The server works on the next page while this one is read (the pages of a bootstrap come one after the
+        // other, so the next is all but certain to be asked for).
+        if let next = answer.nextAfter { prefetchEventsPage(limit: limit, after: next) }
         return EventsPage(events: try decodeEvents(from: answer), nextAfter: answer.nextAfter)
     }
 

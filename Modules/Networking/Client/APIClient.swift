@@ -71,6 +71,8 @@ public final class APIClient: NetworkClientProtocol {
     private let sentRequests = Atomic<Int>(0)
     /// The `Trendy-Features` of the last answer (sync-engine R0); nil before the first.
     private let lastFeatures = Mutex<ServerFeatures?>(nil)
+    /// The keyset page after the one last read, already asked for (`APIClient+PagePrefetch.swift`).
+    let pagePrefetch = Mutex<PagePrefetch?>(nil)
     let logger: Logger
 
     public init(

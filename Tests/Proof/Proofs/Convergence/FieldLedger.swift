@@ -34,10 +34,12 @@ struct FieldLedger {
         return "fv-\(counter)"
     }
 
-    /// A number no other write of the run holds, within a geofence's radius range (50–10 000 m).
+    /// A number no other write of the run holds, within a geofence's radius range (50–10 000 m). Never whole: the
+    /// other moves write whole radii (50–4999 m), and a value two writes share cannot tell which of them a change
+    /// entry carries (seed 1514 once read a later write of 127 as an earlier one brought back).
     mutating func uniqueNumber() -> Double {
         counter += 1
-        return Double(100 + counter % 9_000) + Double(counter / 9_000) / 10
+        return Double(100 + counter % 9_000) + 0.5 + Double(counter / 9_000) / 100
     }
 
     mutating func wrote(_ value: JSONValue, to key: Key, on device: String) {
