@@ -27,6 +27,7 @@ public enum ParserChecks {
             }
         ),
         ("ChangeFeedResponse", changeFeed),
+        ("APIEvent.page", eventsPage),
         (
             "ProblemDetails.parse",
             { bytes in
@@ -83,6 +84,23 @@ public enum ParserChecks {
             // send it (docs/reliability.md). A page that IS JSON must read the same both ways.
             if (try? JSONText.parse(bytes)) == nil { return .refused }
             return .wrong("the fast path refuses what Decodable accepts: \(error)")
+        }
+    }
+
+    /// `APIEvent.page(from:)` reads a page without `Codable` and falls back to it on anything odd: both refuse, or
+    /// both give the same events.
+    static func eventsPage(_ bytes: [UInt8]) -> Verdict {
+        let fast = Result { try APIEvent.page(from: Data(bytes)) }
+        let coded = Result { try JSONCoding.decode([APIEvent].self, from: Data(bytes)) }
+        switch (fast, coded) {
+        case (.success(let a), .success(let b)):
+            if a == b { return .accepted }
+            let index = a.indices.first { !b.indices.contains($0) || a[$0] != b[$0] } ?? 0
+            let event = { (events: [APIEvent]) in events.indices.contains(index) ? "\(events[index])" : "-" }
+            return .wrong("fast and Codable differ at \(index):\n    fast:    \(event(a))\n    Codable: \(event(b))")
+        case (.failure(let error), .failure): return explained(error)
+        case (.success, .failure(let error)): return .wrong("the fast reader accepts what Codable refuses: \(error)")
+        case (.failure(let error), .success): return .wrong("the fast reader refuses what Codable accepts: \(error)")
         }
     }
 
