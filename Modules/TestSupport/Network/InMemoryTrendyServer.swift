@@ -203,14 +203,6 @@ extension InMemoryTrendyServer {
     static let latitudes = -90.0...90.0
     static let longitudes = -180.0...180.0
 
-    static func require(_ value: String?, _ field: String) throws(NetworkError) {
-        if value?.isEmpty != false { throw Problems.validation("\(field) is required") }
-    }
-
-    static func requireIfPresent(_ value: String?, _ field: String) throws(NetworkError) {
-        if value == "" { throw Problems.validation("\(field) must not be empty") }
-    }
-
     static func check(_ value: Double?, in range: ClosedRange<Double>, _ field: String) throws(NetworkError) {
         if let value, !range.contains(value) { throw Problems.validation("\(field) is out of range") }
     }

@@ -16,18 +16,6 @@ enum Field<Value> {
         if case .absent = self { return false }
         return true
     }
-
-    /// The merged value for a non-clearable field: absent or null keep `current`.
-    func merged(_ current: Value) -> Value { value ?? current }
-
-    /// The merged value for a clearable field: null clears.
-    func mergedClearable(_ current: Value?) -> Value? {
-        switch self {
-        case .absent: current
-        case .null: nil
-        case .value(let value): value
-        }
-    }
 }
 
 /// Reads the members of a JSON request object, collecting every failing field (api-v1 §3.1, §8.3).
