@@ -77,7 +77,7 @@ public final class TrendyServer: Sendable {
         if reloadsTokensOnHangUp { services.append(TokenReload(server: self)) }
         return Application(
             router: Routes.router(
-                pipeline: pipeline, middleware: APIMiddleware(quirks: configuration.quirks, logger: logger),
+                pipeline: pipeline, middleware: APIMiddleware(dialect: Dialect(configuration.quirks), logger: logger),
                 metrics: metrics),
             server: .http1(
                 configuration: .init(

@@ -12,16 +12,15 @@ struct APIRequest: Sendable {
     var parsedBody: JSONValue? = nil
     let query: [String: String]
     let parameters: [String: String]
-    let quirks: ServerConfiguration.Quirks
+    /// Ours or the original backend's behaviour (`--quirks original`).
+    let dialect: Dialect
     /// The most bytes a listing page holds (`ServerConfiguration.maxPageBytes`): a page that would pass it ends
     /// early, with the listing's sign that more follows (`has_more`, `X-Next-After`).
     var pageBytes = ServerConfiguration.defaultMaxPageBytes
 
-    var original: Bool { quirks == .original }
-
     /// A path id, lowercased; a malformed id finds nothing (404), like an unknown one.
     func pathId(_ name: String, _ what: String) throws(APIError) -> String {
-        guard let id = parameters[name], UUIDText.isCanonical(id) else { throw Quirk.notFound(what, self) }
+        guard let id = parameters[name], UUIDText.isCanonical(id) else { throw dialect.notFound(what) }
         return id.lowercased()
     }
 }

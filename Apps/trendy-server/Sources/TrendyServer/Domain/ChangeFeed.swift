@@ -9,7 +9,7 @@ enum ChangeFeed {
     static func page(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let since = try cursor(request)
         let limit = try Query.integer(request, "limit", default: 100, valid: 1...500, fallback: 100)
-        if !request.original, since < (try watermark(user: request.userId, db)) {
+        if request.dialect.expiresCursors, since < (try watermark(user: request.userId, db)) {
             throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
         }
         var text: [UInt8] = []
@@ -54,14 +54,14 @@ enum ChangeFeed {
     }
 
     private static func cursor(_ request: APIRequest) throws(APIError) -> Int64 {
-        try cursor(request.query["since"], original: request.original)
+        try cursor(request.query["since"], dialect: request.dialect)
     }
 
     /// A `since` value (or a `Last-Event-ID`): absent or empty is 0.
-    static func cursor(_ text: String?, original: Bool) throws(APIError) -> Int64 {
+    static func cursor(_ text: String?, dialect: Dialect) throws(APIError) -> Int64 {
         guard let text, !text.isEmpty else { return 0 }
         guard let value = Int64(text) else { throw APIError(.badRequest, "since must be an integer cursor") }
-        if value < 0 && !original { throw APIError(.badRequest, "since must not be negative") }
+        if value < 0 && !dialect.acceptsNegativeCursor { throw APIError(.badRequest, "since must not be negative") }
         return value
     }
 

@@ -19,9 +19,10 @@ enum ChangeLog {
             ])
     }
 
-    /// The snapshot `data` of a create or update row (api-v1 §6.3); the original omits nulls and empty maps.
-    static func snapshot<Value: Encodable>(_ value: Value, type: MutationEntityType, original: Bool) throws -> JSONValue
-    {
-        try ChangeSnapshot.data(value, of: type, explicitNulls: !original)
+    /// The snapshot `data` of a create or update row (api-v1 §6.3); `Dialect.snapshotsCarryNulls`.
+    static func snapshot<Value: Encodable>(
+        _ value: Value, type: MutationEntityType, dialect: Dialect
+    ) throws -> JSONValue {
+        try ChangeSnapshot.data(value, of: type, explicitNulls: dialect.snapshotsCarryNulls)
     }
 }

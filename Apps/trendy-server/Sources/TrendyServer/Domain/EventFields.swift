@@ -88,11 +88,11 @@ struct EventFields: Equatable {
     }
 
     /// This stored row with a PUT body's present keys applied (api-v1 §3.5): `null` clears clearable fields and
-    /// leaves the others; `properties` replaces the map when it is an object. In the original backend's mode a
-    /// `null` coordinate is left as it is.
+    /// leaves the others; `properties` replaces the map when it is an object. A `null` coordinate clears by
+    /// `Dialect.nullClearsEventCoordinates`.
     /// `propertiesPatch` then sets or (`null`) removes single keys of the map (§3.5a).
     func merging(
-        _ changes: EventFields, body members: [String: JSONValue], original: Bool,
+        _ changes: EventFields, body members: [String: JSONValue], dialect: Dialect,
         propertiesPatch: [String: JSONValue] = [:]
     ) -> EventFields {
         var merged = self
@@ -118,7 +118,9 @@ struct EventFields: Equatable {
             switch state(field.key) {
             case .absent: break
             case .null:
-                if field.clearable && !(original && field.kind.isCoordinate) { merged.details[field] = nil }
+                if field.clearable && (dialect.nullClearsEventCoordinates || !field.kind.isCoordinate) {
+                    merged.details[field] = nil
+                }
             case .value: if let value = changes.details[field] { merged.details[field] = value }
             }
         }

@@ -5,7 +5,7 @@ import Models
 /// `/api/v1/event-types` (api-v1 §5.2).
 enum EventTypes {
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        guard !request.original else {
+        guard request.dialect.pagesByKeyset else {
             return try .json(
                 db.rows(
                     sql: "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ? ORDER BY created_at, id",
@@ -40,7 +40,7 @@ enum EventTypes {
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         var body = try BodyReader.object(of: request)
         let id = body.uuid("id")
-        let fields = FieldMembers<EventTypeFields>(&body, creating: true, original: request.original).created
+        let fields = FieldMembers<EventTypeFields>(&body, creating: true, dialect: request.dialect).created
         try body.finish()
         let requested = id.value ?? UUIDv7.generate(at: request.now.date)
         return try objects.create(APIEventType(id: requested, userId: request.userId, fields: fields), request, db)
@@ -49,20 +49,20 @@ enum EventTypes {
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event type")
         var body = try BodyReader.object(of: request)
-        let members = FieldMembers<EventTypeFields>(&body, creating: false, original: request.original)
+        let members = FieldMembers<EventTypeFields>(&body, creating: false, dialect: request.dialect)
         try body.finish()
         return try objects.update(id, request, db) {
-            $0.fields = members.merged(into: $0.fields, original: request.original)
+            $0.fields = members.merged(into: $0.fields, dialect: request.dialect)
         }
     }
 
     /// Deletes the type with its children in one transaction. Ours logs every cascaded row first: cleared geofence
-    /// references, deleted events, deleted definitions, then the type; the original logs only the type.
+    /// references, deleted events, deleted definitions, then the type (`Dialect.logsCascades`).
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event type")
         _ = try find(id, request, db, asServerError: true)
         let user = request.userId
-        let logCascade = !request.original
+        let logCascade = request.dialect.logsCascades
         let fences = try db.rows(
             sql: """
                 SELECT \(Rows.geofenceColumns) FROM geofences
@@ -81,7 +81,7 @@ enum EventTypes {
                 let cleared = try Geofences.find(fence.id, request, db)
                 try ChangeLog.append(
                     db, user: user, type: .geofence, operation: .update, entityId: fence.id,
-                    data: try ChangeLog.snapshot(cleared, type: .geofence, original: false), now: request.now)
+                    data: try ChangeLog.snapshot(cleared, type: .geofence, dialect: .ours), now: request.now)
             }
         }
         for (table, type) in [("events", MutationEntityType.event), ("property_definitions", .propertyDefinition)] {

@@ -13,12 +13,12 @@ enum Events {
     /// with more after it carries `X-Next-After` (api-v1 §5.3.1).
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let limit = try Query.integer(request, "limit", default: 50, valid: 1...1000, fallback: 100)
-        let afterText = request.original ? nil : request.query["after"].flatMap { $0.isEmpty ? nil : $0 }
+        let afterText = !request.dialect.pagesByKeyset ? nil : request.query["after"].flatMap { $0.isEmpty ? nil : $0 }
         let offsetGiven = request.query["offset"].map { !$0.isEmpty } ?? false
         if afterText != nil && offsetGiven {
             throw APIError(.badRequest, "after and offset exclude each other: page by one of them")
         }
-        if offsetGiven || request.original {
+        if offsetGiven || !request.dialect.pagesByKeyset {
             let offset = try Query.integer(request, "offset", default: 0, valid: 0...Int.max, fallback: 0)
             return APIResponse(
                 status: .ok, body: try EventListing.page(user: request.userId, limit: limit, offset: offset, db))
@@ -68,7 +68,7 @@ enum Events {
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let body = try BodyReader.object(of: request)
         switch try createOne(body.members, route: .single, request, db) {
-        case .inserted(let event): return try .json(event, status: request.original ? .ok : .created)
+        case .inserted(let event): return try .json(event, status: request.dialect.createdStatus)
         case .existing(let event): return try .json(event)
         }
     }
@@ -83,19 +83,16 @@ enum Events {
         var body = BodyReader(members: members)
         var fields = EventFields.read(&body, creating: true)
         if let typeId = fields.eventTypeId, !(try references.eventType(typeId, request, db)) {
-            if request.original { throw APIError(.internal, "invalid event type: \(typeId)") }
+            if let quirk = request.dialect.unknownEventType(typeId) { throw quirk }
             body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")
         }
-        if request.original && route == .single {
-            // The original's single route drops these (api-v1 §12.1 item 9).
-            (fields.geofenceId, fields.locationLatitude, fields.locationLongitude) = (nil, nil, nil)
-            fields.locationName = nil
-        }
+        if route == .single { request.dialect.readSingleEventCreate(&fields) }
         if let geofenceId = fields.geofenceId, !(try references.geofence(geofenceId, request, db)) {
             body.fail("geofence_id", "unknown_reference", "geofence_id names no geofence of yours")
         }
         try body.finish()
-        let id = try validatedId(members["id"], now: request.now, checkVersion: !(request.original && route == .batch))
+        let id = try validatedId(
+            members["id"], now: request.now, checkVersion: request.dialect.checksIdVersion(batch: route == .batch))
         let candidate = fields.event(id: id, user: request.userId)
 
         let known: APIEvent?
@@ -106,8 +103,7 @@ enum Events {
                 sql: "SELECT \(Rows.eventColumns) FROM events WHERE id = ?", arguments: [id], Rows.event)
         }
         if let stored = known {
-            if request.original && route == .single {
-                // The original's single route overwrites an existing id, even another user's, and logs an update.
+            if request.dialect.singleCreateOverwrites && route == .single {
                 return .existing(try write(candidate, operation: .update, createdAt: nil, request, db))
             }
             guard stored.userId == request.userId else {
@@ -118,14 +114,14 @@ enum Events {
                 code: "duplicate_id", field: "id", detail: "id: another event has this id", existingId: stored.id)
         }
         if let match = try healthKitMatch(fields, request, db) {
-            guard request.original else { return .existing(match) }
+            guard request.dialect.healthKitRepeatIsPartial else { return .existing(match) }
             let partial = APIEvent(
                 id: match.id, userId: "", eventTypeId: "", timestamp: .zeroInstant, sourceType: .manual,
                 details: EventDetails(healthKitSampleId: match.healthKitSampleId), createdAt: .zeroInstant,
                 updatedAt: .zeroInstant)
             try ChangeLog.append(
                 db, user: request.userId, type: .event, operation: .update, entityId: match.id,
-                data: try ChangeLog.snapshot(partial, type: .event, original: true), now: request.now)
+                data: try ChangeLog.snapshot(partial, type: .event, dialect: request.dialect), now: request.now)
             return .existing(partial)
         }
         let slot = fields.eventTypeId.flatMap { type in
@@ -134,14 +130,7 @@ enum Events {
         if fields.sourceType != EventSourceType.healthkit.rawValue,
             let holder = try manualHolder(fields, slot: slot, request, db, lookups: lookups)
         {
-            if request.original {
-                var error = APIError(.conflict, "an event of this type already exists at this timestamp")
-                error.existingId = holder
-                throw error
-            }
-            throw APIError.conflict(
-                code: "duplicate_timestamp", field: "timestamp",
-                detail: "event: an event of this type already exists at this timestamp", existingId: holder)
+            throw request.dialect.duplicateTimestamp(holder: holder)
         }
         let saved = try write(candidate, operation: .create, createdAt: request.now, request, db)
         lookups?.record(saved, at: slot)
@@ -218,7 +207,7 @@ enum Events {
                 FieldError(field: "events", message: "events must hold 1 to 500 items", code: "out_of_range")
             ])
         }
-        if request.original { return try OriginalBatch.handle(items, request, db) }
+        if request.dialect.batchesAllOrNothing { return try OriginalBatch.handle(items, request, db) }
         var created: [APIEvent] = []
         var errors: [BatchEventError] = []
         let references = ReferenceCheck()
@@ -256,8 +245,10 @@ enum Events {
         let id = try request.pathId("id", "event")
         var body = try BodyReader.object(of: request)
         let changes = EventFields.read(&body, creating: false)
-        // api-v1 §3.5a (ours): single keys of the map; the original backend has no such member.
-        let propertiesPatch = request.original ? [:] : body.properties("properties_patch", removals: true).value ?? [:]
+        // api-v1 §3.5a: single keys of the map.
+        let propertiesPatch =
+            request.dialect.acceptsPropertiesPatch
+            ? body.properties("properties_patch", removals: true).value ?? [:] : [:]
         if let typeId = changes.eventTypeId, !(try EventTypes.exists(typeId, user: request.userId, db)) {
             body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")
         }
@@ -267,7 +258,7 @@ enum Events {
         try body.finish()
         var stored = try find(id, request, db, asServerError: true)
         let merged = EventFields(stored).merging(
-            changes, body: body.members, original: request.original, propertiesPatch: propertiesPatch)
+            changes, body: body.members, dialect: request.dialect, propertiesPatch: propertiesPatch)
         if JSONText.string(.object(merged.properties)).utf8.count > TextLimit.propertiesBytes {
             throw APIError.validation([
                 FieldError(
@@ -276,7 +267,9 @@ enum Events {
                     code: "too_long")
             ])
         }
-        if !request.original && (merged.locationLatitude == nil) != (merged.locationLongitude == nil) {
+        if request.dialect.checksCoordinatePairOnUpdate
+            && (merged.locationLatitude == nil) != (merged.locationLongitude == nil)
+        {
             throw APIError.validation([
                 FieldError(
                     field: "location_latitude", message: "location_latitude and location_longitude go together",
@@ -284,7 +277,9 @@ enum Events {
             ])
         }
         guard merged != EventFields(stored) else {
-            if request.original { stored.eventType = try? EventTypes.find(stored.eventTypeId, request, db) }
+            if request.dialect.unchangedUpdateEmbedsType {
+                stored.eventType = try? EventTypes.find(stored.eventTypeId, request, db)
+            }
             return try .json(stored)
         }
         if merged.sourceType != EventSourceType.healthkit.rawValue,
@@ -295,11 +290,10 @@ enum Events {
                     AND source_type != 'healthkit' AND id != ?
                     """, arguments: [request.userId, merged.eventTypeId, merged.timestamp, id])
         {
-            throw Quirk.conflict(
+            throw request.dialect.conflict(
                 .conflict(
                     code: "duplicate_timestamp", field: "timestamp",
-                    detail: "event: an event of this type already exists at this timestamp", existingId: holder),
-                request)
+                    detail: "event: an event of this type already exists at this timestamp", existingId: holder))
         }
         if merged.sourceType == EventSourceType.healthkit.rawValue, let sample = merged.healthKitSampleId,
             let holder = try db.value(
@@ -309,10 +303,10 @@ enum Events {
                     AND id != ?
                     """, arguments: [request.userId, sample, id])
         {
-            throw Quirk.conflict(
+            throw request.dialect.conflict(
                 .conflict(
                     code: "duplicate_sample_id", field: "healthkit_sample_id",
-                    detail: "event: another HealthKit event has this sample id", existingId: holder), request)
+                    detail: "event: another HealthKit event has this sample id", existingId: holder))
         }
         return try .json(
             try write(merged.event(id: id, user: request.userId), operation: .update, createdAt: nil, request, db))
@@ -373,7 +367,7 @@ enum Events {
         }
         try ChangeLog.append(
             db, user: request.userId, type: .event, operation: operation, entityId: event.id,
-            data: try ChangeLog.snapshot(saved, type: .event, original: request.original), now: request.now)
+            data: try ChangeLog.snapshot(saved, type: .event, dialect: request.dialect), now: request.now)
         return saved
     }
 }
@@ -387,19 +381,19 @@ extension APIError {
     }
 }
 
-/// Query parameters (api-v1 §5.3.1, §5.6): a non-integer is 400 on ours; the original falls back.
+/// Query parameters (api-v1 §5.3.1, §5.6): a non-integer is 400 (`Dialect.toleratesBadQueryNumbers`).
 enum Query {
     static func integer(
         _ request: APIRequest, _ name: String, default defaultValue: Int, valid: ClosedRange<Int>, fallback: Int
     ) throws(APIError) -> Int {
         guard let text = request.query[name], !text.isEmpty else { return defaultValue }
         guard let value = Int(text) else {
-            if request.original { return fallback }
+            if request.dialect.toleratesBadQueryNumbers { return fallback }
             throw APIError(.badRequest, "\(name) must be an integer")
         }
         if valid.contains(value) { return value }
         if name == "offset" {
-            if request.original { return max(0, value) }
+            if request.dialect.toleratesBadQueryNumbers { return max(0, value) }
             throw APIError(.badRequest, "offset must not be negative")
         }
         return fallback

@@ -63,22 +63,22 @@ struct FieldObjectTable<Object: FieldObject>: Sendable {
             sql: "SELECT \(columns) FROM \(table) WHERE id = ?", arguments: [candidate.id], rows.decode)
         {
             guard stored.userId == request.userId else {
-                throw Quirk.conflict(
-                    .conflict(code: "id_taken", field: "id", detail: "id: the id is taken", existingId: nil), request)
+                throw request.dialect.conflict(
+                    .conflict(code: "id_taken", field: "id", detail: "id: the id is taken", existingId: nil))
             }
             var comparable = stored
             (comparable.createdAt, comparable.updatedAt) = (nil, nil)
             if comparable == candidate { return try .json(stored) }
-            throw Quirk.conflict(
+            throw request.dialect.conflict(
                 .conflict(
                     code: "duplicate_id", field: "id", detail: "id: another \(rows.noun) has this id",
-                    existingId: stored.id), request)
+                    existingId: stored.id))
         }
         try checkUnique(candidate, request, db)
         try write(candidate, createdAt: request.now, request, db)
         let created = try find(candidate.id, request, db, asServerError: false)
         try log(created, .create, request, db)
-        return try .json(created, status: request.original ? .ok : .created)
+        return try .json(created, status: request.dialect.createdStatus)
     }
 
     /// Applies `change` to the caller's object `id` and stores it when it changed anything.
@@ -103,10 +103,10 @@ struct FieldObjectTable<Object: FieldObject>: Sendable {
             sql: "SELECT id FROM \(table) WHERE \(unique.scopeColumn) = ? AND \(unique.column) = ? AND id != ?",
             arguments: [unique.scope(object), value, object.id])
         {
-            throw Quirk.conflict(
+            throw request.dialect.conflict(
                 .conflict(
                     code: unique.code, field: unique.column, detail: "\(unique.column): \(unique.taken(value))",
-                    existingId: holder), request)
+                    existingId: holder))
         }
     }
 
@@ -133,6 +133,6 @@ struct FieldObjectTable<Object: FieldObject>: Sendable {
     ) throws {
         try ChangeLog.append(
             db, user: request.userId, type: type, operation: operation, entityId: object.id,
-            data: try ChangeLog.snapshot(object, type: type, original: request.original), now: request.now)
+            data: try ChangeLog.snapshot(object, type: type, dialect: request.dialect), now: request.now)
     }
 }

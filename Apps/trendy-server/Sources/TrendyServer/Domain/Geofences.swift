@@ -6,7 +6,7 @@ import Models
 enum Geofences {
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let activeOnly = request.query["active"] == "true"
-        guard !request.original else {
+        guard request.dialect.pagesByKeyset else {
             return try .json(
                 db.rows(
                     sql: """
@@ -55,17 +55,8 @@ enum Geofences {
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         var body = try BodyReader.object(of: request)
         let id = body.uuid("id")
-        var members = FieldMembers<GeofenceFields>(&body, creating: true, original: request.original)
-        if request.original {
-            // The original rejects a coordinate of exactly 0 as missing, makes a fence inactive unless told, and keeps
-            // no region identifier from a create.
-            for key in ["latitude", "longitude"] where members[key].value == .number(0) {
-                body.fail(key, "required", "\(key) is required")
-            }
-            if members["is_active"].value == nil { members["is_active"] = .value(.bool(false)) }
-            members["ios_region_identifier"] = .absent
-            if !id.isPresent { body.fail("id", "required", "id is required") }
-        }
+        var members = FieldMembers<GeofenceFields>(&body, creating: true, dialect: request.dialect)
+        request.dialect.readGeofenceCreate(&members, &body, idGiven: id.isPresent)
         try checkReferences(members, &body, request, db)
         try body.finish()
         let requested = id.value ?? UUIDv7.generate(at: request.now.date)
@@ -76,15 +67,12 @@ enum Geofences {
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "geofence")
         var body = try BodyReader.object(of: request)
-        var members = FieldMembers<GeofenceFields>(&body, creating: false, original: request.original)
-        if request.original {
-            // The original ignores a coordinate of exactly 0 on PUT.
-            for key in ["latitude", "longitude"] where members[key].value == .number(0) { members[key] = .absent }
-        }
+        var members = FieldMembers<GeofenceFields>(&body, creating: false, dialect: request.dialect)
+        request.dialect.readGeofenceUpdate(&members)
         try checkReferences(members, &body, request, db)
         try body.finish()
         return try objects.update(id, request, db) {
-            $0.fields = members.merged(into: $0.fields, original: request.original)
+            $0.fields = members.merged(into: $0.fields, dialect: request.dialect)
         }
     }
 
@@ -97,12 +85,12 @@ enum Geofences {
         try db.execute(
             sql: "UPDATE events SET geofence_id = NULL, updated_at = ? WHERE geofence_id = ?",
             arguments: [request.now, id])
-        if !request.original {
+        if request.dialect.logsCascades {
             for eventId in events {
                 let event = try Events.find(eventId, request, db)
                 try ChangeLog.append(
                     db, user: request.userId, type: .event, operation: .update, entityId: eventId,
-                    data: try ChangeLog.snapshot(event, type: .event, original: false), now: request.now)
+                    data: try ChangeLog.snapshot(event, type: .event, dialect: .ours), now: request.now)
             }
         }
         try db.execute(sql: "DELETE FROM geofences WHERE id = ?", arguments: [id])

@@ -1,9 +1,9 @@
-extension Quirk {
+enum OriginalTimestamps {
     /// The original backend writes times as Go's RFC 3339 with nanoseconds: the fraction without its trailing
     /// zeros, and none when it is zero (api-v1 §12.1 item 13). Our answers always carry three digits
     /// (`2026-01-01T09:00:00.000Z`); in `--quirks original` every JSON string of exactly that shape is rewritten
     /// (`2026-01-01T09:00:00Z`, `…:00.12Z`), so a client is tested against the forms the original sends.
-    static func originalTimestamps(_ body: [UInt8]) -> [UInt8] {
+    static func rewrite(_ body: [UInt8]) -> [UInt8] {
         // "YYYY-MM-DDTHH:MM:SS.fffZ" with its quotes: 26 bytes.
         let length = 26
         guard body.count >= length else { return body }

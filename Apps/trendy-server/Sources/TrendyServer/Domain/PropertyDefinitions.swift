@@ -37,10 +37,8 @@ enum PropertyDefinitions {
         _ = try EventTypes.find(typeId, request, db, asServerError: true)
         var body = try BodyReader.object(of: request)
         let id = body.uuid("id")
-        if request.original && !body.uuid("event_type_id").isPresent {
-            body.fail("event_type_id", "required", "event_type_id is required")
-        }
-        let fields = FieldMembers<PropertyDefinitionFields>(&body, creating: true, original: request.original).created
+        request.dialect.readDefinitionCreate(&body)
+        let fields = FieldMembers<PropertyDefinitionFields>(&body, creating: true, dialect: request.dialect).created
         checkOptions(fields, &body)
         try body.finish()
         let requested = id.value ?? UUIDv7.generate(at: request.now.date)
@@ -52,16 +50,11 @@ enum PropertyDefinitions {
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "property definition")
         var body = try BodyReader.object(of: request)
-        var members = FieldMembers<PropertyDefinitionFields>(&body, creating: false, original: request.original)
-        if request.original {
-            // The original cannot clear options or the default (`merged` keeps them), ignores empty options and resets
-            // display_order when it is not sent.
-            if members["options"].value == .strings([]) { members["options"] = .absent }
-            if members["display_order"].value == nil { members["display_order"] = .value(.integer(0)) }
-        }
+        var members = FieldMembers<PropertyDefinitionFields>(&body, creating: false, dialect: request.dialect)
+        request.dialect.readDefinitionUpdate(&members)
         try body.finish()
         return try objects.update(id, request, db) { definition in
-            definition.fields = members.merged(into: definition.fields, original: request.original)
+            definition.fields = members.merged(into: definition.fields, dialect: request.dialect)
             checkOptions(definition.fields, &body)
             try body.finish()
         }

@@ -7,7 +7,7 @@ import Models
 /// holds the cursor and the rows together.
 enum SyncDigests {
     static func digest(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        guard !request.original else { throw APIError(.notFound, "no such route") }
+        guard request.dialect.servesStreamAndDigest else { throw APIError(.notFound, "no such route") }
         let cursor = try latestCursor(request.userId, db)
         if let bucket = request.query["bucket"] {
             guard EntityDigest.isBucketName(bucket) else {

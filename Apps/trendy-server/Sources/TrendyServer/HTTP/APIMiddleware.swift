@@ -9,7 +9,7 @@ import Models
 struct APIMiddleware: RouterMiddleware {
     typealias Context = APIContext
 
-    let quirks: ServerConfiguration.Quirks
+    let dialect: Dialect
     let logger: Logger
 
     func handle(
@@ -21,7 +21,7 @@ struct APIMiddleware: RouterMiddleware {
         context.requestId = Self.validRequestId(request.headers[.requestID]) ?? UUID().uuidString.lowercased()
         let started = ContinuousClock.now
         var response: Response
-        if quirks == .original, let redirect = Self.trailingSlashRedirect(request) {
+        if dialect.redirectsTrailingSlash, let redirect = Self.trailingSlashRedirect(request) {
             response = redirect
         } else {
             do {
@@ -39,7 +39,7 @@ struct APIMiddleware: RouterMiddleware {
         }
         response.headers[.requestID] = context.requestId
         response.headers[.cacheControl] = "no-store"
-        if quirks != .original { response.headers[.trendyFeatures] = Self.features.header }
+        if dialect.announcesFeatures { response.headers[.trendyFeatures] = Self.features.header }
         let elapsed = ContinuousClock.now - started
         logger.info(
             "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
@@ -50,8 +50,7 @@ struct APIMiddleware: RouterMiddleware {
         return response
     }
 
-    /// The revision-3 capabilities this server has, announced on every answer (api-v1 §2.1); the original backend
-    /// announces none.
+    /// The revision-3 capabilities this server has, announced on every answer (api-v1 §2.1); `Dialect.announcesFeatures`.
     static let features = ServerFeatures([
         ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest, ServerFeatures.stream,
     ])
@@ -65,24 +64,15 @@ struct APIMiddleware: RouterMiddleware {
 
     func render(_ error: APIError, requestId: String) -> Response {
         var headers = HTTPFields()
-        var body: [UInt8]
-        if quirks == .original && error.kind != .unauthorized {
-            headers[.contentType] = "application/json"
-            body = Array(JSONText.string(["error": .string(error.detail)]).utf8)
-        } else {
-            headers[.contentType] = "application/problem+json"
-            var problem = error.problemBody(requestId: requestId)
-            // The original's 401 is problem+json without the legacy `error` member (api-v1 §12.1 item 1).
-            if quirks == .original { problem.error = nil }
-            body = Array((try? JSONCoding.encode(problem)) ?? Data())
-        }
+        let (contentType, body) = dialect.errorBody(error, requestId: requestId)
+        headers[.contentType] = contentType
         if let retryAfter = error.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
         for (name, value) in error.headers { headers[name] = value }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     private func notFound(_ request: Request, requestId: String) -> Response {
-        guard quirks == .original else {
+        guard dialect.unknownRouteIsPlainText else {
             return render(
                 APIError(.notFound, "no route for \(request.method.rawValue) \(request.uri.path)"), requestId: requestId
             )
@@ -93,7 +83,7 @@ struct APIMiddleware: RouterMiddleware {
             status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "404 page not found")))
     }
 
-    /// The original redirects trailing slashes: 301 for GET, 307 otherwise.
+    /// A trailing slash's redirect (`Dialect.redirectsTrailingSlash`): 301 for GET, 307 otherwise.
     private static func trailingSlashRedirect(_ request: Request) -> Response? {
         let path = request.uri.path
         guard path.count > 1, path.hasSuffix("/") else { return nil }

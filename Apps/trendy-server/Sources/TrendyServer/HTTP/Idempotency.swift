@@ -10,7 +10,7 @@ final class IdempotencyGuard: Sendable {
     struct Scope: Hashable, Sendable {
         let user: String
         let method: String
-        /// The concrete path on ours; the route template in quirks mode.
+        /// `Dialect.idempotencyPath`.
         let path: String
         let key: String
     }
@@ -25,10 +25,10 @@ final class IdempotencyGuard: Sendable {
     static let lifetime: Int64 = 24 * 3_600_000
 
     private let inFlight = Mutex<[Scope: String]>([:])
-    let original: Bool
+    let dialect: Dialect
 
-    init(original: Bool) {
-        self.original = original
+    init(dialect: Dialect) {
+        self.dialect = dialect
     }
 
     /// 1–255 visible ASCII characters; empty means "no key".
@@ -49,9 +49,10 @@ final class IdempotencyGuard: Sendable {
         return (SHA256.hash(data: body).hexString, nil)
     }
 
-    /// Registers the request as in flight, or refuses it when the same scope is running (ours only).
+    /// Registers the request as in flight, or refuses it when the same scope is running
+    /// (`Dialect.refusesRepeatsInFlight`).
     func begin(_ scope: Scope, fingerprint: String) throws(APIError) {
-        guard !original else { return }
+        guard dialect.refusesRepeatsInFlight else { return }
         try inFlight.withLock { (running: inout [Scope: String]) throws(APIError) in
             if let other = running[scope] {
                 guard other == fingerprint else { throw Self.mismatch }

@@ -60,12 +60,12 @@ final class Pipeline: Sendable {
         faults =
             configuration.faults.isEnabled || configuration.testHooks.scriptedFault != nil
             ? FaultInjector(configuration: configuration.faults, scripted: configuration.testHooks.scriptedFault) : nil
-        idempotency = IdempotencyGuard(original: configuration.quirks == .original)
+        idempotency = IdempotencyGuard(dialect: Dialect(configuration.quirks))
         streams = ChangeStreams(
             maxStreams: configuration.maxStreams, maxStreamsPerUser: configuration.maxStreamsPerUser)
     }
 
-    var original: Bool { configuration.quirks == .original }
+    var dialect: Dialect { Dialect(configuration.quirks) }
     var now: Int64 { configuration.clock.now().millisecondsSince1970 }
 
     /// The middlewares of every `/api/v1` route, outermost first, in the order of api-v1 §2.2: a declared body
@@ -85,7 +85,7 @@ final class Pipeline: Sendable {
         ]
         if let limiter {
             chain.append(
-                RateLimitMiddleware(limiter: limiter, original: original, clock: configuration.clock, logger: logger))
+                RateLimitMiddleware(limiter: limiter, dialect: dialect, clock: configuration.clock, logger: logger))
         }
         if let faults {
             chain.append(
@@ -106,7 +106,8 @@ final class Pipeline: Sendable {
         var parsedBody: JSONValue?
         if route.takesIdempotencyKey, let key = try IdempotencyGuard.key(from: request.headers[.idempotencyKey]) {
             scope = IdempotencyGuard.Scope(
-                user: user, method: route.method.rawValue, path: original ? route.path : request.uri.path, key: key)
+                user: user, method: route.method.rawValue,
+                path: dialect.idempotencyPath(concrete: request.uri.path, template: route.path), key: key)
             (fingerprint, parsedBody) = IdempotencyGuard.fingerprinted(body)
         }
         if let scope {
@@ -124,7 +125,7 @@ final class Pipeline: Sendable {
         var apiRequest = APIRequest(
             userId: user, now: now, body: body, parsedBody: parsedBody, query: Self.query(request),
             parameters: Self.parameters(context),
-            quirks: configuration.quirks)
+            dialect: dialect)
         apiRequest.pageBytes = configuration.maxPageBytes
         if let gate = configuration.testHooks.beforeHandler { await gate(route.method.rawValue, request.uri.path) }
         var answer: APIResponse
@@ -154,10 +155,10 @@ final class Pipeline: Sendable {
     private func replay(
         _ record: IdempotencyGuard.Record, fingerprint: String, headers: HTTPFields
     ) throws -> Response {
-        guard original || record.fingerprint == fingerprint else { throw IdempotencyGuard.mismatch }
+        guard !dialect.checksRepeatBody || record.fingerprint == fingerprint else { throw IdempotencyGuard.mismatch }
         var headers = headers
         headers[.contentType] = record.contentType
-        if !original { headers[.idempotencyReplayed] = "true" }
+        if dialect.marksReplaysWithStandardHeader { headers[.idempotencyReplayed] = "true" }
         headers[.legacyIdempotencyReplayed] = "true"
         return Response(
             status: .init(code: record.status), headers: headers,
@@ -179,7 +180,7 @@ final class Pipeline: Sendable {
     )
         async throws -> Outcome
     {
-        let handler = original ? Self.originalForm(route.handler) : route.handler
+        let handler = Self.answering(route.handler, as: dialect)
         guard route.isWrite else {
             if Self.buildsLargeAnswer(route, request) {
                 return .answer(
@@ -218,14 +219,15 @@ final class Pipeline: Sendable {
         }
     }
 
-    /// `handler` with its answer's timestamps in the original backend's form (`Quirk.originalTimestamps`), before
-    /// the answer is stored for replays.
-    private static func originalForm(
-        _ handler: @escaping @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse
+    /// `handler` with its answer's body in the dialect's form (`Dialect.answerBody`), before the answer is stored
+    /// for replays.
+    private static func answering(
+        _ handler: @escaping @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse, as dialect: Dialect
     ) -> @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse {
-        { request, db in
+        guard dialect != .ours else { return handler }
+        return { request, db in
             var answer = try handler(request, db)
-            answer.body = Quirk.originalTimestamps(answer.body)
+            answer.body = dialect.answerBody(answer.body)
             return answer
         }
     }

@@ -19,7 +19,7 @@ struct OwnedTable<Entity>: Sendable {
     /// The caller's row `id`; a 404 when there is none (a 500 with `--quirks original` where `asServerError`).
     func find(_ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool) throws -> Entity {
         guard let entity = try db.row(sql: findSQL, arguments: [id, request.userId], decode) else {
-            throw Quirk.notFound(noun, request, asServerError: asServerError)
+            throw request.dialect.notFound(noun, asServerError: asServerError)
         }
         return entity
     }

@@ -17,11 +17,10 @@ enum ChangeStream {
     static let pageSize = 500
 
     static func respond(_ request: Request, _ context: APIContext, _ pipeline: Pipeline) async throws -> Response {
-        let original = pipeline.original
-        guard !original else { throw APIError.notFound("route") }
+        guard pipeline.dialect.servesStreamAndDigest else { throw APIError.notFound("route") }
         let user = context.userId
         let since = try ChangeFeed.cursor(
-            request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init), original: false)
+            request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init), dialect: .ours)
         let watermark = try await pipeline.storage.read { db in try ChangeFeed.watermark(user: user, db) }
         if since < watermark {
             throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")

@@ -3,20 +3,20 @@ import Models
 /// A request body's members for one field table, each read by its field's kind: absent, `null`, or a value (api-v1
 /// §3.5). A number out of its range, a choice outside its values or a wrong type fails the body.
 ///
-/// What is particular to one field (the original's quirks, a reference check, a rule across fields) stays with its
+/// What is particular to one field (a `Dialect` deviation, a reference check, a rule across fields) stays with its
 /// entity; everything else — which fields exist, how each is read, what a create requires, how a PUT merges — is
 /// the table's.
 struct FieldMembers<Fields: EntityFields> {
     private(set) var members: [String: Field<FieldValue>] = [:]
 
-    /// Reads every field of the table from `body`; a required text field may not be `""` (with `--quirks original`
-    /// a PUT's `""` leaves it unchanged instead).
-    init(_ body: inout BodyReader, creating: Bool, original: Bool) {
+    /// Reads every field of the table from `body`; a required text field may not be `""` (on a PUT,
+    /// `Dialect.refusesEmptyRequiredText`).
+    init(_ body: inout BodyReader, creating: Bool, dialect: Dialect) {
         for field in Fields.fields {
             let member = body.member(field)
             if case .value(.text("")) = member, field.presence.isRequiredOnCreate {
                 // A create reports it as missing, below.
-                if !creating && !original { body.fail(field.key, "required", "\(field.key) must not be empty") }
+                if !creating && dialect.refusesEmptyRequiredText { body.fail(field.key, "required", "\(field.key) must not be empty") }
                 members[field.key] = .absent
                 continue
             }
@@ -42,14 +42,14 @@ struct FieldMembers<Fields: EntityFields> {
         return fields
     }
 
-    /// `stored` with the members merged: a value sets, `null` clears a clearable field (never with `--quirks
-    /// original`, which cannot clear), absence keeps.
-    func merged(into stored: Fields, original: Bool) -> Fields {
+    /// `stored` with the members merged: a value sets, `null` clears a clearable field
+    /// (`Dialect.nullClearsObjectFields`), absence keeps.
+    func merged(into stored: Fields, dialect: Dialect) -> Fields {
         var fields = stored
         for field in Fields.fields {
             switch self[field.key] {
             case .absent: continue
-            case .null: if field.clearable && !original { fields[field] = nil }
+            case .null: if field.clearable && dialect.nullClearsObjectFields { fields[field] = nil }
             case .value(let value): fields[field] = value
             }
         }

@@ -9,7 +9,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = APIContext
 
     let limiter: RateLimiter
-    let original: Bool
+    let dialect: Dialect
     let clock: any SyncClock
     let logger: Logger
 
@@ -18,24 +18,24 @@ struct RateLimitMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let decision = limiter.take(for: context.userId, now: clock.now())
         let headers: [(HTTPField.Name, String)] =
-            original
+            dialect.legacyRateLimitHeaders
             ? [(.legacyRateLimitRemaining, "\(decision.remaining)")]
             : [
                 (.rateLimitLimit, "\(limiter.capacity)"), (.rateLimitRemaining, "\(decision.remaining)"),
                 (.rateLimitReset, "\(decision.resetSeconds)"),
             ]
         guard decision.allowed else {
-            let retryAfter = original ? 60 : decision.retryAfterSeconds
+            let retryAfter = dialect.legacyRateLimitHeaders ? 60 : decision.retryAfterSeconds
             var error = APIError(.rateLimit, "rate limit exceeded; retry in \(retryAfter) s", retryAfter: retryAfter)
             error.headers = headers
-            if original {
+            if dialect.legacyRateLimitHeaders {
                 error.detail = "rate limit exceeded"
                 error.headers = [(.legacyRateLimitRemaining, "0"), (.legacyRateLimitLimit, "300, 300;w=60")]
             }
             throw error
         }
-        // The original sent its header on 429s only.
-        guard !original else { return try await next(request, context) }
+        // The legacy header is sent on 429s only.
+        guard !dialect.legacyRateLimitHeaders else { return try await next(request, context) }
         do {
             var response = try await next(request, context)
             for (name, value) in headers where response.headers[name] == nil { response.headers[name] = value }
