@@ -16,7 +16,9 @@ struct FieldMembers<Fields: EntityFields> {
             let member = body.member(field)
             if case .value(.text("")) = member, field.presence.isRequiredOnCreate {
                 // A create reports it as missing, below.
-                if !creating && dialect.refusesEmptyRequiredText { body.fail(field.key, "required", "\(field.key) must not be empty") }
+                if !creating && dialect.refusesEmptyRequiredText {
+                    body.fail(field.key, "required", "\(field.key) must not be empty")
+                }
                 members[field.key] = .absent
                 continue
             }
