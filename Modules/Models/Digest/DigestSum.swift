@@ -20,6 +20,21 @@ public struct DigestSum: Sendable, Hashable {
         words = (word(0), word(1), word(2), word(3))
     }
 
+    /// 32 stored bytes read as `init(hash:)` reads a SHA-256; nil when there are not 32 (a damaged column).
+    public init?(stored bytes: some Collection<UInt8>) {
+        guard bytes.count == 32 else { return nil }
+        var read: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        for (offset, byte) in bytes.enumerated() {
+            switch offset / 8 {
+            case 0: read.0 = read.0 << 8 | UInt64(byte)
+            case 1: read.1 = read.1 << 8 | UInt64(byte)
+            case 2: read.2 = read.2 << 8 | UInt64(byte)
+            default: read.3 = read.3 << 8 | UInt64(byte)
+            }
+        }
+        words = read
+    }
+
     /// 64 hex digits, as `hexString` writes them.
     public init?(hex: String) {
         let bytes = Array(hex.utf8)

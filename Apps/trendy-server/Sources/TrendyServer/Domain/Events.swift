@@ -321,16 +321,18 @@ enum Events {
         return .noContent
     }
 
+    /// The row's columns and its digest hash (`EventDigestHashes`), in that order.
     static let insertSQL = """
-        INSERT INTO events (\(Rows.eventColumns))
-        VALUES (\(Array(repeating: "?", count: Rows.eventColumnNames.count).joined(separator: ", ")))
+        INSERT INTO events (\(Rows.eventColumns), digest_hash)
+        VALUES (\(Array(repeating: "?", count: Rows.eventColumnNames.count + 1).joined(separator: ", ")))
         """
 
     /// The insert that overwrites every column but `id` and `created_at` of a row that exists, and returns the row.
     static let upsertSQL = """
         \(insertSQL)
         ON CONFLICT(id) DO UPDATE SET \(
-            Rows.eventColumnNames.filter { $0 != "id" && $0 != "created_at" }.map { "\($0) = excluded.\($0)" }
+            (Rows.eventColumnNames + ["digest_hash"]).filter { $0 != "id" && $0 != "created_at" }
+            .map { "\($0) = excluded.\($0)" }
             .joined(separator: ", "))
         RETURNING \(Rows.eventColumns)
         """
@@ -347,16 +349,16 @@ enum Events {
         _ db: any StorageTransaction
     ) throws -> APIEvent {
         let properties = Rows.propertiesText(event.properties.mapValues(\.json))
+        let stored = Rows.eventAsStored(event, propertiesText: properties)
         let arguments: [any SQLValueConvertible] =
             [
                 event.id, event.userId, event.eventTypeId, event.timestamp.millisecondsSince1970, event.notes,
                 event.isAllDay, event.sourceType.rawValue, properties, createdAt ?? request.now, request.now,
-            ] + Rows.detailValues(event.details)
+            ] + Rows.detailValues(event.details) + [EventDigestHashes.hash(of: stored)]
         let saved: APIEvent
         if operation == .create {
             try db.execute(sql: insertSQL, arguments: arguments)
-            var row = event
-            row.properties = Rows.properties(properties)
+            var row = stored
             row.createdAt = (createdAt ?? request.now).date
             row.updatedAt = request.now.date
             saved = row

@@ -14,15 +14,15 @@ enum SyncDigests {
                 throw APIError(.badRequest, "bucket must be two lowercase hex digits, 00 to ff")
             }
             var items: [SyncDigestBucket.Item] = []
-            try forEachEntity(of: request.userId, inBucket: bucket, db) { type, id, hash in
-                items.append(.init(entityType: type.rawValue, id: id, hash: DigestSum(hash: hash).hexString))
+            try forEachEntity(of: request.userId, inBucket: bucket, db) { type, id, sum in
+                items.append(.init(entityType: type.rawValue, id: id, hash: sum.hexString))
             }
             items.sort { $0.id < $1.id }
             return try .json(SyncDigestBucket(cursor: cursor, bucket: bucket, items: items))
         }
         var builder = DigestBuilder()
-        try forEachEntity(of: request.userId, inBucket: nil, db) { type, id, hash in
-            builder.add(type, id: id, hash: hash)
+        try forEachEntity(of: request.userId, inBucket: nil, db) { type, id, sum in
+            builder.add(type, id: id, sum: sum)
         }
         return try .json(builder.digest(cursor: cursor))
     }
@@ -33,10 +33,11 @@ enum SyncDigests {
         return max(latest ?? 0, try ChangeFeed.watermark(user: user, db))
     }
 
-    /// Every entity of `user` (of one bucket when given) with its SHA-256.
+    /// Every entity of `user` (of one bucket when given) with its SHA-256. An event's is read from its row
+    /// (`EventDigestHashes`) when the row has one.
     static func forEachEntity(
         of user: String, inBucket bucket: String?, _ db: any StorageTransaction,
-        _ body: (MutationEntityType, String, [UInt8]) throws -> Void
+        _ body: (MutationEntityType, String, DigestSum) throws -> Void
     ) throws {
         // Ids are stored lowercase: the bucket is the id's last two characters.
         let filter = bucket == nil ? "" : " AND id LIKE ?"
@@ -44,7 +45,7 @@ enum SyncDigests {
         if let bucket { arguments.append("%\(bucket)") }
         func each(_ entity: APIEntity) throws {
             let hash = Array(SHA256.hash(data: try EntityDigest.canonicalBytes(entity)))
-            try body(entity.entityType, entity.id, hash)
+            try body(entity.entityType, entity.id, DigestSum(hash: hash))
         }
         try db.forEachRow(
             "SELECT \(Rows.eventTypeColumns) FROM event_types WHERE user_id = ?\(filter)", arguments
@@ -52,9 +53,25 @@ enum SyncDigests {
             try each(.eventType(try Rows.eventType(row)))
             return true
         }
-        try db.forEachRow("SELECT \(Rows.eventColumns) FROM events WHERE user_id = ?\(filter)", arguments) { row in
+        var damaged: [String] = []
+        try db.forEachRow(
+            "SELECT id, digest_hash FROM events WHERE user_id = ? AND digest_hash IS NOT NULL\(filter)", arguments
+        ) { row in
+            let id = try row.decode(String.self, atIndex: 0)
+            if let sum = EventDigestHashes.stored(row, at: 1) { try body(.event, id, sum) } else { damaged.append(id) }
+            return true
+        }
+        try db.forEachRow(
+            "SELECT \(Rows.eventColumns) FROM events WHERE user_id = ? AND digest_hash IS NULL\(filter)", arguments
+        ) { row in
             try each(.event(try Rows.event(row)))
             return true
+        }
+        for id in damaged {
+            try db.forEachRow("SELECT \(Rows.eventColumns) FROM events WHERE id = ?", [id]) { row in
+                try each(.event(try Rows.event(row)))
+                return false
+            }
         }
         try db.forEachRow("SELECT \(Rows.geofenceColumns) FROM geofences WHERE user_id = ?\(filter)", arguments) {
             row in

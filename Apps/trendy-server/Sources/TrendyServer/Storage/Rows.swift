@@ -42,6 +42,20 @@ enum Rows {
             updatedAt: try row.decode(Int64.self, atIndex: 9).date)
     }
 
+    /// `event` as its row reads back once written with `propertiesText`: times to the millisecond, the properties
+    /// parsed from their stored text.
+    static func eventAsStored(_ event: APIEvent, propertiesText: String) -> APIEvent {
+        var stored = event
+        stored.timestamp = event.timestamp.millisecondsSince1970.date
+        for field in EventDetails.fields {
+            if case .time(let date)? = stored.details[field] {
+                stored.details[field] = .time(date.millisecondsSince1970.date)
+            }
+        }
+        stored.properties = properties(propertiesText)
+        return stored
+    }
+
     /// The optional fields from their columns: text, a double, or Unix milliseconds.
     static func details(_ row: any StorageRow) throws -> EventDetails {
         var details = EventDetails()

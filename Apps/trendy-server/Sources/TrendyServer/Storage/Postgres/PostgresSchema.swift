@@ -129,7 +129,31 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX idempotency_by_age ON idempotency_records(created_at)",
             ]
-        )
+        ),
+        // Each event's digest hash kept with the row (EventDigestHashes); `backfills` hashes the existing rows.
+        (
+            "v3-event-digest-hashes",
+            [
+                "ALTER TABLE events ADD COLUMN digest_hash BYTEA",
+                "CREATE INDEX events_digest_pending ON events(user_id) WHERE digest_hash IS NULL",
+                """
+                CREATE FUNCTION events_digest_hash_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.digest_hash IS NOT DISTINCT FROM OLD.digest_hash THEN NEW.digest_hash := NULL; END IF;
+                    RETURN NEW;
+                END $$
+                """,
+                """
+                CREATE TRIGGER events_digest_hash_stale BEFORE UPDATE ON events
+                FOR EACH ROW EXECUTE FUNCTION events_digest_hash_stale()
+                """,
+            ]
+        ),
+    ]
+
+    /// What a migration does besides its statements, by name: work that needs the server's code.
+    static let backfills: [String: @Sendable (any StorageTransaction) throws -> Void] = [
+        "v3-event-digest-hashes": { db in try EventDigestHashes.fill(db, lockingRows: true) }
     ]
 
     /// Applies the migrations this database has not seen, inside the caller's write transaction, which holds
@@ -146,6 +170,7 @@ enum PostgresSchema {
         if !unknown.isEmpty { throw DatabaseTooNew(location: location, unknownMigrations: unknown.sorted()) }
         for migration in migrations where !applied.contains(migration.name) {
             for statement in migration.sql { try db.execute(sql: statement) }
+            try backfills[migration.name]?(db)
             try db.execute(
                 sql: "INSERT INTO trendy_migrations (name, applied_at) VALUES (?, ?)",
                 arguments: [migration.name, Int64(Date().timeIntervalSince1970 * 1000)])

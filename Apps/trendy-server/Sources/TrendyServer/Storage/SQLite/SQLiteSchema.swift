@@ -121,6 +121,18 @@ enum SQLiteSchema {
         migrator.registerMigration("v2-changes-by-entity") { db in
             try db.execute(sql: "CREATE INDEX changes_by_entity ON changes(user_id, entity_id, id)")
         }
+        // Each event's digest hash kept with the row (EventDigestHashes); existing rows are hashed here, once.
+        migrator.registerMigration("v3-event-digest-hashes") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE events ADD COLUMN digest_hash BLOB;
+                    CREATE INDEX events_digest_pending ON events(user_id) WHERE digest_hash IS NULL;
+                    CREATE TRIGGER events_digest_hash_stale AFTER UPDATE ON events
+                    WHEN NEW.digest_hash IS OLD.digest_hash AND NEW.digest_hash IS NOT NULL
+                    BEGIN UPDATE events SET digest_hash = NULL WHERE id = NEW.id; END;
+                    """)
+            try EventDigestHashes.fill(SQLiteTransaction(db), lockingRows: false)
+        }
         return migrator
     }
 }
