@@ -20,19 +20,16 @@ public struct DigestSum: Sendable, Hashable {
         words = (word(0), word(1), word(2), word(3))
     }
 
-    /// 32 stored bytes read as `init(hash:)` reads a SHA-256; nil when there are not 32 (a damaged column).
-    public init?(stored bytes: some Collection<UInt8>) {
+    /// 32 stored bytes read as `init(hash:)` reads a SHA-256; nil when there are not 32 (a damaged column). Takes
+    /// the column's buffer as it is, since a digest reads one for every event of an account.
+    public init?(stored bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 32 else { return nil }
-        var read: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        for (offset, byte) in bytes.enumerated() {
-            switch offset / 8 {
-            case 0: read.0 = read.0 << 8 | UInt64(byte)
-            case 1: read.1 = read.1 << 8 | UInt64(byte)
-            case 2: read.2 = read.2 << 8 | UInt64(byte)
-            default: read.3 = read.3 << 8 | UInt64(byte)
-            }
+        func word(_ index: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for offset in index * 8..<index * 8 + 8 { value = value << 8 | UInt64(bytes[offset]) }
+            return value
         }
-        words = read
+        words = (word(0), word(1), word(2), word(3))
     }
 
     /// 64 hex digits, as `hexString` writes them.
