@@ -64,3 +64,64 @@ extension NetworkClientContract {
         },
     ]
 }
+
+// MARK: - The change stream's failures (api-v1 §13; sync-engine R12)
+
+extension NetworkClientContract {
+    static let streamFaultChecks: [Check] = [
+        check(
+            "N9 §13 a connection cut inside an event: the stream fails, no partial entry, a reconnect gets the rest once"
+        ) {
+            subject in
+            let (client, faults) = (subject.client, try #require(subject.streamFaults))
+            let recorder = StreamRecorder(client.changeStream(since: 0))
+            defer { recorder.cancel() }
+            let first = try await eventType(client)
+            #expect(try await recorder.waitForChanges(1).map(\.entityId) == [first.id])
+            faults.script(.cutMidEvent)
+            let second = try await eventType(client)
+            let end = try await recorder.waitForEnd()
+            guard case .failure(.transport) = end else {
+                Issue.record("a cut stream fails with a transport error, not \(end)")
+                return
+            }
+            #expect(recorder.snapshot.changes.map(\.entityId) == [first.id], "nothing of the cut entry arrives")
+
+            // The reconnect from the last entry applied gets the cut entry, once, then the next commits.
+            let cursor = try #require(recorder.snapshot.changes.last?.id)
+            let again = StreamRecorder(client.changeStream(since: cursor))
+            defer { again.cancel() }
+            #expect(try await again.waitForChanges(1).map(\.entityId) == [second.id])
+            let third = try await eventType(client)
+            #expect(try await again.waitForChanges(2).map(\.entityId) == [second.id, third.id])
+        },
+        check("N9 §13 reset: the stream delivers reset(cursor_expired) instead of entries, then closes cleanly") {
+            subject in
+            let (client, faults) = (subject.client, try #require(subject.streamFaults))
+            let recorder = StreamRecorder(client.changeStream(since: 0))
+            defer { recorder.cancel() }
+            try await recorder.wait { $0.isOpened }
+            faults.script(.reset)
+            _ = try await eventType(client)
+            guard case .success = try await recorder.waitForEnd() else {
+                Issue.record("a reset closes the stream cleanly: \(String(describing: recorder.snapshot.end))")
+                return
+            }
+            #expect(recorder.snapshot.events == [.opened, .reset(reason: "cursor_expired")])
+        },
+        check("N9 R12 a server without the stream route: no `stream` announced, and the stream fails with 404") {
+            subject in
+            let client = try #require(subject.streamFaults).clientWithoutStreamRoute()
+            _ = try await client.getLatestCursor()
+            #expect(client.serverFeatures?.has(ServerFeatures.stream) != true)
+            let recorder = StreamRecorder(client.changeStream(since: 0))
+            defer { recorder.cancel() }
+            guard case .failure(.http(let failure)) = try await recorder.waitForEnd() else {
+                Issue.record("the stream fails with an HTTP error: \(String(describing: recorder.snapshot.end))")
+                return
+            }
+            #expect(failure.status == 404)
+            #expect(recorder.snapshot.changes.isEmpty)
+        },
+    ]
+}

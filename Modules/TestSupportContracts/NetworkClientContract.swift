@@ -23,9 +23,31 @@ public enum NetworkClientContract {
         /// A client of another user of the same backend.
         public let otherUser: any NetworkClientProtocol
 
-        public init(client: any NetworkClientProtocol, otherUser: any NetworkClientProtocol) {
+        /// How to make the backend's change streams fail (`streamFaultChecks`); nil for a backend that cannot.
+        public let streamFaults: StreamFaults?
+
+        public init(
+            client: any NetworkClientProtocol, otherUser: any NetworkClientProtocol, streamFaults: StreamFaults? = nil
+        ) {
             self.client = client
             self.otherUser = otherUser
+            self.streamFaults = streamFaults
+        }
+    }
+
+    /// The controls the stream's fault checks need from a backend.
+    public struct StreamFaults: Sendable {
+        /// The next entries sent to a stream of the subject's `client` meet `fault` instead of arriving.
+        public let script: @Sendable (ScriptedStreamFault) -> Void
+        /// A client of a backend of the same kind that has no stream route (the original backend).
+        public let clientWithoutStreamRoute: @Sendable () throws -> any NetworkClientProtocol
+
+        public init(
+            script: @escaping @Sendable (ScriptedStreamFault) -> Void,
+            clientWithoutStreamRoute: @escaping @Sendable () throws -> any NetworkClientProtocol
+        ) {
+            self.script = script
+            self.clientWithoutStreamRoute = clientWithoutStreamRoute
         }
     }
 
@@ -47,6 +69,9 @@ public enum NetworkClientContract {
     public static let checks: [Check] =
         eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks + streamChecks
         + fieldTableChecks
+
+    /// `checks` and the stream's fault checks, for a subject with `streamFaults`.
+    public static let checksWithFaults: [Check] = checks + streamFaultChecks
 }
 
 // MARK: - Helpers

@@ -22,6 +22,8 @@ public final class InMemoryTrendyServer: Sendable {
     /// Open change streams by id; taken inside `state`'s lock (never the other way round), so an entry is yielded
     /// to the streams in the same critical section that logs it.
     let streams = Mutex<[UUID: ChangeStreamSubscriber]>([:])
+    /// Faults the next entries meet on their way to a user's streams (`scriptStreamFault`), first first.
+    let streamFaults = Mutex<[ScriptedStreamFault]>([])
 
     public init(
         clock: any SyncClock = ManualClock(), futureIdTolerance: TimeInterval? = 60,
@@ -131,13 +133,7 @@ public final class InMemoryTrendyServer: Sendable {
                 userId: user, data: snapshot, deletedAt: operation == .delete ? Date(millisecondsSince1970: now) : nil,
                 createdAt: Date(millisecondsSince1970: now)))
         state.nextChangeId += 1
-        if let entry = state.changes.last {
-            streams.withLock { streams in
-                for subscriber in streams.values where subscriber.user == user {
-                    subscriber.continuation.yield(.change(entry))
-                }
-            }
-        }
+        if let entry = state.changes.last { deliver(entry, to: user) }
     }
 
     func logDelete(_ state: inout State, user: String, _ type: MutationEntityType, id: String) {

@@ -74,6 +74,9 @@ public struct ServerConfiguration: Sendable {
         /// Asked for every authenticated `/api/v1` request (method, path) where `--fault-*` would draw: a fault to
         /// inject instead of a random one, so a test can fail exactly the request it means to.
         public var scriptedFault: (@Sendable (String, String) -> ScriptedFault?)?
+        /// Asked with the user's id each time one of their change streams is about to send entries, where
+        /// `--fault-stream-cut` would draw: a fault to meet instead.
+        public var scriptedStreamFault: (@Sendable (String) -> ScriptedStreamFault?)?
         /// False: this instance ignores other instances' commit notifications (PostgreSQL), as if every one of them
         /// were lost, so only the once-a-second re-read brings their entries to its streams.
         public var hearsCommitNotifications = true
@@ -87,6 +90,15 @@ public struct ServerConfiguration: Sendable {
         case internalError
         /// The handler runs and commits, then the connection closes without an answer.
         case drop
+    }
+
+    /// A fault a test injects into a change stream (`TestHooks.scriptedStreamFault`).
+    public enum ScriptedStreamFault: Sendable {
+        /// Half of the entries' bytes go out, then the connection closes (`--fault-stream-cut`).
+        case cutMidEvent
+        /// `event: reset` instead of the entries, then the stream closes, as when the retention watermark passes
+        /// the stream's position.
+        case reset
     }
 
     /// A request as the server received it.

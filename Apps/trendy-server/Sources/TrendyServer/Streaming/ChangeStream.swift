@@ -137,13 +137,15 @@ enum ChangeStream {
             _ page: Page, _ position: inout Int64, _ writer: inout any ResponseBodyWriter
         ) async throws -> Progress? {
             do {
-                if page.reset {
+                let scripted =
+                    page.count > 0 ? pipeline.configuration.testHooks.scriptedStreamFault?(subscription.user) : nil
+                if page.reset || scripted == .reset {
                     try await writer.write(
                         ByteBuffer(string: "event: reset\ndata: {\"reason\":\"cursor_expired\"}\n\n"))
                     return .reset
                 }
                 guard page.count > 0 else { return .sent }
-                if pipeline.faults?.cutsStream() == true {
+                if scripted == .cutMidEvent || pipeline.faults?.cutsStream() == true {
                     // A dropped connection mid-event: half the batch goes out, then the connection closes.
                     try await writer.write(ByteBuffer(bytes: page.text.prefix(page.text.count / 2)))
                     try? await channel.close()
