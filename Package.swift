@@ -159,7 +159,7 @@ let package = Package(
             name: "Proofs",
             dependencies: [
                 "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", "TestSupport",
-                "TrendyServerTesting", "ParserChecks", grdb,
+                "TrendyServer", "TrendyServerTesting", "ParserChecks", grdb,
             ],
             path: "Tests/Proof/Proofs",
             swiftSettings: swiftSettings

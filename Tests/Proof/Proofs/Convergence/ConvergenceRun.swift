@@ -77,6 +77,8 @@ final class ConvergenceRun {
     let log: LogSink
     /// What each live device did, for the exactly-once check.
     var liveWatches: [LiveWatch] = []
+    /// The live devices' short-lived tokens.
+    var expiringTokens: [ExpiringTokens] = []
     var serverRestarts = 0
 
     init(settings: ProofSettings, log: LogSink) {
@@ -104,10 +106,14 @@ final class ConvergenceRun {
                 root = laneRoot
             }
             let live = index < settings.liveDevices
+            // A live device's tokens expire every few seconds: its stream meets `reauth` and its requests 401s.
+            let tokens =
+                live ? ExpiringTokens(user: servers[0].user, lifetime: Double.random(in: 2...5, using: &random)) : nil
+            if let tokens { expiringTokens.append(tokens) }
             clients.append(
                 try ProofClient(
                     name: live ? "live\(index)" : "client\(index)", directory: directory, root: root,
-                    token: servers[0].token, clock: live ? SystemClock() : clock, live: live))
+                    token: servers[0].token, clock: live ? SystemClock() : clock, live: live, tokens: tokens))
         }
         for client in clients where client.isLive {
             liveWatches.append(await LiveWatch(client.engine))
@@ -146,6 +152,7 @@ final class ConvergenceRun {
             if let repeated = watch.firstRepeat() { localViolations.append("\(clients[index].name): \(repeated)") }
             moves["liveStreamedEntries", default: 0] += watch.streamed
         }
+        moves["liveTokenRenewals", default: 0] += expiringTokens.reduce(0) { $0 + $1.renewals }
         var restarted: [ProofServer] = []
         for server in servers { restarted.append(try await server.restart(faults: .none, seed: settings.seed)) }
         servers = restarted

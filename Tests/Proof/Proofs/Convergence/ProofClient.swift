@@ -46,7 +46,8 @@ struct ProofClient {
     }()
 
     init(
-        name: String, directory: URL, root: ServerRoot, token: String, clock: any SyncClock, live: Bool = false
+        name: String, directory: URL, root: ServerRoot, token: String, clock: any SyncClock, live: Bool = false,
+        tokens: (any TokenProvider)? = nil
     ) throws {
         isLive = live
         self.name = name
@@ -56,7 +57,7 @@ struct ProofClient {
             let client = APIClient(
                 configuration: try APIClient.Configuration(
                     serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
-                tokenProvider: StaticTokenProvider(token), clock: clock)
+                tokenProvider: tokens ?? StaticTokenProvider(token), clock: clock)
             let stores = try DefaultDataStoreFactory(.file(path: path), clock: clock)
             var configuration = SyncConfiguration.standard(serverRoot: root)
             configuration.live = Self.liveTimings

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Synchronization
 import TrendyServerTesting
 
 #if canImport(Glibc)
@@ -123,7 +124,7 @@ final class ProofServer: Sendable {
     ) async throws -> ProofServer {
         let process = try await ServerProcess.start(
             ["--port", "\(port)"] + storage.arguments + [
-                "--token", "\(token):\(user)", "--log-level", "critical",
+                "--token", "\(token):\(user)", "--jwt-secret-file", try jwtSecretFile(), "--log-level", "critical",
                 // Short, so that a request head mutated into blank lines is closed well within the fuzzer's limit.
                 "--idle-timeout", "2",
                 // The fuzzers send thousands of requests whose tokens fail on purpose: the failure throttle's 429
@@ -132,6 +133,23 @@ final class ProofServer: Sendable {
             ] + faults.arguments(seed: seed))
         return try ProofServer(storage: storage, token: token, user: user, process: process)
     }
+
+    /// The file of `ExpiringTokens.secret`, written once per process (0600): every proof server accepts the live
+    /// devices' short-lived JWTs besides the static token.
+    private static func jwtSecretFile() throws -> String {
+        try secretFile.withLock { path in
+            if let path { return path }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "trendy-proof-\(ProcessInfo.processInfo.processIdentifier).jwt")
+            guard
+                FileManager.default.createFile(
+                    atPath: file.path, contents: Data(ExpiringTokens.secret), attributes: [.posixPermissions: 0o600])
+            else { throw ProofError("cannot write the JWT secret file \(file.path)") }
+            path = file.path
+            return file.path
+        }
+    }
+    private static let secretFile = Mutex<String?>(nil)
 
     /// SIGTERM; the process exits on its own (callers are `defer`s at the end of a run).
     func stop() { process.stop() }
