@@ -51,14 +51,15 @@ class Server:
         return sum(float(value) for value in re.findall(pattern, text, re.M))
 
     def seed(self, token, events):
-        """An account of `events` events of one type, one second apart, through 500-event batches."""
+        """An account of `events` events of one type, one second apart, through 500-event batches; each carries a
+        note and one number property, as real accounts' events do (and as ../shared/bench/user-path-check.py seeds)."""
         start = 1_600_000_000
         seeded_type = self.api(token, "/api/v1/event-types",
                                {"id": uuid7(start * 1000), "name": "Seeded", "color": "#336699", "icon": "chart"})
         for first in range(0, events, 500):
             batch = [{"id": uuid7((start + n) * 1000), "event_type_id": seeded_type["id"],
                       "timestamp": rfc3339(start + n), "notes": f"seeded event {n}", "is_all_day": False,
-                      "source_type": "manual", "properties": {}}
+                      "source_type": "manual", "properties": {"k": {"type": "number", "value": n}}}
                      for n in range(first, min(first + 500, events))]
             self.api(token, "/api/v1/events/batch", {"events": batch})
 
