@@ -45,6 +45,43 @@ extension DataStoreContract {
             }  // released unsaved
             #expect(try subject.read { try $0.owedEntities() }.isEmpty)
         },
+        check("DS16 DS17 DS18 staged events: staging order, a page at a time; a repeat keeps its first copy") {
+            subject in
+            let first = (1...3).map { Build.event(id: Build.id(10 + $0), notes: "first \($0)") }
+            #expect(try subject.saved { try $0.stageEvents(Array(first.prefix(2))) } == 2)
+            var moved = first[1]
+            moved.notes = "moved during the listing"
+            #expect(try subject.saved { try $0.stageEvents([moved, first[2]]) } == 1)
+            let staged = try subject.read { store in
+                var seen: [Event] = []
+                try store.forEachStagedEvent(pageSize: 2) { seen.append($0) }
+                return seen
+            }
+            #expect(staged == first, "every field as staged, in order, the first copy of a repeat")
+            #expect(try subject.read { try $0.fetchAllEvents() }.isEmpty, "staging touches no entity table")
+            try subject.saved { try $0.clearStagedEvents() }
+            #expect(
+                try subject.read { store in
+                    var count = 0
+                    try store.forEachStagedEvent(pageSize: 10) { _ in count += 1 }
+                    return count
+                } == 0)
+        },
+        check("DS17 DS18 staging rolls back with its unit of work; the body may write the event table") { subject in
+            do {
+                let store = subject.factory.makeDataStore()
+                try store.stageEvents([Build.event(id: Build.id(20))])
+            }  // released unsaved
+            try subject.saved { try $0.stageEvents((1...5).map { Build.event(id: Build.id(20 + $0)) }) }
+            try subject.saved { store in
+                try store.forEachStagedEvent(pageSize: 2) { staged in
+                    try store.upsertEvent(id: staged.id) { $0 = staged }
+                }
+                try store.clearStagedEvents()
+            }
+            #expect(
+                try subject.read { try $0.fetchAllEvents() }.map(\.id).sorted() == (1...5).map { Build.id(20 + $0) })
+        },
         check("DS15 rewriteMutation writes payload, key, state, attempts, error, revision and updated_at") { subject in
             try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
             var row = try #require(try subject.queue().first)

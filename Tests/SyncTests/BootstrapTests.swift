@@ -210,6 +210,29 @@ struct BootstrapTests {
         #expect(try Set(c.events.events().map(\.id)) == Set(created.prefix(4).map(\.id)), "the next pull deletes it")
     }
 
+    @Test("S82 R11 a listing that failed after staging pages leaves nothing for the next: a deleted event stays gone")
+    func failedStagingIsForgotten() async throws {
+        let b = try SyncHarness()
+        let type = try await b.syncedType()
+        var created: [Event] = []
+        for offset in 1...5 { created.append(try await b.event(type, Double(offset))) }
+        _ = await b.engine.performSync()
+        let c = try b.secondDevice(configuration: try SyncConfiguration(bootstrapEventsPageSize: 2))
+        // c stages the first page (the two newest events), then the listing fails.
+        let firstPage = try c.model.listEventsPage(user: c.network.userId, limit: 2, after: nil)
+        #expect(firstPage.events.map(\.id).contains(created[4].id))
+        c.network.enqueue(firstPage, for: .getEventsPage)
+        c.network.enqueue(http(500, message: "the listing failed"), for: .getEventsPage)
+        #expect(await c.engine.performSync().outcome.name == "error")
+        #expect(try c.events.events().isEmpty, "S82: nothing local changed")
+
+        // The server deletes a staged event before the next attempt, which must not bring it back.
+        try await b.events.deleteEvent(id: created[4].id)
+        _ = await b.engine.performSync()
+        #expect(await c.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(try Set(c.events.events().map(\.id)) == Set(created.prefix(4).map(\.id)))
+    }
+
     @Test("S84 a property-definition fetch failure keeps that type's local definitions and the bootstrap succeeds")
     func unfetchedDefinitionsKept() async throws {
         let a = try SyncHarness()

@@ -231,6 +231,23 @@ public protocol DataStoreProtocol {
 
     /// Q3. Every mutation of one entity, in queue order.
     func fetchMutations(entityId: String) throws -> [PendingMutation]
+
+    // MARK: Bootstrap staging (R11, S82)
+
+    /// Empties the staging area: where a bootstrap keeps the listing's events as their pages arrive, outside the
+    /// entity tables, so that local data changes only once the snapshot is complete (S82) and the snapshot never
+    /// has to fit in memory. The area belongs to this process's connection and is gone when the process ends.
+    func clearStagedEvents() throws
+
+    /// Stages server events as the rows a bootstrap writes (ids lowercase, `synced`), after those staged before.
+    /// An id already staged keeps its first copy (a row that moved during a keyset listing). Returns how many were
+    /// new. Rolls back with the unit of work, like any write.
+    @discardableResult
+    func stageEvents(_ events: [Event]) throws -> Int
+
+    /// Calls `body` with every staged event in the order they were staged, reading `pageSize` rows at a time: only
+    /// a page is in memory, and `body` may write to the entity tables meanwhile.
+    func forEachStagedEvent(pageSize: Int, _ body: (Event) throws -> Void) throws
 }
 
 /// A filter for `fetchEvents(matching:)`. Nil fields do not filter.

@@ -4,11 +4,12 @@ import Models
 import Protocols
 import Synchronization
 
-/// The complete server state, fetched before anything local changes (§5.2 step 3).
+/// The complete server state, fetched before anything local changes (§5.2 step 3). The events, nearly all of
+/// it, are not held here: each page goes into the store's staging area as it arrives (`stageEvents`), so a
+/// million-event account bootstraps in the memory of a page.
 struct ServerSnapshot {
     var eventTypes: [APIEventType] = []
     var geofences: [APIGeofence] = []
-    var events: [APIEvent] = []
     var propertyDefinitions: [APIPropertyDefinition] = []
     /// Types whose property definitions could not be fetched: their local definitions are kept.
     var unfetchedTypes: Set<String> = []
@@ -25,16 +26,12 @@ extension SyncEngine {
         let keyset = try noteServerFeatures().has(ServerFeatures.after)
         var snapshot = ServerSnapshot()
         for taken in 1...SyncConfiguration.maximumSnapshots {
-            snapshot = ServerSnapshot()  // let the previous one go before fetching the next: one in memory at a time
             snapshot = try await fetchSnapshot(keyset: keyset)
             if keyset { break }
             let again = try await latestCursor()
             if again == latest || taken == SyncConfiguration.maximumSnapshots { break }
             latest = again
         }
-        try bindAccount(
-            [AnySequence(snapshot.eventTypes.lazy.map(\.userId)), AnySequence(snapshot.events.lazy.map(\.userId))]
-                .joined())
         try applySnapshot(snapshot, cursor: latest, &counters)
     }
 
@@ -48,18 +45,27 @@ extension SyncEngine {
         }
     }
 
+    /// Fetches types and geofences, stages every event (after emptying the staging area of an earlier attempt),
+    /// then fetches each type's definitions. The account is bound to the user the objects name as they arrive.
     private func fetchSnapshot(keyset: Bool) async throws -> ServerSnapshot {
         var snapshot = ServerSnapshot()
+        try unitOfWork { store in try store.clearStagedEvents() }
         do {
             snapshot.eventTypes = try await network.getEventTypes()
             snapshot.geofences = try await network.getGeofences(activeOnly: false)
-            notePulled(snapshot.eventTypes.count + snapshot.geofences.count)
-            if keyset {
-                snapshot.events = try await listEventsByKeyset()
-            } else {
+        } catch {
+            throw stop(for: error)
+        }
+        try bindAccount(snapshot.eventTypes.lazy.map(\.userId))
+        notePulled(snapshot.eventTypes.count + snapshot.geofences.count)
+        if keyset {
+            try await stageEventsByKeyset()
+        } else {
+            let events: [APIEvent]
+            do {
                 // The pages arrive while this actor waits; each reports how many events came so far.
                 let reported = Mutex(0)
-                snapshot.events = try await network.getAllEvents(batchSize: configuration.bootstrapEventsPageSize) {
+                events = try await network.getAllEvents(batchSize: configuration.bootstrapEventsPageSize) {
                     [weak self] received in
                     let added = reported.withLock { seen in
                         defer { seen = max(seen, received) }
@@ -68,9 +74,10 @@ extension SyncEngine {
                     guard added > 0 else { return }
                     Task { await self?.notePulled(added) }
                 }
+            } catch {
+                throw stop(for: error)
             }
-        } catch {
-            throw stop(for: error)
+            try stage(events)
         }
         for type in snapshot.eventTypes {
             do {
@@ -85,26 +92,37 @@ extension SyncEngine {
         return snapshot
     }
 
-    /// R11: every event, by keyset pages (api-v1 §5.3.1): a delete during the listing cannot shift an unchanged
-    /// event over a page boundary, so no repeat is needed. A repeated id (a row whose `timestamp` changed during
-    /// the listing) keeps its first copy, like the offset listing.
-    private func listEventsByKeyset() async throws -> [APIEvent] {
-        var events: [APIEvent] = []
-        var seen = Set<String>()
-        var interner = APIEvent.Interner()
+    /// R11: every event, by keyset pages (api-v1 §5.3.1), each staged as it arrives: a delete during the listing
+    /// cannot shift an unchanged event over a page boundary, so no repeat is needed. A repeated id (a row whose
+    /// `timestamp` changed during the listing) keeps its first copy, like the offset listing.
+    private func stageEventsByKeyset() async throws {
         var after: String?
         repeat {
             if Task.isCancelled { throw RoundStop.cancelled }
-            let page = try await network.getEventsPage(limit: configuration.bootstrapEventsPageSize, after: after)
-            for var event in page.events where seen.insert(event.id.lowercased()).inserted {
-                interner.intern(&event)
-                events.append(event)
+            let page: EventsPage
+            do {
+                page = try await network.getEventsPage(limit: configuration.bootstrapEventsPageSize, after: after)
+            } catch {
+                throw stop(for: error)
             }
+            try stage(page.events)
             notePulled(page.events.count)
             if let next = page.nextAfter, next == after { throw RoundStop.error("the event listing did not advance") }
             after = page.nextAfter
         } while after != nil
-        return events
+    }
+
+    /// Stages one listing's events as the rows the bootstrap will write, in a unit of work of their own; their
+    /// users are bound to the account first.
+    private func stage(_ events: [APIEvent]) throws {
+        guard !events.isEmpty else { return }
+        try bindAccount(events.lazy.map(\.userId))
+        let rows = events.map { event -> Event in
+            var row = Event.placeholder(id: event.id.lowercased(), at: now)
+            row.replaceFields(with: event)
+            return row
+        }
+        try unitOfWork { store in _ = try store.stageEvents(rows) }
     }
 
     /// §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
@@ -164,14 +182,17 @@ extension SyncEngine {
                 }
                 try written(.propertyDefinition, id)
             }
-            for event in snapshot.events where try writable(.event, event.id.lowercased()) {
-                let id = event.id.lowercased()
+            // The staged rows are the events as `replaceFields` makes them: each replaces the local row whole.
+            try store.forEachStagedEvent(pageSize: configuration.bootstrapEventsPageSize) { staged in
+                let id = staged.id
+                guard try writable(.event, id) else { return }
                 try store.upsertEvent(id: id) { row in
-                    row.replaceFields(with: event)
+                    row = staged
                     Rebase.apply(fences.rebase(id), to: &row)
                 }
                 try written(.event, id)
             }
+            try store.clearStagedEvents()
             engineState.cursor = cursor
             engineState.bootstrapRequested = false
             engineState.unfetchedDefinitionTypes = snapshot.unfetchedTypes

@@ -50,6 +50,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         case fetchEvents, countMutations, fetchMutations
         case rewriteMutation, markOwed, owedEntities, settleOwed
         case recordUnansweredBatch, unansweredBatches, removeUnansweredBatch
+        case clearStagedEvents, stageEvents, forEachStagedEvent
     }
 
     /// The error an injected fault throws.
@@ -118,9 +119,14 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         return try body()
     }
 
-    private func call<Result>(_ method: Method, _ body: (LocalStore) throws -> Result) throws -> Result {
+    /// One call of `method` on the inner store, under the lock; `counting` false for the later parts of a call
+    /// made in several (they are not counted and draw no fault).
+    private func call<Result>(
+        _ method: Method, counting: Bool = true, _ body: (LocalStore) throws -> Result
+    ) throws -> Result {
         try locked {
             lastActivity = ProcessInfo.processInfo.systemUptime
+            guard counting else { return try body(inner) }
             counts[method, default: 0] += 1
             if var fault = faults[method] {
                 fault.remainingCalls -= 1
@@ -324,6 +330,28 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     }
 
     public func countMutations() throws -> MutationCounts { try call(.countMutations) { try $0.countMutations() } }
+
+    public func clearStagedEvents() throws { try call(.clearStagedEvents) { try $0.clearStagedEvents() } }
+
+    @discardableResult
+    public func stageEvents(_ events: [Event]) throws -> Int {
+        try call(.stageEvents) { try $0.stageEvents(events) }
+    }
+
+    /// Counted once; each page is read under the lock and `body` runs outside it, since it calls this store again.
+    public func forEachStagedEvent(pageSize: Int, _ body: (Event) throws -> Void) throws {
+        var position: Int64 = 0
+        var counted = false
+        while true {
+            let page = try call(.forEachStagedEvent, counting: !counted) {
+                try $0.stagedEvents(after: position, limit: pageSize)
+            }
+            counted = true
+            for event in page.events { try body(event) }
+            guard let last = page.last, page.events.count >= max(1, pageSize) else { return }
+            position = last
+        }
+    }
 
     public func rewriteMutation(_ mutation: PendingMutation) throws {
         try call(.rewriteMutation) { try $0.rewriteMutation(mutation) }
