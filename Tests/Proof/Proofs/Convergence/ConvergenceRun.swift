@@ -152,7 +152,9 @@ final class ConvergenceRun {
             if let repeated = watch.firstRepeat() { localViolations.append("\(clients[index].name): \(repeated)") }
             moves["liveStreamedEntries", default: 0] += watch.streamed
         }
-        moves["liveTokenRenewals", default: 0] += expiringTokens.reduce(0) { $0 + $1.renewals }
+        if !expiringTokens.isEmpty {
+            moves["liveTokenRenewals", default: 0] += expiringTokens.reduce(0) { $0 + $1.renewals }
+        }
         var restarted: [ProofServer] = []
         for server in servers { restarted.append(try await server.restart(faults: .none, seed: settings.seed)) }
         servers = restarted
