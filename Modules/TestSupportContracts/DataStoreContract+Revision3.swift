@@ -45,42 +45,44 @@ extension DataStoreContract {
             }  // released unsaved
             #expect(try subject.read { try $0.owedEntities() }.isEmpty)
         },
-        check("DS16 DS17 DS18 staged events: staging order, a page at a time; a repeat keeps its first copy") {
+        check("DS16 DS17 DS19 staged events: every field as staged; a repeat keeps its first copy; clear empties") {
             subject in
-            let first = (1...3).map { Build.event(id: Build.id(10 + $0), notes: "first \($0)") }
+            let first = (1...3).map { index in
+                Build.event(
+                    id: Build.id(10 + index), notes: "first \(index)",
+                    properties: ["strength": PropertyValue(type: .number, value: 2.5)], syncStatus: .synced
+                ) { $0.details = Build.everyDetail }
+            }
             #expect(try subject.saved { try $0.stageEvents(Array(first.prefix(2))) } == 2)
             var moved = first[1]
             moved.notes = "moved during the listing"
             #expect(try subject.saved { try $0.stageEvents([moved, first[2]]) } == 1)
-            let staged = try subject.read { store in
-                var seen: [Event] = []
-                try store.forEachStagedEvent(pageSize: 2) { seen.append($0) }
-                return seen
-            }
-            #expect(staged == first, "every field as staged, in order, the first copy of a repeat")
+            let staged = try subject.read { store in try first.map { try store.stagedEvent(id: $0.id) } }
+            #expect(staged == first, "every field as staged, the first copy of a repeat")
             #expect(try subject.read { try $0.fetchAllEvents() }.isEmpty, "staging touches no entity table")
             try subject.saved { try $0.clearStagedEvents() }
-            #expect(
-                try subject.read { store in
-                    var count = 0
-                    try store.forEachStagedEvent(pageSize: 10) { _ in count += 1 }
-                    return count
-                } == 0)
+            #expect(try subject.read { try $0.stagedEvent(id: first[0].id) } == nil)
         },
-        check("DS17 DS18 staging rolls back with its unit of work; the body may write the event table") { subject in
+        check("DS17 DS18 staging rolls back with its unit of work; staged rows but the excluded go to the table") {
+            subject in
             do {
                 let store = subject.factory.makeDataStore()
                 try store.stageEvents([Build.event(id: Build.id(20))])
             }  // released unsaved
-            try subject.saved { try $0.stageEvents((1...5).map { Build.event(id: Build.id(20 + $0)) }) }
-            try subject.saved { store in
-                try store.forEachStagedEvent(pageSize: 2) { staged in
-                    try store.upsertEvent(id: staged.id) { $0 = staged }
-                }
+            #expect(try subject.read { try $0.stagedEvent(id: Build.id(20)) } == nil)
+            var local = Build.event(id: Build.id(21), notes: "local copy", syncStatus: .pending)
+            try subject.saved { try $0.insertEvent(local) }
+            let server = (1...5).map { Build.event(id: Build.id(20 + $0), notes: "server \($0)", syncStatus: .synced) }
+            try subject.saved { try $0.stageEvents(server) }
+            let written = try subject.saved { store in
+                let count = try store.insertStagedEvents(excluding: [Build.id(23), Build.id(99)])
                 try store.clearStagedEvents()
+                return count
             }
-            #expect(
-                try subject.read { try $0.fetchAllEvents() }.map(\.id).sorted() == (1...5).map { Build.id(20 + $0) })
+            #expect(written == 4)
+            let events = try subject.read { try $0.fetchAllEvents() }.sorted { $0.id < $1.id }
+            local = server[0]
+            #expect(events == [local, server[1], server[3], server[4]], "a row of the same id is replaced whole")
         },
         check("DS15 rewriteMutation writes payload, key, state, attempts, error, revision and updated_at") { subject in
             try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))

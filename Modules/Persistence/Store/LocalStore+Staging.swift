@@ -17,10 +17,6 @@ extension LocalStore {
         INSERT OR IGNORE INTO temp.staged_event (\(stagedColumns))
         VALUES (\(Array(repeating: "?", count: Event.columns.count).joined(separator: ", ")))
         """
-    private static let stagedPage = """
-        SELECT \(stagedColumns), seq FROM temp.staged_event WHERE seq > ? ORDER BY seq LIMIT ?
-        """
-
     public func clearStagedEvents() throws {
         try perform { db in
             try db.execute(sql: Self.createStage)
@@ -43,33 +39,30 @@ extension LocalStore {
         }
     }
 
-    public func forEachStagedEvent(pageSize: Int, _ body: (Event) throws -> Void) throws {
-        var position: Int64 = 0
-        while true {
-            // A page is read whole before `body` runs, so its writes never interleave with this statement's steps.
-            let page = try stagedEvents(after: position, limit: pageSize)
-            for event in page.events { try body(event) }
-            guard let last = page.last, page.events.count >= max(1, pageSize) else { return }
-            position = last
+    public func insertStagedEvents(excluding excluded: Set<String>) throws -> Int {
+        try perform { db in
+            try db.execute(sql: Self.createStage)
+            let updates = Event.columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            // The excluded ids travel as one JSON array. In id order: the table's B-tree is built by appending.
+            try db.execute(
+                sql: """
+                    INSERT INTO event (\(Self.stagedColumns))
+                    SELECT \(Self.stagedColumns) FROM temp.staged_event
+                    WHERE id NOT IN (SELECT value FROM json_each(?)) ORDER BY id
+                    ON CONFLICT(id) DO UPDATE SET \(updates)
+                    """, arguments: [JSONColumn.text(excluded.sorted())])
+            return db.changesCount
         }
     }
 
-    /// Up to `limit` staged events after the arrival number `position` (0: from the first), and the arrival number
-    /// of the last one returned (nil when none): `forEachStagedEvent` a page at a time, for wrappers that must not
-    /// hold a lock while the caller's body runs (`MockDataStore`).
-    public func stagedEvents(after position: Int64, limit: Int) throws -> (events: [Event], last: Int64?) {
+    public func stagedEvent(id: String) throws -> Event? {
         try perform { db in
             try db.execute(sql: Self.createStage)
-            var statement = RawStatement(try db.cachedStatement(sql: Self.stagedPage))
-            statement.bind(position)
-            statement.bind(max(1, limit))
-            var rows: [Event] = []
-            var last: Int64?
-            while try statement.step() {
-                rows.append(Event(statement))
-                last = statement.int64(Int32(Event.columns.count))
-            }
-            return (rows, last)
+            var statement = RawStatement(
+                try db.cachedStatement(sql: "SELECT \(Self.stagedColumns) FROM temp.staged_event WHERE id = ?"))
+            statement.bind(id)
+            defer { statement.reset() }
+            return try statement.step() ? Event(statement) : nil
         }
     }
 }

@@ -245,9 +245,13 @@ public protocol DataStoreProtocol {
     @discardableResult
     func stageEvents(_ events: [Event]) throws -> Int
 
-    /// Calls `body` with every staged event in the order they were staged, reading `pageSize` rows at a time: only
-    /// a page is in memory, and `body` may write to the entity tables meanwhile.
-    func forEachStagedEvent(pageSize: Int, _ body: (Event) throws -> Void) throws
+    /// Writes every staged event whose id is not in `excluded` to the event table as staged, replacing a row of
+    /// the same id, in one statement; returns how many. What a bootstrap does for the rows no fence, rebase or debt
+    /// concerns, without reading them into memory.
+    func insertStagedEvents(excluding excluded: Set<String>) throws -> Int
+
+    /// The staged event `id`, if one is staged.
+    func stagedEvent(id: String) throws -> Event?
 }
 
 /// A filter for `fetchEvents(matching:)`. Nil fields do not filter.

@@ -182,10 +182,12 @@ extension SyncEngine {
                 }
                 try written(.propertyDefinition, id)
             }
-            // The staged rows are the events as `replaceFields` makes them: each replaces the local row whole.
-            try store.forEachStagedEvent(pageSize: configuration.bootstrapEventsPageSize) { staged in
-                let id = staged.id
-                guard try writable(.event, id) else { return }
+            // The staged rows are the events as `replaceFields` makes them. Those no fence, rebase or debt concerns
+            // are written as staged, in one statement; the others one by one, as every other entity.
+            let concerned = fences.concerned
+            counters.pulled += try store.insertStagedEvents(excluding: concerned)
+            for id in concerned.sorted() {
+                guard let staged = try store.stagedEvent(id: id), try writable(.event, id) else { continue }
                 try store.upsertEvent(id: id) { row in
                     row = staged
                     Rebase.apply(fences.rebase(id), to: &row)

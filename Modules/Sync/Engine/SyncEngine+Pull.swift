@@ -95,6 +95,9 @@ extension SyncEngine {
         /// Ids with any queued create or update: what a bootstrap keeps whether the snapshot has them or not.
         var written: Set<String> { created.union(updates.keys) }
 
+        /// Every id a fence, a rebase or a debt concerns: server data for any other id is written as it comes.
+        var concerned: Set<String> { pendingDeletes.union(queuedDeletes).union(written).union(owed) }
+
         func contains(_ id: String) -> Bool {
             pendingDeletes.contains(id) || queuedDeletes.contains(id) || created.contains(id)
         }

@@ -50,7 +50,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         case fetchEvents, countMutations, fetchMutations
         case rewriteMutation, markOwed, owedEntities, settleOwed
         case recordUnansweredBatch, unansweredBatches, removeUnansweredBatch
-        case clearStagedEvents, stageEvents, forEachStagedEvent
+        case clearStagedEvents, stageEvents, insertStagedEvents, stagedEvent
     }
 
     /// The error an injected fault throws.
@@ -119,14 +119,9 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         return try body()
     }
 
-    /// One call of `method` on the inner store, under the lock; `counting` false for the later parts of a call
-    /// made in several (they are not counted and draw no fault).
-    private func call<Result>(
-        _ method: Method, counting: Bool = true, _ body: (LocalStore) throws -> Result
-    ) throws -> Result {
+    private func call<Result>(_ method: Method, _ body: (LocalStore) throws -> Result) throws -> Result {
         try locked {
             lastActivity = ProcessInfo.processInfo.systemUptime
-            guard counting else { return try body(inner) }
             counts[method, default: 0] += 1
             if var fault = faults[method] {
                 fault.remainingCalls -= 1
@@ -338,20 +333,11 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.stageEvents) { try $0.stageEvents(events) }
     }
 
-    /// Counted once; each page is read under the lock and `body` runs outside it, since it calls this store again.
-    public func forEachStagedEvent(pageSize: Int, _ body: (Event) throws -> Void) throws {
-        var position: Int64 = 0
-        var counted = false
-        while true {
-            let page = try call(.forEachStagedEvent, counting: !counted) {
-                try $0.stagedEvents(after: position, limit: pageSize)
-            }
-            counted = true
-            for event in page.events { try body(event) }
-            guard let last = page.last, page.events.count >= max(1, pageSize) else { return }
-            position = last
-        }
+    public func insertStagedEvents(excluding excluded: Set<String>) throws -> Int {
+        try call(.insertStagedEvents) { try $0.insertStagedEvents(excluding: excluded) }
     }
+
+    public func stagedEvent(id: String) throws -> Event? { try call(.stagedEvent) { try $0.stagedEvent(id: id) } }
 
     public func rewriteMutation(_ mutation: PendingMutation) throws {
         try call(.rewriteMutation) { try $0.rewriteMutation(mutation) }
