@@ -76,9 +76,7 @@ struct LiveModeTests {
     }
 
     static func localTypes(_ harness: SyncHarness) throws -> Set<String> {
-        let store = harness.stores.makeDataStore()
-        defer { try? store.save() }
-        return Set(try store.fetchAllEventTypes().map(\.name))
+        try harness.read { Set(try $0.fetchAllEventTypes().map(\.name)) }
     }
 
     @Test("R12 another device's writes are applied as the stream brings them, cursor with them, each once")

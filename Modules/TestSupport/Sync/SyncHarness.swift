@@ -40,16 +40,22 @@ public struct SyncHarness: Sendable {
     /// The local database, read directly.
     public var store: MockDataStore { stores.store }
 
-    public func queue() throws -> [PendingMutation] {
-        let store = stores.makeDataStore()
-        defer { try? store.save() }  // ends the unit: an observation (R13) waits for no open read
-        return try store.fetchPendingMutations()
-    }
+    public func queue() throws -> [PendingMutation] { try read { try $0.fetchPendingMutations() } }
 
-    public func engineState() throws -> EngineState {
-        let store = stores.makeDataStore()
-        defer { try? store.save() }
-        return try store.loadEngineState()
+    public func engineState() throws -> EngineState { try read { try $0.loadEngineState() } }
+
+    /// Reads the local database as the test's own look, beside an engine that may be running (live mode): through
+    /// `MockDataStore.read`, which waits while the engine's unit of work is active instead of starting a new unit,
+    /// which would roll the engine's back mid-way. Waits at most 10 s for it.
+    public func read<Value>(_ query: (any DataStoreProtocol) throws -> Value) throws -> Value {
+        let deadline = ProcessInfo.processInfo.systemUptime + 10
+        while true {
+            do {
+                return try stores.store.read(query)
+            } catch DataStoreError.busy where ProcessInfo.processInfo.systemUptime < deadline {
+                usleep(1000)
+            }
+        }
     }
 
     public func updateEngineState(_ change: (inout EngineState) -> Void) throws {
