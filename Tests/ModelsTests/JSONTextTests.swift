@@ -93,4 +93,28 @@ struct JSONTextTests {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONParseError.self) { try JSONText.parse(deep) }
     }
+
+    /// The parser's shortcuts (an ASCII string without escapes made from its bytes, an integer of at most 15
+    /// digits made from its digits) read every document as Foundation reads it, and refuse what it refuses.
+    @Test(
+        "the string and integer shortcuts read as Foundation does",
+        arguments: [
+            #"["plain", "", "café", "😀 emoji", "tab\tand\\ \"quoted\"", "\u00e9\ud83d\ude00", "a/b"]"#,
+            "[0, -0, 7, -7, 123456789012345, -123456789012345, 1234567890123456, 12345678901234567890, 2.50, 1e3]",
+            #"{"id":"0190f5c0-3f00-7a11-8b22-000000000001","n":42,"nested":{"k":[1,"x",null,true]}}"#,
+        ])
+    func shortcutsMatchFoundation(text: String) throws {
+        let parsed = try JSONText.parse(text)
+        #expect(parsed == (try JSONCoding.decode(JSONValue.self, from: Data(text.utf8))))
+        if case .array(let values) = parsed, values.count > 1, case .number(let zero) = values[1], text.hasPrefix("[0") {
+            #expect(zero.sign == .minus, "-0 keeps its sign")
+        }
+    }
+
+    @Test("the string shortcut still refuses raw control characters and invalid UTF-8")
+    func shortcutsRefuseBadStrings() {
+        #expect(throws: JSONParseError.self) { try JSONText.parse(Array("[\"a\u{01}b\"]".utf8)) }
+        #expect(throws: JSONParseError.self) { try JSONText.parse([0x5B, 0x22, 0x61, 0xFF, 0x22, 0x5D]) }
+        #expect(throws: JSONParseError.self) { try JSONText.parse([0x5B, 0x22, 0xC3, 0x22, 0x5D]) }
+    }
 }

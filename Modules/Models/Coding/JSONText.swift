@@ -106,7 +106,12 @@ public enum JSONText {
         func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index) }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
+            }
         }
 
         mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -193,8 +198,27 @@ public enum JSONText {
             }
         }
 
+        /// A string from its opening quote. Most strings of a page (ids, times, names) are ASCII without escapes:
+        /// those are made from their bytes at once; any other goes through `escapedString`.
         mutating func string() throws(JSONParseError) -> String {
             index += 1
+            let start = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                    index += 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+                index += 1
+            }
+            index = start
+            return try escapedString()
+        }
+
+        /// A string from just after its opening quote, escapes decoded and UTF-8 validated.
+        mutating func escapedString() throws(JSONParseError) -> String {
             var output: [UInt8] = []
             while index < bytes.count {
                 let byte = bytes[index]
@@ -282,6 +306,14 @@ public enum JSONText {
                 }
                 guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
                 while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            // An integer of at most 15 digits is exact as a Double: made from its digits, without a string.
+            let negative = bytes[start] == UInt8(ascii: "-")
+            let digits = bytes[(negative ? start + 1 : start)..<index]
+            if digits.count <= 15, digits.allSatisfy(isDigit) {
+                var value: Int64 = 0
+                for digit in digits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+                return negative ? -Double(value) : Double(value)
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             guard let number = Double(text), number.isFinite else { throw error("number out of range") }
