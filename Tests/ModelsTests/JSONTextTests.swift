@@ -106,7 +106,8 @@ struct JSONTextTests {
     func shortcutsMatchFoundation(text: String) throws {
         let parsed = try JSONText.parse(text)
         #expect(parsed == (try JSONCoding.decode(JSONValue.self, from: Data(text.utf8))))
-        if case .array(let values) = parsed, values.count > 1, case .number(let zero) = values[1], text.hasPrefix("[0") {
+        if case .array(let values) = parsed, values.count > 1, case .number(let zero) = values[1], text.hasPrefix("[0")
+        {
             #expect(zero.sign == .minus, "-0 keeps its sign")
         }
     }
