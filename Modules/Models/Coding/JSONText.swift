@@ -160,7 +160,8 @@ public enum JSONText {
                 // A repeated key keeps its first value, as Foundation's JSONDecoder does: the REST decoders and this
                 // parser (the change feed's fast path, the server's bodies) must read one document one way.
                 let member = try value(depth: depth + 1)
-                if members[key] == nil { members[key] = member }
+                // One hash in the common case; a repeat puts the first value back.
+                if let first = members.updateValue(member, forKey: key) { members[key] = first }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unterminated object") }
                 if bytes[index] == UInt8(ascii: ",") {
