@@ -17,6 +17,7 @@ extension LocalStore {
         INSERT OR IGNORE INTO temp.staged_event (\(stagedColumns))
         VALUES (\(Array(repeating: "?", count: Event.columns.count).joined(separator: ", ")))
         """
+
     public func clearStagedEvents() throws {
         try perform { db in
             try db.execute(sql: Self.createStage)
@@ -43,7 +44,7 @@ extension LocalStore {
         try perform { db in
             try db.execute(sql: Self.createStage)
             let updates = Event.columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            // The excluded ids travel as one JSON array. In id order: the table's B-tree is built by appending.
+            // The excluded ids travel as one JSON array; rows go in id order, so the table's B-tree grows by appending.
             try db.execute(
                 sql: """
                     INSERT INTO event (\(Self.stagedColumns))
