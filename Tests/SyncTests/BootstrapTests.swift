@@ -183,14 +183,20 @@ struct BootstrapTests {
         #expect(try localRows(a).sorted() == localRows(b).sorted())
     }
 
-    @Test("R11 a bootstrap while another device deletes events misses no unchanged event (keyset pages)")
-    func keysetListingIgnoresConcurrentDeletes() async throws {
+    /// `b` synced five events of one type, a second apart; `c` is a new device of the same user that bootstraps
+    /// in pages of two.
+    func fiveEventsAndANewDevice() async throws -> (b: SyncHarness, c: SyncHarness, created: [Event]) {
         let b = try SyncHarness()
         let type = try await b.syncedType()
         var created: [Event] = []
         for offset in 1...5 { created.append(try await b.event(type, Double(offset))) }
         _ = await b.engine.performSync()
-        let c = try b.secondDevice(configuration: try SyncConfiguration(bootstrapEventsPageSize: 2))
+        return (b, try b.secondDevice(configuration: try SyncConfiguration(bootstrapEventsPageSize: 2)), created)
+    }
+
+    @Test("R11 a bootstrap while another device deletes events misses no unchanged event (keyset pages)")
+    func keysetListingIgnoresConcurrentDeletes() async throws {
+        let (b, c, created) = try await fiveEventsAndANewDevice()
         // c reads the cursor and its first page, then b deletes the newest event before c asks for the next page.
         let cursor = c.model.latestCursor(user: c.network.userId)
         let firstPage = try c.model.listEventsPage(user: c.network.userId, limit: 2, after: nil)
@@ -212,12 +218,7 @@ struct BootstrapTests {
 
     @Test("S82 R11 a listing that failed after staging pages leaves nothing for the next: a deleted event stays gone")
     func failedStagingIsForgotten() async throws {
-        let b = try SyncHarness()
-        let type = try await b.syncedType()
-        var created: [Event] = []
-        for offset in 1...5 { created.append(try await b.event(type, Double(offset))) }
-        _ = await b.engine.performSync()
-        let c = try b.secondDevice(configuration: try SyncConfiguration(bootstrapEventsPageSize: 2))
+        let (b, c, created) = try await fiveEventsAndANewDevice()
         // c stages the first page (the two newest events), then the listing fails.
         let firstPage = try c.model.listEventsPage(user: c.network.userId, limit: 2, after: nil)
         #expect(firstPage.events.map(\.id).contains(created[4].id))
