@@ -157,30 +157,15 @@ extension SyncEngine {
                     try fences.settle(type, id, store)
                 }
             }
-            for type in snapshot.eventTypes where try writable(.eventType, type.id.lowercased()) {
-                let id = type.id.lowercased()
-                try store.upsertEventType(id: id) { row in
-                    row.replaceFields(with: type)
-                    Rebase.apply(fences.rebase(id), to: &row)
-                }
-                try written(.eventType, id)
-            }
-            for fence in snapshot.geofences where try writable(.geofence, fence.id.lowercased()) {
-                let id = fence.id.lowercased()
-                try store.upsertGeofence(id: id) { row in
-                    row.replaceFields(with: fence)
-                    Rebase.apply(fences.rebase(id), to: &row)
-                }
-                try written(.geofence, id)
-            }
-            for definition in snapshot.propertyDefinitions
-            where try writable(.propertyDefinition, definition.id.lowercased()) {
-                let id = definition.id.lowercased()
-                try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) { row in
-                    row.replaceFields(with: definition)
-                    Rebase.apply(fences.rebase(id), to: &row)
-                }
-                try written(.propertyDefinition, id)
+            // Parents first: types, geofences, then definitions.
+            let objects =
+                snapshot.eventTypes.map(APIEntity.eventType) + snapshot.geofences.map(APIEntity.geofence)
+                + snapshot.propertyDefinitions.map(APIEntity.propertyDefinition)
+            for object in objects {
+                let id = object.id.lowercased()
+                guard try writable(object.entityType, id) else { continue }
+                try store.replace(id: id, with: object, rebasing: fences.rebase(id))
+                try written(object.entityType, id)
             }
             // The staged rows are the events as `replaceFields` makes them. Those no fence, rebase or debt concerns
             // are written as staged, in one statement; the others one by one, as every other entity.
@@ -258,10 +243,7 @@ extension SyncEngine {
                 let id = definition.id.lowercased()
                 if try fences.skip(.propertyDefinition, id, store, &counters) { continue }
                 let rebase = fences.rebase(id)
-                try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) { row in
-                    row.replaceFields(with: definition)
-                    Rebase.apply(rebase, to: &row)
-                }
+                try store.replace(id: id, with: .propertyDefinition(definition), rebasing: rebase)
                 if let rebase {
                     try Rebase.keepStatus(of: rebase, store)
                 } else {

@@ -80,18 +80,9 @@ extension SyncEngine {
             let queued = Set(try store.fetchPendingMutations().map(\.entityId))
             for (owed, answer) in read where current.contains(owed) && !Self.waits(owed, queued) {
                 let id = owed.id.lowercased()
-                switch answer {
-                case .eventType(let type)?:
-                    try store.upsertEventType(id: id) { $0.replaceFields(with: type) }
-                case .event(let event)?:
-                    try store.upsertEvent(id: id) { $0.replaceFields(with: event) }
-                case .geofence(let fence)?:
-                    try store.upsertGeofence(id: id) { $0.replaceFields(with: fence) }
-                case .propertyDefinition(let definition)?:
-                    try store.upsertPropertyDefinition(id: id, eventTypeId: definition.eventTypeId.lowercased()) {
-                        $0.replaceFields(with: definition)
-                    }
-                case nil:
+                if let answer {
+                    try store.replace(id: id, with: answer)
+                } else {
                     try removeLocally(owed.entityType, id: id, store)
                 }
                 try store.settleOwed(owed.entityType, id: owed.id, token: owed.token)
