@@ -107,27 +107,25 @@ enum ChangeStream {
                 // Streams of one user woken by one commit sit at one position: the first reads, the others send
                 // its bytes — valid when it was read after every commit this stream was woken for.
                 let needed = streams.commits(of: user)
-                if let shared = streams.sharedPage(user: user, since: since, readAfter: needed) {
-                    if let progress = try await send(shared, &position, &writer) { return progress }
-                    continue
-                }
-                let page = try await pipeline.storage.read { db -> Page in
-                    if since < (try ChangeFeed.watermark(user: user, db)) { return Page(reset: true) }
-                    var page = Page()
-                    try db.forEachRow(
-                        ChangeEntryText.select + " WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
-                        [user, since, ChangeStream.pageSize]
-                    ) { row in
-                        page.count += 1
-                        page.last = ChangeEntryText.id(row)
-                        page.text.append(contentsOf: "id: \(page.last)\nevent: change\ndata: ".utf8)
-                        ChangeEntryText.write(row, into: &page.text)
-                        page.text.append(contentsOf: "\n\n".utf8)
-                        return true
+                let storage = pipeline.storage
+                let page = try await streams.page(user: user, since: since, readAfter: needed) {
+                    try await storage.read { db -> Page in
+                        if since < (try ChangeFeed.watermark(user: user, db)) { return Page(reset: true) }
+                        var page = Page()
+                        try db.forEachRow(
+                            ChangeEntryText.select + " WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
+                            [user, since, ChangeStream.pageSize]
+                        ) { row in
+                            page.count += 1
+                            page.last = ChangeEntryText.id(row)
+                            page.text.append(contentsOf: "id: \(page.last)\nevent: change\ndata: ".utf8)
+                            ChangeEntryText.write(row, into: &page.text)
+                            page.text.append(contentsOf: "\n\n".utf8)
+                            return true
+                        }
+                        return page
                     }
-                    return page
                 }
-                streams.share(page, user: user, since: since, readAfter: needed)
                 if let progress = try await send(page, &position, &writer) { return progress }
             }
         }

@@ -18,6 +18,15 @@ final class ChangeStreams: Sendable {
         /// Commits rung per streaming user, and the last page one of its streams read (see `sharedPage`).
         var commits: [String: Int] = [:]
         var pages: [String: SharedPage] = [:]
+        /// The read in progress per streaming user, which the user's other streams woken by the same commits await.
+        var reads: [String: PageRead] = [:]
+    }
+
+    /// A page read in progress for the streams of one user at one position.
+    struct PageRead {
+        let since: Int64
+        let readAfter: Int
+        let task: Task<ChangeStream.Page, any Error>
     }
 
     /// A page of entries one stream read, for the user's other streams at the same position.
@@ -90,6 +99,33 @@ final class ChangeStreams: Sendable {
     /// How many commits of `user` have rung its streams so far.
     func commits(of user: String) -> Int { state.withLock { $0.commits[user] ?? 0 } }
 
+    /// The entries of `user` after `since` for a stream woken by `readAfter` commits: a page another stream read
+    /// already, or the read in progress for them, or a new read (`read`) that the user's other streams then share.
+    /// One commit wakes every stream of the user at once; without this each would read the same page from the
+    /// database (5000 reads for 5000 streams), the delivery's main cost.
+    func page(
+        user: String, since: Int64, readAfter: Int,
+        read: @escaping @Sendable () async throws -> ChangeStream.Page
+    ) async throws -> ChangeStream.Page {
+        if let shared = sharedPage(user: user, since: since, readAfter: readAfter) { return shared }
+        let (reading, startedAfter) = state.withLock { state -> (Task<ChangeStream.Page, any Error>, Int) in
+            if let current = state.reads[user], current.since == since, current.readAfter >= readAfter {
+                return (current.task, current.readAfter)
+            }
+            let task = Task { try await read() }
+            state.reads[user] = PageRead(since: since, readAfter: readAfter, task: task)
+            return (task, readAfter)
+        }
+        defer {
+            state.withLock { state in
+                if state.reads[user]?.task == reading { state.reads[user] = nil }
+            }
+        }
+        let page = try await reading.value
+        share(page, user: user, since: since, readAfter: startedAfter)
+        return page
+    }
+
     /// The page another stream of `user` read from `since`, if that read began after `readAfter` rings: then it
     /// holds every entry this stream was woken for.
     func sharedPage(user: String, since: Int64, readAfter: Int) -> ChangeStream.Page? {
@@ -105,6 +141,8 @@ final class ChangeStreams: Sendable {
     func share(_ page: ChangeStream.Page, user: String, since: Int64, readAfter: Int) {
         state.withLock { state in
             guard state.byUser[user] != nil else { return }
+            // A page of an older read does not replace a newer one.
+            if let kept = state.pages[user], kept.since == since, kept.readAfter > readAfter { return }
             state.pages[user] = SharedPage(since: since, readAfter: readAfter, page: page)
         }
     }
