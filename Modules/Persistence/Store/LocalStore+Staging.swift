@@ -11,7 +11,7 @@ extension LocalStore {
     private static let stagedColumns = Event.columns.joined(separator: ", ")
 
     private static let createStage = """
-        CREATE TEMP TABLE IF NOT EXISTS staged_event (\(stagedColumns), seq INTEGER PRIMARY KEY, UNIQUE (id))
+        CREATE TEMP TABLE IF NOT EXISTS staged_event (\(stagedColumns), PRIMARY KEY (id)) WITHOUT ROWID
         """
     private static let stageRow = """
         INSERT OR IGNORE INTO temp.staged_event (\(stagedColumns))

@@ -239,7 +239,7 @@ public protocol DataStoreProtocol {
     /// has to fit in memory. The area belongs to this process's connection and is gone when the process ends.
     func clearStagedEvents() throws
 
-    /// Stages server events as the rows a bootstrap writes (ids lowercase, `synced`), after those staged before.
+    /// Stages server events as the rows a bootstrap writes (ids lowercase, `synced`), beside those staged before.
     /// An id already staged keeps its first copy (a row that moved during a keyset listing). Returns how many were
     /// new. Rolls back with the unit of work, like any write.
     @discardableResult

@@ -61,6 +61,8 @@ struct ProofClient {
             let stores = try DefaultDataStoreFactory(.file(path: path), clock: clock)
             var configuration = SyncConfiguration.standard(serverRoot: root)
             configuration.live = Self.liveTimings
+            // Bootstraps list events four at a time: the faults then meet listings after pages are staged (S82, R11).
+            configuration.bootstrapEventsPageSize = 4
             let engine = SyncEngine(
                 networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
                 configuration: configuration)
