@@ -10,7 +10,7 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 .PHONY: demo test test-fast test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-scale bench-digest bench-live bench-security bench-server profile-cli proof fuzz-build schemathesis man install docs \
+	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -103,6 +103,8 @@ schemathesis:
 ## a release trendy-server process. Fails when instructions or allocations grow more than 10 % at p90 over the
 ## thresholds checked in under Benchmarks/Thresholds; a run better than them passes and says so (record it with `make
 ## bench-thresholds`). Instructions need hardware counters, which this machine kind lacks (docs/performance.md).
+## Then prints the user's-path table (`bench-user`: push, bootstrap, events add, installed sizes) and trendy-server's
+## SQLite load figures (feed pages and batch inserts, wrk): the tables of issue 27.
 BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) package \
 	--allow-writing-to-package-directory benchmark
 BENCH_CHECK_LOG := $(CURDIR)/Benchmarks/.build/thresholds-check.log
@@ -114,8 +116,13 @@ bench: deps bench-servers
 	if [ $$status -eq 0 ]; then exit 0; fi; \
 	if grep -q "is BETTER than the defined thresholds" $(BENCH_CHECK_LOG) && \
 		! grep -q "Deviations worse than threshold" $(BENCH_CHECK_LOG); then \
-		echo "make bench: better than the thresholds; record them with make bench-thresholds"; exit 0; fi; \
-	echo "make bench: a regression over Benchmarks/Thresholds (above)"; exit 1
+		echo "make bench: better than the thresholds; record them with make bench-thresholds"; else \
+		echo "make bench: a regression over Benchmarks/Thresholds (above)"; exit 1; fi
+	@echo "The user's path (docs/performance.md, \"The user's path\"):"
+	@$(MAKE) --no-print-directory bench-user
+	@echo "trendy-server under load, SQLite (docs/performance.md, \"Server\"):"
+	@$(MAKE) --no-print-directory wrk
+	Benchmarks/server/run.sh $(or $(BENCH_SECONDS),5)
 
 ## Runs the benchmark package and records its p90 instructions and allocations as the new thresholds (the timings it
 ## also measures are left out: they are reported, never gated).
@@ -202,10 +209,13 @@ bench-security: deps
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and
 ## two instances on a throwaway PostgreSQL (scripts/with-postgres).
-bench-server: deps
+bench-server: deps wrk
+	scripts/with-postgres Benchmarks/server/run.sh $(BENCH_SECONDS)
+
+## wrk, installed with apt when missing and possible.
+wrk:
 	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = "0" ] && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk >/dev/null; } || \
 		{ echo "error: wrk is missing: sudo apt-get install wrk"; exit 1; }
-	scripts/with-postgres Benchmarks/server/run.sh $(BENCH_SECONDS)
 
 ## Man pages from the commands' own help (swift-argument-parser's generate-manual): .build/man/*.1 (a blank line
 ## of a help text becomes an mdoc paragraph break).

@@ -2,7 +2,7 @@
 """Whole-process figures, the way a user meets them (issue 12): release `trendyctl` processes against a release
 `trendy-server --in-memory` on 127.0.0.1, trendyctl's default configuration, wall clock from exec to exit, peak RSS
 from the kernel (wait4). Run by `make bench-user`; prints one Markdown table for docs/performance.md."""
-import argparse, json, os, statistics, sys, tempfile
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Device, Server  # noqa: E402
@@ -60,6 +60,16 @@ try:
                  f"`--version` alone: p50 {statistics.median(starts) * 1000:.1f} ms"))
 finally:
     server.stop()
+
+# The binaries as `make install` puts them: stripped copies of the two measured here.
+sizes = []
+for binary in (os.path.join(cli, "trendyctl"), os.path.join(os.path.abspath(args.server_bin), "trendy-server")):
+    stripped = os.path.join(work, os.path.basename(binary) + ".stripped")
+    shutil.copyfile(binary, stripped)
+    subprocess.run(["strip", stripped], check=True)
+    sizes.append(f"{os.path.basename(binary)} {os.path.getsize(stripped) / 1e6:.0f} MB "
+                 f"({os.path.getsize(binary) / 1e6:.0f} MB unstripped)")
+rows.append(("Installed binaries (stripped, as `make install`)", ", ".join(sizes), ""))
 
 print(f"| Scenario | Best of {args.runs} | Rows |")
 print("|---|---|---|")
