@@ -11,11 +11,7 @@ struct ParentRemovalTests {
     @Test("R7 an event moved into a type deleted before a sync is deleted on the server too")
     func moveThenDeleteLocally() async throws {
         let h = try SyncHarness()
-        let coffee = try await h.syncedType("Coffee")
-        let tea = try await h.syncedType("Tea")
-        let event = try await h.event(coffee, 1)
-        _ = await h.engine.performSync()
-        _ = try await h.events.updateEvent(id: event.id) { $0.eventTypeId = tea.id }
+        let (coffee, tea, _) = try await movedEvent(h)
         try await h.events.deleteEventType(id: tea.id)
         #expect(try h.queue().map(\.operation) == [.delete, .delete], "R7 the move became a delete")
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
@@ -26,13 +22,8 @@ struct ParentRemovalTests {
     @Test("R7 another device deletes the type this device moved an event into: the event goes on the server too")
     func moveThenDeletedElsewhere() async throws {
         let a = try SyncHarness()
-        let coffee = try await a.syncedType("Coffee")
-        let tea = try await a.syncedType("Tea")
-        let event = try await a.event(coffee, 1)
-        _ = await a.engine.performSync()
         let b = try a.secondDevice()
-        _ = await b.engine.performSync()
-        _ = try await a.events.updateEvent(id: event.id) { $0.eventTypeId = tea.id }
+        let (_, tea, _) = try await movedEvent(a, before: { _ = await b.engine.performSync() })
         a.network.enqueue(http(503), for: .updateEventWithIdempotency)  // the move does not get through first
         try await b.events.deleteEventType(id: tea.id)
         _ = await b.engine.performSync()
@@ -49,11 +40,7 @@ struct ParentRemovalTests {
     @Test("R7 a type delete waits for the update that moves an event out of it")
     func typeDeleteWaitsForAMoveOut() async throws {
         let h = try SyncHarness()
-        let coffee = try await h.syncedType("Coffee")
-        let tea = try await h.syncedType("Tea")
-        let event = try await h.event(coffee, 1)
-        _ = await h.engine.performSync()
-        _ = try await h.events.updateEvent(id: event.id) { $0.eventTypeId = tea.id }
+        let (coffee, tea, _) = try await movedEvent(h)
         try await h.events.deleteEventType(id: coffee.id)
         h.network.enqueue(http(503), for: .updateEventWithIdempotency)
         let first = await h.engine.performSync()
@@ -246,16 +233,29 @@ extension ParentRemovalTests {
     @Test("R7 an event whose create was sent, then moved into a type deleted before a sync, is deleted on the server")
     func sentCreateMovedThenTypeDeleted() async throws {
         let h = try SyncHarness()
-        let coffee = try await h.syncedType("Coffee")
-        let tea = try await h.syncedType("Tea")
-        let event = try await h.event(coffee, 1)
-        h.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
-        _ = await h.engine.performSync()  // sent, unanswered: the server may hold it
-        _ = try await h.events.updateEvent(id: event.id) { $0.eventTypeId = tea.id }
+        // The event's create is sent and unanswered: the server may hold it.
+        let (_, tea, _) = try await movedEvent(
+            h, beforeSync: { h.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency) }
+        )
         try await h.events.deleteEventType(id: tea.id)
         #expect(try h.queue().map(\.operation) == [.delete, .delete], "R7 the event's create and move became a delete")
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
         let local = try h.events.events()
         #expect(h.serverEvents.isEmpty && local.isEmpty)
+    }
+
+    /// Two synced types and an event of the first, a sync, then the event moved into the second type locally (not
+    /// yet pushed). `beforeSync` scripts that sync's faults; `before` runs after it (another device's first sync).
+    private func movedEvent(
+        _ h: SyncHarness, beforeSync: () -> Void = {}, before: () async throws -> Void = {}
+    ) async throws -> (from: Models.EventType, to: Models.EventType, event: Event) {
+        let coffee = try await h.syncedType("Coffee")
+        let tea = try await h.syncedType("Tea")
+        let event = try await h.event(coffee, 1)
+        beforeSync()
+        _ = await h.engine.performSync()
+        try await before()
+        _ = try await h.events.updateEvent(id: event.id) { $0.eventTypeId = tea.id }
+        return (coffee, tea, event)
     }
 }

@@ -24,20 +24,12 @@ extension APIClient {
         return entities
     }
 
-    public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
-        try await createEventTypeWithIdempotency(request, idempotencyKey: freshKey())
-    }
-
     public func createEventTypeWithIdempotency(
         _ request: CreateEventTypeRequest, idempotencyKey: String
     ) async throws
         -> APIEventType
     {
         try await send(.post("event-types", body: try Self.body(request), key: idempotencyKey), as: APIEventType.self)
-    }
-
-    public func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
-        try await updateEventTypeWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updateEventTypeWithIdempotency(
@@ -93,20 +85,12 @@ extension APIClient {
         }
     }
 
-    public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
-        try await createEventWithIdempotency(request, idempotencyKey: freshKey())
-    }
-
     public func createEventWithIdempotency(
         _ request: CreateEventRequest, idempotencyKey: String
     ) async throws
         -> APIEvent
     {
         try await send(.post("events", body: try Self.body(request), key: idempotencyKey), as: APIEvent.self)
-    }
-
-    public func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
-        try await createEventsBatch(events, idempotencyKey: freshKey())
     }
 
     /// N1. 201 and 207 are results; so is a 400 whose body is a batch result (every item failed, original backend).
@@ -123,10 +107,6 @@ extension APIClient {
         response.httpStatus = answer.status
         response.replayed = answer.replayed
         return response
-    }
-
-    public func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent {
-        try await updateEventWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updateEventWithIdempotency(
@@ -148,20 +128,12 @@ extension APIClient {
         try await allPages("geofences", query: activeOnly ? [("active", "true")] : [], as: APIGeofence.self)
     }
 
-    public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {
-        try await createGeofenceWithIdempotency(request, idempotencyKey: freshKey())
-    }
-
     public func createGeofenceWithIdempotency(
         _ request: CreateGeofenceRequest, idempotencyKey: String
     ) async throws
         -> APIGeofence
     {
         try await send(.post("geofences", body: try Self.body(request), key: idempotencyKey), as: APIGeofence.self)
-    }
-
-    public func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
-        try await updateGeofenceWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updateGeofenceWithIdempotency(
@@ -183,16 +155,6 @@ extension APIClient {
         try await send(.get("event-types/\(segment(eventTypeId))/properties"), as: [APIPropertyDefinition].self)
     }
 
-    public func createPropertyDefinition(
-        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
-    )
-        async throws -> APIPropertyDefinition
-    {
-        var request = request
-        request.eventTypeId = eventTypeId
-        return try await createPropertyDefinitionWithIdempotency(request, idempotencyKey: freshKey())
-    }
-
     public func createPropertyDefinitionWithIdempotency(
         _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
     ) async throws -> APIPropertyDefinition {
@@ -201,14 +163,6 @@ extension APIClient {
                 "event-types/\(segment(request.eventTypeId))/properties", body: try Self.body(request),
                 key: idempotencyKey),
             as: APIPropertyDefinition.self)
-    }
-
-    public func updatePropertyDefinition(
-        id: String, _ request: UpdatePropertyDefinitionRequest
-    ) async throws
-        -> APIPropertyDefinition
-    {
-        try await updatePropertyDefinitionWithIdempotency(id: id, request, idempotencyKey: freshKey())
     }
 
     public func updatePropertyDefinitionWithIdempotency(
@@ -301,9 +255,6 @@ extension APIClient {
             throw .decoding(status: 0, message: "the request could not be encoded: \(error)")
         }
     }
-
-    /// A key for a call that was given none: a UUIDv7 of the client's clock (S1: no other kind of key is sent).
-    func freshKey() -> String { UUIDv7.generate(at: clock.now()) }
 }
 
 /// Ids already listed, case-insensitively: UUIDs as their 16 bytes, anything else as lowercased text.

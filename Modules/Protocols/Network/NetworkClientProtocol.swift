@@ -1,7 +1,8 @@
 import Foundation
 import Models
 
-/// The Trendy API v1 as the sync engine sees it: the seed's 24 methods plus N1–N6 (sync-engine §2.1–§2.3).
+/// The Trendy API v1 as the sync engine sees it: the seed's 24 methods plus N1–N6 (sync-engine §2.1–§2.3). The
+/// seed's calls with "a fresh random key" are defined once, below, on the keyed calls they stand for.
 ///
 /// Implementations send `Authorization: Bearer` and `Accept: application/json` on every request,
 /// `Idempotency-Key` on every POST and PUT (never on GET or DELETE), retry a 401 once after a token refresh and a
@@ -13,17 +14,11 @@ public protocol NetworkClientProtocol: Sendable {
     /// `GET /api/v1/event-types`: the caller's types by `created_at`, then `id`. Also the engine's health check.
     func getEventTypes() async throws -> [APIEventType]
 
-    /// `POST /api/v1/event-types` with a fresh random `Idempotency-Key`.
-    func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType
-
     /// `POST /api/v1/event-types` with the given key (the mutation's `client_request_id`).
     func createEventTypeWithIdempotency(
         _ request: CreateEventTypeRequest, idempotencyKey: String
     ) async throws
         -> APIEventType
-
-    /// `PUT /api/v1/event-types/{id}` with a fresh random key.
-    func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType
 
     /// `DELETE /api/v1/event-types/{id}`. The server deletes its events and property definitions too.
     func deleteEventType(id: String) async throws
@@ -41,17 +36,8 @@ public protocol NetworkClientProtocol: Sendable {
     /// so a long bootstrap can show how far it got. The default calls it once, at the end.
     func getAllEvents(batchSize: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [APIEvent]
 
-    /// `POST /api/v1/events` with a fresh random key.
-    func createEvent(_ request: CreateEventRequest) async throws -> APIEvent
-
     /// `POST /api/v1/events` with the given key.
     func createEventWithIdempotency(_ request: CreateEventRequest, idempotencyKey: String) async throws -> APIEvent
-
-    /// `POST /api/v1/events/batch` with a fresh random key. A 400 carrying a batch body is returned, not thrown.
-    func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse
-
-    /// `PUT /api/v1/events/{id}` with a fresh random key.
-    func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent
 
     /// `DELETE /api/v1/events/{id}`.
     func deleteEvent(id: String) async throws
@@ -61,17 +47,11 @@ public protocol NetworkClientProtocol: Sendable {
     /// `GET /api/v1/geofences`, with `?active=true` only when `activeOnly` is true.
     func getGeofences(activeOnly: Bool) async throws -> [APIGeofence]
 
-    /// `POST /api/v1/geofences` with a fresh random key.
-    func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence
-
     /// `POST /api/v1/geofences` with the given key.
     func createGeofenceWithIdempotency(
         _ request: CreateGeofenceRequest, idempotencyKey: String
     ) async throws
         -> APIGeofence
-
-    /// `PUT /api/v1/geofences/{id}` with a fresh random key.
-    func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence
 
     /// `DELETE /api/v1/geofences/{id}`. The server clears `geofence_id` on its events.
     func deleteGeofence(id: String) async throws
@@ -81,23 +61,11 @@ public protocol NetworkClientProtocol: Sendable {
     /// `GET /api/v1/event-types/{id}/properties`: by `display_order`, `created_at`, `id`.
     func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition]
 
-    /// `POST /api/v1/event-types/{eventTypeId}/properties` with a fresh random key.
-    func createPropertyDefinition(
-        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
-    ) async throws
-        -> APIPropertyDefinition
-
     /// `POST /api/v1/event-types/{request.eventTypeId}/properties` with the given key.
     func createPropertyDefinitionWithIdempotency(
         _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
     )
         async throws -> APIPropertyDefinition
-
-    /// `PUT /api/v1/property-definitions/{id}` with a fresh random key.
-    func updatePropertyDefinition(
-        id: String, _ request: UpdatePropertyDefinitionRequest
-    ) async throws
-        -> APIPropertyDefinition
 
     /// `DELETE /api/v1/property-definitions/{id}`.
     func deletePropertyDefinition(id: String) async throws
@@ -175,6 +143,60 @@ public protocol NetworkClientProtocol: Sendable {
 }
 
 extension NetworkClientProtocol {
+    /// `POST /api/v1/event-types` with a fresh random `Idempotency-Key`.
+    public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
+        try await createEventTypeWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `PUT /api/v1/event-types/{id}` with a fresh random key.
+    public func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
+        try await updateEventTypeWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `POST /api/v1/events` with a fresh random key.
+    public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
+        try await createEventWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `POST /api/v1/events/batch` with a fresh random key. A 400 carrying a batch body is returned, not thrown.
+    public func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
+        try await createEventsBatch(events, idempotencyKey: Self.freshKey())
+    }
+
+    /// `PUT /api/v1/events/{id}` with a fresh random key.
+    public func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent {
+        try await updateEventWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `POST /api/v1/geofences` with a fresh random key.
+    public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {
+        try await createGeofenceWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `PUT /api/v1/geofences/{id}` with a fresh random key.
+    public func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
+        try await updateGeofenceWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `POST /api/v1/event-types/{eventTypeId}/properties` with a fresh random key.
+    public func createPropertyDefinition(
+        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
+    ) async throws -> APIPropertyDefinition {
+        var request = request
+        request.eventTypeId = eventTypeId
+        return try await createPropertyDefinitionWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `PUT /api/v1/property-definitions/{id}` with a fresh random key.
+    public func updatePropertyDefinition(
+        id: String, _ request: UpdatePropertyDefinitionRequest
+    ) async throws -> APIPropertyDefinition {
+        try await updatePropertyDefinitionWithIdempotency(id: id, request, idempotencyKey: Self.freshKey())
+    }
+
+    /// A key no earlier request used: a UUIDv7 of now (S1: no other kind of key is sent).
+    static func freshKey() -> String { UUIDv7.generate(at: Date()) }
+
     public func getAllEvents(batchSize: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [APIEvent] {
         let events = try await getAllEvents(batchSize: batchSize)
         progress(events.count)

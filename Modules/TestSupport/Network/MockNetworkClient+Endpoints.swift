@@ -9,13 +9,6 @@ extension MockNetworkClient {
         try await call(.getEventTypes) { server.listEventTypes(user: userId) }
     }
 
-    public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
-        let key = freshKey()
-        return try await call(.createEventType, key: key, body: request) {
-            () throws(NetworkError) -> APIEventType in try server.createEventType(user: userId, request, key: key)
-        }
-    }
-
     public func createEventTypeWithIdempotency(
         _ request: CreateEventTypeRequest, idempotencyKey: String
     ) async throws
@@ -24,14 +17,6 @@ extension MockNetworkClient {
         try await call(.createEventTypeWithIdempotency, key: idempotencyKey, body: request) {
             () throws(NetworkError) -> APIEventType in
             try server.createEventType(user: userId, request, key: idempotencyKey)
-        }
-    }
-
-    public func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
-        let key = freshKey()
-        return try await call(.updateEventType, ["id": id], key: key, body: request) {
-            () throws(NetworkError) -> APIEventType in
-            try server.updateEventType(user: userId, id: id, request, key: key)
         }
     }
 
@@ -81,13 +66,6 @@ extension MockNetworkClient {
         }
     }
 
-    public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
-        let key = freshKey()
-        return try await call(.createEvent, key: key, body: request) { () throws(NetworkError) -> APIEvent in
-            try server.createEvent(user: userId, request, key: key)
-        }
-    }
-
     public func createEventWithIdempotency(
         _ request: CreateEventRequest, idempotencyKey: String
     ) async throws
@@ -95,14 +73,6 @@ extension MockNetworkClient {
     {
         try await call(.createEventWithIdempotency, key: idempotencyKey, body: request) {
             () throws(NetworkError) -> APIEvent in try server.createEvent(user: userId, request, key: idempotencyKey)
-        }
-    }
-
-    public func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
-        let key = freshKey()
-        return try await call(.createEventsBatch, key: key, body: BatchCreateEventsRequest(events: events)) {
-            () throws(NetworkError) -> BatchCreateEventsResponse in
-            try server.createEventsBatch(user: userId, events, key: key)
         }
     }
 
@@ -115,14 +85,6 @@ extension MockNetworkClient {
             .createEventsBatchWithIdempotency, key: idempotencyKey, body: BatchCreateEventsRequest(events: events)
         ) { () throws(NetworkError) -> BatchCreateEventsResponse in
             try server.createEventsBatch(user: userId, events, key: idempotencyKey)
-        }
-    }
-
-    public func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent {
-        let key = freshKey()
-        return try await call(.updateEvent, ["id": id], key: key, body: request) {
-            () throws(NetworkError) -> APIEvent in
-            try server.updateEvent(user: userId, id: id, request, key: key)
         }
     }
 
@@ -151,13 +113,6 @@ extension MockNetworkClient {
         }
     }
 
-    public func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence {
-        let key = freshKey()
-        return try await call(.createGeofence, key: key, body: request) { () throws(NetworkError) -> APIGeofence in
-            try server.createGeofence(user: userId, request, key: key)
-        }
-    }
-
     public func createGeofenceWithIdempotency(
         _ request: CreateGeofenceRequest, idempotencyKey: String
     ) async throws
@@ -166,13 +121,6 @@ extension MockNetworkClient {
         try await call(.createGeofenceWithIdempotency, key: idempotencyKey, body: request) {
             () throws(NetworkError) -> APIGeofence in
             try server.createGeofence(user: userId, request, key: idempotencyKey)
-        }
-    }
-
-    public func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
-        let key = freshKey()
-        return try await call(.updateGeofence, ["id": id], key: key, body: request) {
-            () throws(NetworkError) -> APIGeofence in try server.updateGeofence(user: userId, id: id, request, key: key)
         }
     }
 
@@ -202,18 +150,6 @@ extension MockNetworkClient {
         }
     }
 
-    public func createPropertyDefinition(
-        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
-    ) async throws
-        -> APIPropertyDefinition
-    {
-        let key = freshKey()
-        return try await call(.createPropertyDefinition, ["eventTypeId": eventTypeId], key: key, body: request) {
-            () throws(NetworkError) -> APIPropertyDefinition in
-            try server.createPropertyDefinition(user: userId, eventTypeId: eventTypeId, request, key: key)
-        }
-    }
-
     public func createPropertyDefinitionWithIdempotency(
         _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
     ) async throws -> APIPropertyDefinition {
@@ -223,18 +159,6 @@ extension MockNetworkClient {
         ) { () throws(NetworkError) -> APIPropertyDefinition in
             try server.createPropertyDefinition(
                 user: userId, eventTypeId: request.eventTypeId, request, key: idempotencyKey)
-        }
-    }
-
-    public func updatePropertyDefinition(
-        id: String, _ request: UpdatePropertyDefinitionRequest
-    ) async throws
-        -> APIPropertyDefinition
-    {
-        let key = freshKey()
-        return try await call(.updatePropertyDefinition, ["id": id], key: key, body: request) {
-            () throws(NetworkError) -> APIPropertyDefinition in
-            try server.updatePropertyDefinition(user: userId, id: id, request, key: key)
         }
     }
 

@@ -11,12 +11,11 @@ import Synchronization
 /// calls in flight. Thread-safe through one `Mutex`.
 public final class MockNetworkClient: NetworkClientProtocol, Sendable {
     public enum Method: String, Sendable, Hashable, CaseIterable {
-        case getEventTypes, createEventType, createEventTypeWithIdempotency, updateEventType, deleteEventType
-        case getEvents, getAllEvents, createEvent, createEventWithIdempotency, createEventsBatch, updateEvent
-        case deleteEvent
-        case getGeofences, createGeofence, createGeofenceWithIdempotency, updateGeofence, deleteGeofence
-        case getPropertyDefinitions, createPropertyDefinition, createPropertyDefinitionWithIdempotency
-        case updatePropertyDefinition, deletePropertyDefinition
+        /// The seed's calls; those with a fresh key are their keyed counterparts (`NetworkClientProtocol`'s extension).
+        case getEventTypes, createEventTypeWithIdempotency, deleteEventType
+        case getEvents, getAllEvents, createEventWithIdempotency, deleteEvent
+        case getGeofences, createGeofenceWithIdempotency, deleteGeofence
+        case getPropertyDefinitions, createPropertyDefinitionWithIdempotency, deletePropertyDefinition
         case getChanges, getLatestCursor
         /// N1–N6.
         case createEventsBatchWithIdempotency, entityExists, updateEventTypeWithIdempotency
@@ -145,7 +144,4 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
             return try backend()
         }
     }
-
-    /// A key for a call given none: a UUIDv7 of the model's clock, as the real client makes (S1).
-    func freshKey() -> String { UUIDv7.generate(at: server.clock.now()) }
 }

@@ -8,43 +8,24 @@ struct NoServerClient: NetworkClientProtocol {
     static let unavailable = NetworkError.transport("no server is configured")
 
     func getEventTypes() async throws -> [APIEventType] { throw Self.unavailable }
-    func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType { throw Self.unavailable }
     func createEventTypeWithIdempotency(
         _ request: CreateEventTypeRequest, idempotencyKey: String
     ) async throws -> APIEventType { throw Self.unavailable }
-    func updateEventType(id: String, _ request: UpdateEventTypeRequest) async throws -> APIEventType {
-        throw Self.unavailable
-    }
     func deleteEventType(id: String) async throws { throw Self.unavailable }
     func getEvents(limit: Int, offset: Int) async throws -> [APIEvent] { throw Self.unavailable }
     func getAllEvents(batchSize: Int) async throws -> [APIEvent] { throw Self.unavailable }
-    func createEvent(_ request: CreateEventRequest) async throws -> APIEvent { throw Self.unavailable }
     func createEventWithIdempotency(_ request: CreateEventRequest, idempotencyKey: String) async throws -> APIEvent {
         throw Self.unavailable
     }
-    func createEventsBatch(_ events: [CreateEventRequest]) async throws -> BatchCreateEventsResponse {
-        throw Self.unavailable
-    }
-    func updateEvent(id: String, _ request: UpdateEventRequest) async throws -> APIEvent { throw Self.unavailable }
     func deleteEvent(id: String) async throws { throw Self.unavailable }
     func getGeofences(activeOnly: Bool) async throws -> [APIGeofence] { throw Self.unavailable }
-    func createGeofence(_ request: CreateGeofenceRequest) async throws -> APIGeofence { throw Self.unavailable }
     func createGeofenceWithIdempotency(
         _ request: CreateGeofenceRequest, idempotencyKey: String
     ) async throws -> APIGeofence { throw Self.unavailable }
-    func updateGeofence(id: String, _ request: UpdateGeofenceRequest) async throws -> APIGeofence {
-        throw Self.unavailable
-    }
     func deleteGeofence(id: String) async throws { throw Self.unavailable }
     func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition] { throw Self.unavailable }
-    func createPropertyDefinition(
-        eventTypeId: String, _ request: CreatePropertyDefinitionRequest
-    ) async throws -> APIPropertyDefinition { throw Self.unavailable }
     func createPropertyDefinitionWithIdempotency(
         _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition { throw Self.unavailable }
-    func updatePropertyDefinition(
-        id: String, _ request: UpdatePropertyDefinitionRequest
     ) async throws -> APIPropertyDefinition { throw Self.unavailable }
     func deletePropertyDefinition(id: String) async throws { throw Self.unavailable }
     func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse { throw Self.unavailable }
