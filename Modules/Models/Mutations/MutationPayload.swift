@@ -5,38 +5,21 @@ import Foundation
 /// Payloads are encoded with `JSONCoding` (sorted keys), so decoding one into its typed request and encoding
 /// it again reproduces the stored bytes.
 public enum MutationPayload {
-    public static func create(_ eventType: EventType) throws -> Data {
-        try JSONCoding.encode(CreateEventTypeRequest(eventType))
+    /// The entity as a create body.
+    public static func create(_ entity: some OutboxEntity) throws -> Data {
+        try JSONCoding.encode(entity.createRequest)
     }
 
-    /// The full state of an event type as an update body: the base a patch is taken from.
-    public static func update(_ eventType: EventType) throws -> Data {
-        try JSONCoding.encode(UpdateEventTypeRequest(eventType))
+    /// The entity's full state as an update body: the base a patch is taken from.
+    public static func update(_ entity: some OutboxEntity) throws -> Data {
+        try JSONCoding.encode(entity.updateRequest)
     }
 
     /// R1: what an edit changed, as an update body; nil when it changed nothing.
-    public static func patch(from before: EventType, to after: EventType) throws -> Data? {
+    public static func patch<Entity: OutboxEntity>(from before: Entity, to after: Entity) throws -> Data? {
         try patch(
-            JSONValueEncoder.encode(UpdateEventTypeRequest(before)),
-            JSONValueEncoder.encode(UpdateEventTypeRequest(after)), of: .eventType)
-    }
-
-    public static func patch(from before: Event, to after: Event) throws -> Data? {
-        try patch(
-            JSONValueEncoder.encode(UpdateEventRequest(before)),
-            JSONValueEncoder.encode(UpdateEventRequest(after)), of: .event)
-    }
-
-    public static func patch(from before: Geofence, to after: Geofence) throws -> Data? {
-        try patch(
-            JSONValueEncoder.encode(UpdateGeofenceRequest(before)),
-            JSONValueEncoder.encode(UpdateGeofenceRequest(after)), of: .geofence)
-    }
-
-    public static func patch(from before: PropertyDefinition, to after: PropertyDefinition) throws -> Data? {
-        try patch(
-            JSONValueEncoder.encode(UpdatePropertyDefinitionRequest(before)),
-            JSONValueEncoder.encode(UpdatePropertyDefinitionRequest(after)), of: .propertyDefinition)
+            JSONValueEncoder.encode(before.updateRequest), JSONValueEncoder.encode(after.updateRequest),
+            of: Entity.entityType)
     }
 
     /// The keys whose value differs between two full-state bodies (sync-engine R1): a cleared field as `null`,
@@ -129,30 +112,6 @@ public enum MutationPayload {
             }
         }
         return try canonicalUpdate(JSONCoding.encode(JSONValue.object(rebuilt)), of: entityType)
-    }
-
-    public static func create(_ event: Event) throws -> Data {
-        try JSONCoding.encode(CreateEventRequest(event))
-    }
-
-    public static func update(_ event: Event) throws -> Data {
-        try JSONCoding.encode(UpdateEventRequest(event))
-    }
-
-    public static func create(_ geofence: Geofence) throws -> Data {
-        try JSONCoding.encode(CreateGeofenceRequest(geofence))
-    }
-
-    public static func update(_ geofence: Geofence) throws -> Data {
-        try JSONCoding.encode(UpdateGeofenceRequest(geofence))
-    }
-
-    public static func create(_ definition: PropertyDefinition) throws -> Data {
-        try JSONCoding.encode(CreatePropertyDefinitionRequest(definition))
-    }
-
-    public static func update(_ definition: PropertyDefinition) throws -> Data {
-        try JSONCoding.encode(UpdatePropertyDefinitionRequest(definition))
     }
 
     /// Folds an update body into an unsent create body (sync-engine §1.7, R2).

@@ -36,8 +36,9 @@ extension SyncEngine {
         }
     }
 
-    /// How a failed pull or bootstrap request ends the round (§4.9 step 2, 410 aside).
-    func stop(for error: any Error) -> RoundStop {
+    /// How a failed pull or bootstrap request ends the round (§4.9 step 2, 410 aside). A 429 with `Retry-After`
+    /// starts a quiet period; an error of no other class ends it with `otherwise` of its message.
+    func stop(for error: any Error, otherwise: (String) -> RoundStop = RoundStop.error) -> RoundStop {
         switch PushErrorClass.classify(error, operation: .create) {
         case .cancelled: return .cancelled
         case .transport(let message): return .offline(message)
@@ -46,7 +47,7 @@ extension SyncEngine {
             startQuietPeriod(retryAfter)
             return .rateLimited(retryAfter: retryAfter ?? 0)
         default:
-            return .error((error as? NetworkError)?.description ?? "\(error)")
+            return otherwise((error as? NetworkError)?.description ?? "\(error)")
         }
     }
 

@@ -186,18 +186,10 @@ extension SyncEngine {
         return ProbeFailure(stop: healthCheckStop(error))
     }
 
-    /// §4.2 step 3: how a failed health check ends the round. A 429 with `Retry-After` starts a quiet period.
+    /// §4.2 step 3: a failed health check ends the round as a failed request does (`stop(for:)`), except that any
+    /// other error counts as being offline.
     private func healthCheckStop(_ error: any Error) -> RoundStop {
-        switch PushErrorClass.classify(error, operation: .create) {
-        case .cancelled: return .cancelled
-        case .transport(let message): return .offline(message)
-        case .auth: return .authRequired
-        case .rateLimited(let retryAfter):
-            startQuietPeriod(retryAfter)
-            return .rateLimited(retryAfter: retryAfter ?? 0)
-        default:
-            return .offline((error as? NetworkError)?.description ?? "\(error)")
-        }
+        stop(for: error, otherwise: RoundStop.offline)
     }
 
     /// Saves `quiet_until` for a 429 that carried `Retry-After`.

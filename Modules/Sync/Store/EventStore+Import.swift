@@ -44,9 +44,17 @@ extension EventStore {
         let total =
             batch.eventTypes.count + batch.geofences.count + batch.propertyDefinitions.count + batch.events.count
         var done = 0
-        func place<Entity: LocalEntity & Equatable>(
-            _ entity: Entity, existing: Entity?, validate: () throws -> Void, payload: (Entity) throws -> Data
-        ) throws {
+        /// Inserts each entity and queues its create, or counts it unchanged when an equal copy is here already.
+        func place<Entity: LocalEntity & Equatable>(_ entities: [Entity]) throws {
+            for var entity in entities {
+                entity.syncStatus = .pending
+                entity.normalize()
+                try place(entity, existing: try Entity.find(id: entity.id, in: store))
+                done += 1
+                if done % 1000 == 0 || done == total { progress?(done, total) }
+            }
+        }
+        func place<Entity: LocalEntity & Equatable>(_ entity: Entity, existing: Entity?) throws {
             if let existing {
                 guard Self.sameValues(existing, entity) else {
                     throw EventStoreError.duplicate(
@@ -56,19 +64,15 @@ extension EventStore {
                 summary.unchanged[Entity.entityType, default: 0] += 1
                 return
             }
-            try validate()
+            try entity.validate(in: store)
             try restoring(Entity.entityType, id: entity.id)
-            try insert(entity, store, now, payload: payload)
+            try insert(entity, store, now)
             // An exported entity may be on the server already (a restore, another device's data): its create counts
             // as sent, so a delete before the next sync is pushed instead of cancelling the create (§1.7) and leaving
             // the server's copy behind.
             let creates = try store.fetchMutations(entityId: entity.id).filter { $0.operation == .create }
             _ = try store.claimMutations(ids: creates.map(\.id), at: now)
             summary.created[Entity.entityType, default: 0] += 1
-        }
-        func advanced() {
-            done += 1
-            if done % 1000 == 0 || done == total { progress?(done, total) }
         }
         var engineState = try store.loadEngineState()
         /// A restore (api-v1 §7 *Restores*): an entity deleted here and imported again replaces its queued delete with
@@ -79,45 +83,10 @@ extension EventStore {
             }
             engineState.pendingDeleteIds.remove(id)
         }
-        for var type in batch.eventTypes {
-            type.syncStatus = .pending
-            let all = try store.fetchAllEventTypes()
-            try place(type, existing: try store.findEventType(id: type.id)) {
-                try Validation.check(type, among: all)
-            } payload: {
-                try MutationPayload.create($0)
-            }
-            advanced()
-        }
-        for var fence in batch.geofences {
-            fence.syncStatus = .pending
-            try place(fence, existing: try store.findGeofence(id: fence.id)) {
-                try Validation.check(fence, store)
-            } payload: {
-                try MutationPayload.create($0)
-            }
-            advanced()
-        }
-        for var definition in batch.propertyDefinitions {
-            definition.syncStatus = .pending
-            try place(definition, existing: try store.findPropertyDefinition(id: definition.id)) {
-                try Validation.check(definition, store)
-            } payload: {
-                try MutationPayload.create($0)
-            }
-            advanced()
-        }
-        for var event in batch.events {
-            event.syncStatus = .pending
-            event.timestamp = event.timestamp.roundedToMilliseconds
-            event.endDate = event.endDate?.roundedToMilliseconds
-            try place(event, existing: try store.findEvent(id: event.id)) {
-                try Validation.check(event, store)
-            } payload: {
-                try MutationPayload.create($0)
-            }
-            advanced()
-        }
+        try place(batch.eventTypes)
+        try place(batch.geofences)
+        try place(batch.propertyDefinitions)
+        try place(batch.events)
         try store.saveEngineState(engineState)
         if !dryRun {
             try store.save()

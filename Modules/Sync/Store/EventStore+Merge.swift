@@ -53,7 +53,7 @@ extension EventStore {
                 copy.createdAt = now
                 copy.updatedAt = now
                 try Validation.check(copy, store)
-                try insert(copy, store, now) { try MutationPayload.create($0) }
+                try insert(copy, store, now)
                 merge.propertyDefinitions += 1
             }
             for before in try store.fetchAllGeofences()

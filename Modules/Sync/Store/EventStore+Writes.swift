@@ -15,29 +15,14 @@ extension EventStore {
         try await write { store, now in
             let type = EventType(id: newId(now), name: name, color: color, icon: icon, createdAt: now)
             try Validation.check(type, among: try store.fetchAllEventTypes())
-            try insert(type, store, now) { try MutationPayload.create($0) }
+            try insert(type, store, now)
             return type
         }
     }
 
     @discardableResult
     public func updateEventType(id: String, _ edit: (inout EventType) throws -> Void) async throws -> EventType {
-        try await write { store, now in
-            guard let before = try store.findEventType(id: id) else {
-                throw EventStoreError.notFound(.eventType, id: id)
-            }
-            var type = before
-            try edit(&type)
-            type.id = id
-            // R1: only what changed is queued; an edit that changes nothing writes nothing.
-            guard let patch = try MutationPayload.patch(from: before, to: type) else { return before }
-            try Validation.check(type, among: try store.fetchAllEventTypes())
-            try store.upsertEventType(id: id) { $0 = type }
-            try store.setSyncStatus(type.syncStatus, entityType: .eventType, id: id)
-            _ = try store.enqueueMutation(
-                entityType: .eventType, operation: .update, entityId: id, payload: patch, at: now)
-            return type
-        }
+        try await write { store, now in try update(id, store, now, edit: edit) }
     }
 
     /// Deletes the type with its events and property definitions. Their mutations are removed first and no child
@@ -98,30 +83,16 @@ extension EventStore {
     ) throws -> Event {
         var event = Event(id: newId(now), eventTypeId: eventTypeId, timestamp: timestamp)
         configure(&event)
-        event.timestamp = event.timestamp.roundedToMilliseconds
-        event.endDate = event.endDate?.roundedToMilliseconds
+        event.normalize()
         event.syncStatus = .pending
         try Validation.check(event, store)
-        try insert(event, store, now) { try MutationPayload.create($0) }
+        try insert(event, store, now)
         return event
     }
 
     @discardableResult
     public func updateEvent(id: String, _ edit: (inout Event) throws -> Void) async throws -> Event {
-        try await write { store, now in
-            guard let before = try store.findEvent(id: id) else { throw EventStoreError.notFound(.event, id: id) }
-            var event = before
-            try edit(&event)
-            event.id = id
-            event.timestamp = event.timestamp.roundedToMilliseconds
-            event.endDate = event.endDate?.roundedToMilliseconds
-            guard let patch = try MutationPayload.patch(from: before, to: event) else { return before }
-            try Validation.check(event, store)
-            try store.upsertEvent(id: id) { $0 = event }
-            try store.setSyncStatus(event.syncStatus, entityType: .event, id: id)
-            _ = try store.enqueueMutation(entityType: .event, operation: .update, entityId: id, payload: patch, at: now)
-            return event
-        }
+        try await write { store, now in try update(id, store, now, edit: edit) }
     }
 
     public func deleteEvent(id: String) async throws {
@@ -143,26 +114,14 @@ extension EventStore {
             configure(&fence)
             fence.syncStatus = .pending
             try Validation.check(fence, store)
-            try insert(fence, store, now) { try MutationPayload.create($0) }
+            try insert(fence, store, now)
             return fence
         }
     }
 
     @discardableResult
     public func updateGeofence(id: String, _ edit: (inout Geofence) throws -> Void) async throws -> Geofence {
-        try await write { store, now in
-            guard let before = try store.findGeofence(id: id) else { throw EventStoreError.notFound(.geofence, id: id) }
-            var fence = before
-            try edit(&fence)
-            fence.id = id
-            guard let patch = try MutationPayload.patch(from: before, to: fence) else { return before }
-            try Validation.check(fence, store)
-            try store.upsertGeofence(id: id) { $0 = fence }
-            try store.setSyncStatus(fence.syncStatus, entityType: .geofence, id: id)
-            _ = try store.enqueueMutation(
-                entityType: .geofence, operation: .update, entityId: id, payload: patch, at: now)
-            return fence
-        }
+        try await write { store, now in try update(id, store, now, edit: edit) }
     }
 
     /// Deletes the geofence; its events lose their `geofence_id` locally, as on the server, and queued payloads stop
@@ -194,7 +153,7 @@ extension EventStore {
             configure(&definition)
             definition.syncStatus = .pending
             try Validation.check(definition, store)
-            try insert(definition, store, now) { try MutationPayload.create($0) }
+            try insert(definition, store, now)
             return definition
         }
     }
@@ -205,23 +164,7 @@ extension EventStore {
     ) async throws
         -> PropertyDefinition
     {
-        try await write { store, now in
-            guard let before = try store.findPropertyDefinition(id: id) else {
-                throw EventStoreError.notFound(.propertyDefinition, id: id)
-            }
-            var definition = before
-            try edit(&definition)
-            definition.id = id
-            definition.eventTypeId = before.eventTypeId
-            guard let patch = try MutationPayload.patch(from: before, to: definition) else { return before }
-            definition.updatedAt = now
-            try Validation.check(definition, store)
-            try store.upsertPropertyDefinition(id: id, eventTypeId: before.eventTypeId) { $0 = definition }
-            try store.setSyncStatus(definition.syncStatus, entityType: .propertyDefinition, id: id)
-            _ = try store.enqueueMutation(
-                entityType: .propertyDefinition, operation: .update, entityId: id, payload: patch, at: now)
-            return definition
-        }
+        try await write { store, now in try update(id, store, now, edit: edit) }
     }
 
     public func deletePropertyDefinition(id: String) async throws {
@@ -237,43 +180,103 @@ extension EventStore {
 
     // MARK: Shared
 
+    /// Applies a local edit and queues what it changed (R1: an edit that changes nothing writes nothing).
+    func update<Entity: LocalEntity>(
+        _ id: String, _ store: any DataStoreProtocol, _ now: Date, edit: (inout Entity) throws -> Void
+    ) throws -> Entity {
+        guard let before = try Entity.find(id: id, in: store) else {
+            throw EventStoreError.notFound(Entity.entityType, id: id)
+        }
+        var entity = before
+        try edit(&entity)
+        entity.settleEdit(of: before)
+        entity.normalize()
+        guard let patch = try MutationPayload.patch(from: before, to: entity) else { return before }
+        entity.stampUpdate(at: now)
+        try entity.validate(in: store)
+        try entity.replace(in: store)
+        try store.setSyncStatus(entity.syncStatus, entityType: Entity.entityType, id: id)
+        _ = try store.enqueueMutation(
+            entityType: Entity.entityType, operation: .update, entityId: id, payload: patch, at: now)
+        return entity
+    }
+
     /// Writes a new row as `pending` (one INSERT) and queues its create.
-    func insert<Entity: LocalEntity>(
-        _ entity: Entity, _ store: any DataStoreProtocol, _ now: Date, payload: (Entity) throws -> Data
-    ) throws {
+    func insert<Entity: LocalEntity>(_ entity: Entity, _ store: any DataStoreProtocol, _ now: Date) throws {
         var entity = entity
         entity.syncStatus = .pending
         try entity.insertNew(into: store)
         _ = try store.enqueueMutation(
-            entityType: Entity.entityType, operation: .create, entityId: entity.id, payload: try payload(entity),
+            entityType: Entity.entityType, operation: .create, entityId: entity.id,
+            payload: try MutationPayload.create(entity),
             at: now)
     }
 }
 
-/// The four entities, as `EventStore.insert` writes them.
-protocol LocalEntity: Identifiable where ID == String {
-    static var entityType: MutationEntityType { get }
+/// The four entities, as `EventStore.insert` and `EventStore.update` write them.
+protocol LocalEntity: OutboxEntity, Identifiable where ID == String {
+    var id: String { get set }
     var syncStatus: SyncStatus { get set }
+    static func find(id: String, in store: any DataStoreProtocol) throws -> Self?
     /// Inserts the row exactly as it is (a local create).
     func insertNew(into store: any DataStoreProtocol) throws
+    /// Overwrites the row with this value (a local edit).
+    func replace(in store: any DataStoreProtocol) throws
+    /// The checks of a local write (`Validation`).
+    func validate(in store: any DataStoreProtocol) throws
+    /// What a store keeps of the values a caller set: an event's times to whole milliseconds.
+    mutating func normalize()
+    /// Undoes what an edit may not change: the id, a definition's type.
+    mutating func settleEdit(of before: Self)
+    /// Stamps an edit that changed something, where the entity records when it was edited.
+    mutating func stampUpdate(at now: Date)
+}
+
+extension LocalEntity {
+    mutating func normalize() {}
+    mutating func settleEdit(of before: Self) { id = before.id }
+    mutating func stampUpdate(at now: Date) {}
 }
 
 extension EventType: LocalEntity {
-    static var entityType: MutationEntityType { .eventType }
+    static func find(id: String, in store: any DataStoreProtocol) throws -> Self? { try store.findEventType(id: id) }
     func insertNew(into store: any DataStoreProtocol) throws { try store.insertEventType(self) }
+    func replace(in store: any DataStoreProtocol) throws { try store.upsertEventType(id: id) { $0 = self } }
+    func validate(in store: any DataStoreProtocol) throws {
+        try Validation.check(self, among: try store.fetchAllEventTypes())
+    }
 }
 
 extension Event: LocalEntity {
-    static var entityType: MutationEntityType { .event }
+    static func find(id: String, in store: any DataStoreProtocol) throws -> Self? { try store.findEvent(id: id) }
     func insertNew(into store: any DataStoreProtocol) throws { try store.insertEvent(self) }
+    func replace(in store: any DataStoreProtocol) throws { try store.upsertEvent(id: id) { $0 = self } }
+    func validate(in store: any DataStoreProtocol) throws { try Validation.check(self, store) }
+    mutating func normalize() {
+        timestamp = timestamp.roundedToMilliseconds
+        self.endDate = self.endDate?.roundedToMilliseconds
+    }
 }
 
 extension Geofence: LocalEntity {
-    static var entityType: MutationEntityType { .geofence }
+    static func find(id: String, in store: any DataStoreProtocol) throws -> Self? { try store.findGeofence(id: id) }
     func insertNew(into store: any DataStoreProtocol) throws { try store.insertGeofence(self) }
+    func replace(in store: any DataStoreProtocol) throws { try store.upsertGeofence(id: id) { $0 = self } }
+    func validate(in store: any DataStoreProtocol) throws { try Validation.check(self, store) }
 }
 
 extension PropertyDefinition: LocalEntity {
-    static var entityType: MutationEntityType { .propertyDefinition }
+    static func find(id: String, in store: any DataStoreProtocol) throws -> Self? {
+        try store.findPropertyDefinition(id: id)
+    }
     func insertNew(into store: any DataStoreProtocol) throws { try store.insertPropertyDefinition(self) }
+    func replace(in store: any DataStoreProtocol) throws {
+        try store.upsertPropertyDefinition(id: id, eventTypeId: eventTypeId) { $0 = self }
+    }
+    func validate(in store: any DataStoreProtocol) throws { try Validation.check(self, store) }
+    mutating func settleEdit(of before: PropertyDefinition) {
+        id = before.id
+        eventTypeId = before.eventTypeId
+    }
+    mutating func stampUpdate(at now: Date) { updatedAt = now }
 }
