@@ -15,6 +15,15 @@ func http(
             status: status, problemType: problemType, message: message, retryAfter: retryAfter, existingId: existingId))
 }
 
+/// Two devices of one user; `a` has a synced type, `b` has bootstrapped it.
+func twoDevices() async throws -> (a: SyncHarness, b: SyncHarness, type: EventType) {
+    let a = try SyncHarness()
+    let type = try await a.syncedType()
+    let b = try a.secondDevice()
+    #expect(await b.engine.performSync().outcome == .synced(bootstrapped: true))
+    return (a, b, type)
+}
+
 extension SyncHarness {
     /// An event type created locally and synced.
     func syncedType(_ name: String = "Coffee") async throws -> EventType {

@@ -8,15 +8,6 @@ import Testing
 
 @Suite("Incremental pull")
 struct PullTests {
-    /// Two devices of one user; `a` has a synced type, `b` has bootstrapped it.
-    func twoDevices() async throws -> (a: SyncHarness, b: SyncHarness, type: EventType) {
-        let a = try SyncHarness()
-        let type = try await a.syncedType()
-        let b = try a.secondDevice()
-        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: true))
-        return (a, b, type)
-    }
-
     func page(_ changes: [ChangeEntry] = [], next: Int64, more: Bool = false) -> ChangeFeedResponse {
         ChangeFeedResponse(changes: changes, nextCursor: next, hasMore: more)
     }

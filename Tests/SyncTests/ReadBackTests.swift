@@ -9,14 +9,6 @@ import Testing
 /// nothing is queued for the entity, so every device ends where the server is.
 @Suite("Owed read-backs")
 struct ReadBackTests {
-    func twoDevices() async throws -> (a: SyncHarness, b: SyncHarness, type: EventType) {
-        let a = try SyncHarness()
-        let type = try await a.syncedType()
-        let b = try a.secondDevice()
-        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: true))
-        return (a, b, type)
-    }
-
     @Test("R4 a fenced entry makes the entity owed; the next entry applied without a fence ends the debt")
     func fencedEntryIsReadBack() async throws {
         let (a, b, type) = try await twoDevices()

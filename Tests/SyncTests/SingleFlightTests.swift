@@ -64,20 +64,9 @@ struct SingleFlightTests {
     @Test("S23 the extra round passes the gate first: in a quiet period it ends rateLimited without a request")
     func extraRoundHonoursQuietPeriod() async throws {
         let h = try SyncHarness()
-        let type = try await h.syncedType()
-        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "cup" }
-        let historyBefore = try h.history().count
-        h.network.resetCalls()
-        h.network.enqueue(http(429, retryAfter: 60), for: .updateEventTypeWithIdempotency)
-        let gate = h.network.hold(.updateEventTypeWithIdempotency)
-
-        let first = Task { await h.engine.performSync() }
-        await gate.waitForArrivals(1)
-        let second = Task { await h.engine.performSync() }
-        try await h.waitForJoiners(1)
-        gate.release()
-        let report = await first.value
-        #expect(await second.value == report)
+        let historyBefore = try await h.editHeld(failingWith: http(429, retryAfter: 60))
+        let (report, joined) = try await h.syncJoinedOnce()
+        #expect(joined == report)
 
         #expect(report.outcome == .rateLimited(retryAfter: 60))
         // S23: An extra round starts with the gate of §4.2: during a quiet period it ends rateLimited without sending…
@@ -89,19 +78,8 @@ struct SingleFlightTests {
     @Test("S24 a mutation that failed in a round is not sent again by the extra round of the same run")
     func noSecondSendInOneRun() async throws {
         let h = try SyncHarness()
-        let type = try await h.syncedType()
-        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "cup" }
-        h.network.resetCalls()
-        h.network.enqueue(http(500), for: .updateEventTypeWithIdempotency)
-        let gate = h.network.hold(.updateEventTypeWithIdempotency)
-
-        let first = Task { await h.engine.performSync() }
-        await gate.waitForArrivals(1)
-        let second = Task { await h.engine.performSync() }
-        try await h.waitForJoiners(1)
-        gate.release()
-        let report = await first.value
-        _ = await second.value
+        _ = try await h.editHeld(failingWith: http(500))
+        let (report, _) = try await h.syncJoinedOnce()
 
         #expect(h.network.callCount(.getEventTypes) == 2, "an extra round ran")
         #expect(h.network.callCount(.updateEventTypeWithIdempotency) == 1, "but did not resend the failed update")
@@ -134,6 +112,28 @@ struct SingleFlightTests {
 }
 
 extension SyncHarness {
+    /// A synced type edited locally, whose update the next sync sends into a held call that then fails with `error`.
+    /// Returns the number of history rows before that sync.
+    fileprivate func editHeld(failingWith error: NetworkError) async throws -> Int {
+        let type = try await syncedType()
+        _ = try await events.updateEventType(id: type.id) { $0.icon = "cup" }
+        let historyBefore = try history().count
+        network.resetCalls()
+        network.enqueue(error, for: .updateEventTypeWithIdempotency)
+        return historyBefore
+    }
+
+    /// A sync held at its update while a second caller joins it; the reports of both once the update is let go.
+    fileprivate func syncJoinedOnce() async throws -> (first: SyncReport, joined: SyncReport) {
+        let gate = network.hold(.updateEventTypeWithIdempotency)
+        let first = Task { await engine.performSync() }
+        await gate.waitForArrivals(1)
+        let second = Task { await engine.performSync() }
+        try await waitForJoiners(1)
+        gate.release()
+        return (await first.value, await second.value)
+    }
+
     /// Returns once `count` callers have joined runs in progress. Yields instead of sleeping: the engine records
     /// a join synchronously, so this settles as soon as the joining tasks have been scheduled. Fails the test
     /// (throws) if they never join.

@@ -84,6 +84,14 @@ func serverConfiguration(tokens: [String: String]) -> ServerConfiguration {
     return configuration
 }
 
+/// A trendy-server on 127.0.0.1 that knows `Users`, and two databases of alice's account on it: a laptop and a phone.
+func withTwoDevices(_ body: (LiveTrendyServer, CLI, CLI) async throws -> Void) async throws {
+    try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+        let laptop = try CLI(server: server.root.text, token: "alice-token")
+        try await body(server, laptop, try CLI(server: server.root.text, token: "alice-token"))
+    }
+}
+
 /// Two users' ids and their tokens.
 enum Users {
     static let alice = "0190f5c0-3f00-7a11-8b22-0000000a11ce"

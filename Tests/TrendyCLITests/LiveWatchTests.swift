@@ -31,9 +31,7 @@ struct LiveWatchTests {
 
     @Test("a watcher applies another device's edits as they happen, a JSON line a burst; Ctrl-C exits 130")
     func watcherSeesTheOtherDevice() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let laptop = try CLI(server: server.root.text, token: "alice-token")
-            let phone = try CLI(server: server.root.text, token: "alice-token")
+        try await withTwoDevices { server, laptop, phone in
             _ = try await laptop.json("types", "add", "Coffee")
             _ = try await laptop.json("sync")
             let watch = try await ChildProcess.start(

@@ -14,9 +14,7 @@ import TrendyServerTesting
 struct SyncCommandTests {
     @Test("two databases converge through the server; sync --json has the §1.4 shape")
     func twoDatabasesConverge() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let laptop = try CLI(server: server.root.text, token: "alice-token")
-            let phone = try CLI(server: server.root.text, token: "alice-token")
+        try await withTwoDevices { _, laptop, phone in
             _ = try await laptop.json("types", "add", "Coffee")
             let event = try #require(
                 try await laptop.json("events", "add", "Coffee", "--notes", "flat white")["id"]?.stringValue)
@@ -98,9 +96,7 @@ struct SyncCommandTests {
 
     @Test("exit 5: a change the server refuses for good stays as a failed change, listed by queue list")
     func partial() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let laptop = try CLI(server: server.root.text, token: "alice-token")
-            let phone = try CLI(server: server.root.text, token: "alice-token")
+        try await withTwoDevices { _, laptop, phone in
             _ = try await laptop.json("types", "add", "Coffee")
             _ = try await laptop.json("sync")
             _ = try await phone.json("types", "add", "Coffee")  // same name, another id: the server refuses it

@@ -8,9 +8,7 @@ import TrendyServerTesting
 struct TypeMergeTests {
     @Test("the refused create names the server's type; types merge moves events, definitions and fences into it")
     func mergeAfterDuplicateName() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let laptop = try CLI(server: server.root.text, token: "alice-token")
-            let phone = try CLI(server: server.root.text, token: "alice-token")
+        try await withTwoDevices { _, laptop, phone in
             // Both offline: one name, two ids.
             let serverType = try #require(try await laptop.json("types", "add", "Coffee")["id"]?.stringValue)
             let localType = try #require(try await phone.json("types", "add", "Coffee")["id"]?.stringValue)

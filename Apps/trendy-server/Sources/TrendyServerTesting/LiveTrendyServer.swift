@@ -103,15 +103,7 @@ public final class LiveTrendyServer: Sendable {
         _ configuration: ServerConfiguration = testConfiguration(),
         _ body: (LiveTrendyServer) async throws -> Result
     ) async throws -> Result {
-        let server = try await start(configuration)
-        do {
-            let result = try await body(server)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+        try await stopping(try await start(configuration), after: body) { await $0.stop() }
     }
 
     /// Stops accepting, lets in-flight requests finish, closes the database. A server that has not stopped a minute
@@ -145,5 +137,19 @@ public final class LiveTrendyServer: Sendable {
 
     public enum StartError: Error {
         case didNotListen
+    }
+}
+
+/// Runs `body` with `server`, then `stop`s the server, whether `body` returned or threw.
+func stopping<Server, Result>(
+    _ server: Server, after body: (Server) async throws -> Result, _ stop: (Server) async -> Void
+) async throws -> Result {
+    do {
+        let result = try await body(server)
+        await stop(server)
+        return result
+    } catch {
+        await stop(server)
+        throw error
     }
 }

@@ -77,14 +77,7 @@ public final class StubHTTPServer: Sendable {
             task.cancel()
             throw LiveTrendyServer.StartError.didNotListen
         }
-        do {
-            let result = try await body(server)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+        return try await stopping(server, after: body) { await $0.stop() }
     }
 
     func stop() async {
