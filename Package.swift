@@ -21,6 +21,10 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let subprocess: Target.Dependency = .product(name: "Subprocess", package: "swift-subprocess")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 
 let package = Package(
     name: "trendy-sync",
@@ -72,7 +76,7 @@ let package = Package(
             // async-http-client carries the change stream only (APIClient+ChangeStream.swift says why).
             dependencies: [
                 "Models", "Protocols", logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                nioCore, .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Modules/Networking",
             swiftSettings: swiftSettings
@@ -106,13 +110,9 @@ let package = Package(
             name: "TrendyServer",
             dependencies: [
                 "Models", "Protocols", "Hashing", grdb, grdbSQLite, logging, hummingbird, postgres, crypto,
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), unixSignals,
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"), httpTypes, nioCore, nioPosix,
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             path: "Apps/trendy-server/Sources/TrendyServer",
@@ -121,8 +121,7 @@ let package = Package(
         .executableTarget(
             name: "trendy-server",
             dependencies: [
-                "TrendyServer", "Models", argumentParser, logging, .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "TrendyServer", "Models", argumentParser, logging, nioCore, nioPosix,
             ],
             path: "Apps/trendy-server/Sources/trendy-server",
             swiftSettings: swiftSettings
@@ -130,10 +129,7 @@ let package = Package(
         .target(
             name: "TrendyServerTesting",
             dependencies: [
-                "TrendyServer", "Models", logging, hummingbird, subprocess,
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "TrendyServer", "Models", logging, hummingbird, subprocess, httpTypes, nioCore, nioPosix,
             ],
             path: "Apps/trendy-server/Sources/TrendyServerTesting",
             swiftSettings: swiftSettings
@@ -143,7 +139,7 @@ let package = Package(
             dependencies: [
                 "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", argumentParser, logging,
                 .product(name: "TOMLKit", package: "TOMLKit"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                unixSignals,
             ],
             path: "Apps/trendyctl/Sources/TrendyCLI",
             swiftSettings: swiftSettings
@@ -208,9 +204,7 @@ let package = Package(
             dependencies: [
                 "Models", "Protocols", "Networking", "TrendyServer", "TrendyServerTesting", "TestSupport",
                 "TestSupportContracts", crypto, grdb, .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                httpTypes, nioCore, .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

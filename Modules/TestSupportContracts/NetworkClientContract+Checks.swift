@@ -54,9 +54,8 @@ extension NetworkClientContract {
                     CreateEventTypeRequest(id: newId(), name: "", color: "#fff", icon: "x"), idempotencyKey: key())
             }
         },
-        check("idempotency: a re-sent key replays without a second feed row; another body under it is 422") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("idempotency: a re-sent key replays without a second feed row; another body under it is 422") {
+            client, type in
             let cursor = try await client.getLatestCursor()
             let sharedKey = key()
             let update = UpdateEventTypeRequest(name: "Renamed", color: type.color, icon: type.icon)
@@ -124,9 +123,7 @@ extension NetworkClientContract {
 
 extension NetworkClientContract {
     static let eventChecks: [Check] = [
-        check("S29 batch: per-item results matched by id; one failing item never affects the others") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("S29 batch: per-item results matched by id; one failing item never affects the others") { client, type in
             let first = event(type: type.id, at: instant(10))
             let duplicate = event(type: type.id, at: instant(10))
             let orphan = event(type: newId(), at: instant(11))
@@ -143,9 +140,7 @@ extension NetworkClientContract {
             let stored = try await client.getEvents(limit: 10, offset: 0)
             #expect(stored.map(\.id) == [last.id, first.id].compactMap { $0 })
         },
-        check("a batch re-sent under its key replays; another body under the same key is 422") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("a batch re-sent under its key replays; another body under the same key is 422") { client, type in
             let batchKey = key()
             let items = [event(type: type.id, at: instant(20))]
             let first = try await client.createEventsBatch(items, idempotencyKey: batchKey)
@@ -161,9 +156,7 @@ extension NetworkClientContract {
                     [event(type: type.id, at: instant(21))], idempotencyKey: batchKey)
             }
         },
-        check("event ids must be UUIDv7 no more than 60 s ahead of the server's clock") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("event ids must be UUIDv7 no more than 60 s ahead of the server's clock") { client, type in
             let version4 = UUID().uuidString.lowercased()
             let future = UUIDv7.Generator().generate(at: Date().addingTimeInterval(600))
             let result = try await client.createEventsBatch(
@@ -179,9 +172,7 @@ extension NetworkClientContract {
             }
         },
         check("event pages: newest first, limit and offset; getAllEvents pages to the end with the type embedded") {
-            subject in
-            let client = subject.client
-            let type = try await eventType(client)
+            client, type in
             let requests = (0..<5).map { event(type: type.id, at: instant(40 + $0)) }
             _ = try await client.createEventsBatch(requests, idempotencyKey: key())
             let newestFirst = requests.reversed().compactMap(\.id)
@@ -192,9 +183,7 @@ extension NetworkClientContract {
             #expect(all.allSatisfy { $0.eventType?.id == type.id })
         },
         check("three-state PUT: null clears clearable fields and leaves the others; properties {} clears the map") {
-            subject in
-            let client = subject.client
-            let type = try await eventType(client)
+            client, type in
             let created = try await client.createEventWithIdempotency(
                 event(type: type.id, at: instant(50)) {
                     $0.notes = "note"
@@ -216,9 +205,8 @@ extension NetworkClientContract {
             #expect(updated.sourceType == .imported, "null leaves a non-clearable field unchanged")
             #expect(try await client.getEvents(limit: 1, offset: 0).first?.notes == nil)
         },
-        check("HealthKit: a second create with the same sample id answers the stored event, no second row") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("HealthKit: a second create with the same sample id answers the stored event, no second row") {
+            client, type in
             func sample(_ offset: Int) -> CreateEventRequest {
                 event(type: type.id, at: instant(offset)) {
                     $0.sourceType = .healthkit

@@ -15,9 +15,7 @@ extension NetworkClientContract {
 
     static let geofenceAndDefinitionChecks: [Check] = [
         check("geofences: newest first, active filter, PUT clears the entry type, delete clears events' geofence_id") {
-            subject in
-            let client = subject.client
-            let type = try await eventType(client)
+            client, type in
             let office = try await client.createGeofenceWithIdempotency(
                 fence("Office", entry: type.id), idempotencyKey: key())
             let gym = try await client.createGeofenceWithIdempotency(fence("Gym", active: false), idempotencyKey: key())
@@ -107,9 +105,7 @@ extension NetworkClientContract {
             let names = (firstPage.changes + secondPage.changes).compactMap { $0.data?["name"]?.stringValue }
             #expect(names == ["A", "B", "C", "D"])
         },
-        check("change data carries explicit nulls for clearable fields; a tombstone carries none") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("change data carries explicit nulls for clearable fields; a tombstone carries none") { client, type in
             let created = try await client.createEventWithIdempotency(
                 event(type: type.id, at: instant(80)), idempotencyKey: key())
             let cursor = try await client.getLatestCursor()
@@ -124,9 +120,7 @@ extension NetworkClientContract {
             #expect(tombstones.count == 1 && tombstones[0].operation == "delete" && tombstones[0].data == nil)
             #expect(tombstones[0].deletedAt != nil && tombstones[0].entityId == created.id)
         },
-        check("deleting an event type logs its cascade, children first, then the type") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("deleting an event type logs its cascade, children first, then the type") { client, type in
             let fence = try await client.createGeofenceWithIdempotency(
                 NetworkClientContract.fence("Cafe", entry: type.id), idempotencyKey: key())
             let item = try await client.createEventWithIdempotency(

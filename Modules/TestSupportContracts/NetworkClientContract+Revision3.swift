@@ -33,9 +33,8 @@ extension NetworkClientContract {
             #expect(try await client.fetchEntity(.geofence, id: newId()) == nil)
             #expect(try await subject.otherUser.fetchEntity(.event, id: stored.id) == nil, "404 for another user")
         },
-        check("N8 keyset pages: newest first, chained by token, each event once, a delete shifts nothing") { subject in
-            let client = subject.client
-            let type = try await eventType(client)
+        check("N8 keyset pages: newest first, chained by token, each event once, a delete shifts nothing") {
+            client, type in
             let other = try await eventType(client)
             // Pairs share a timestamp (in two types): the id breaks the tie.
             let created = try await client.createEventsBatch(
@@ -61,9 +60,7 @@ extension NetworkClientContract {
             #expect(exact.events.count == 6 && exact.nextAfter == nil, "the last page carries no token")
         },
         check("R1 §3.5a a PUT changes only the keys it holds; properties_patch sets and removes keys, the rest stay") {
-            subject in
-            let client = subject.client
-            let type = try await eventType(client)
+            client, type in
             let created = try await client.createEventsBatch(
                 [
                     event(type: type.id, at: instant(40)) {

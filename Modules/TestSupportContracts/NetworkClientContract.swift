@@ -66,6 +66,13 @@ public enum NetworkClientContract {
         Check(name: name, body: body)
     }
 
+    /// A check that starts from an event type created on the subject's client.
+    static func check(
+        _ name: String, _ body: @escaping @Sendable (any NetworkClientProtocol, APIEventType) async throws -> Void
+    ) -> Check {
+        check(name) { subject in try await body(subject.client, try await eventType(subject.client)) }
+    }
+
     public static let checks: [Check] =
         eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks + streamChecks
         + fieldTableChecks
