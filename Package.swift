@@ -21,10 +21,11 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let subprocess: Target.Dependency = .product(name: "Subprocess", package: "swift-subprocess")
+
+// SwiftNIO and HTTP types: the server, its testing library and the streaming client.
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
-let unixSignals: Target.Dependency = .product(name: "UnixSignals", package: "swift-service-lifecycle")
 
 let package = Package(
     name: "trendy-sync",
@@ -110,7 +111,8 @@ let package = Package(
             name: "TrendyServer",
             dependencies: [
                 "Models", "Protocols", "Hashing", grdb, grdbSQLite, logging, hummingbird, postgres, crypto,
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), unixSignals,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"), httpTypes, nioCore, nioPosix,
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -139,7 +141,7 @@ let package = Package(
             dependencies: [
                 "Models", "Protocols", "Persistence", "Networking", "Sync", "Hashing", argumentParser, logging,
                 .product(name: "TOMLKit", package: "TOMLKit"),
-                unixSignals,
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Apps/trendyctl/Sources/TrendyCLI",
             swiftSettings: swiftSettings

@@ -93,6 +93,24 @@ extension ConvergenceRun {
             ledger.deleted[id] = client.name
             return acted("\(name) \(id)")
         }
+        /// Records a create in the ledger.
+        func created(_ id: String, _ kind: MutationEntityType, parent: String? = nil, _ detail: String = "") -> String {
+            ledger.created[id] = .init(client: client.name, kind: kind, parentType: parent)
+            return acted("\(name) \(id)\(detail)")
+        }
+        /// Records an edit whose `field` this device's value now holds until it syncs.
+        func edited(_ id: String, _ field: String, _ detail: String) -> String {
+            fields.superseded(field, of: id, on: client.name)
+            return acted("\(name) \(id) \(detail)")
+        }
+        /// Discards one mutation picked among those in `state`, and records it.
+        func discardOne(in state: MutationState) async throws -> PendingMutation? {
+            guard let mutation = random.pick(try await client.engine.mutations(state: state)) else { return nil }
+            _ = try await client.engine.discardMutations(ids: [mutation.id])
+            ledger.discarded[client.name, default: []].insert(mutation.entityId)
+            fields.dropPending(of: mutation.entityId, on: client.name)
+            return mutation
+        }
         do {
             switch operation {
             case .createType:
@@ -100,14 +118,12 @@ extension ConvergenceRun {
                 let type = try await store.createEventType(
                     name: "Type \(Int.random(in: 0..<12, using: &random))",
                     color: random.pick(["red", "green", "blue"]) ?? "red")
-                ledger.created[type.id] = .init(client: client.name, kind: .eventType, parentType: nil)
-                return acted("\(name) \(type.id) \(type.name)")
+                return created(type.id, .eventType, " \(type.name)")
             case .editType:
                 guard let id = pickId(local.types) else { return "\(name): nothing to edit" }
                 let icon = "icon-\(Int.random(in: 0..<100, using: &random))"
                 _ = try await store.updateEventType(id: id) { $0.icon = icon }
-                fields.superseded("icon", of: id, on: client.name)
-                return acted("\(name) \(id) icon=\(icon)")
+                return edited(id, "icon", "icon=\(icon)")
             case .deleteType:
                 return try await deleteOne(local.types, store.deleteEventType(id:)) + " with its events and definitions"
             case .createEvent:
@@ -124,8 +140,9 @@ extension ConvergenceRun {
                     $0.geofenceId = fence
                     if let property { $0.properties = [property: PropertyValue(type: .text, value: "v")] }
                 }
-                ledger.created[event.id] = .init(client: client.name, kind: .event, parentType: typeId)
-                return acted("\(name) \(event.id) type=\(typeId) fence=\(fence ?? "-") property=\(property ?? "-")")
+                return created(
+                    event.id, .event, parent: typeId,
+                    " type=\(typeId) fence=\(fence ?? "-") property=\(property ?? "-")")
             case .editEvent:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = random.chance(0.2) ? nil : "edit \(Int.random(in: 0..<1000, using: &random))"
@@ -134,8 +151,7 @@ extension ConvergenceRun {
                     $0.notes = notes
                     $0.isAllDay = allDay
                 }
-                fields.superseded("notes", of: id, on: client.name)
-                return acted("\(name) \(id) notes=\(notes ?? "nil") allDay=\(allDay)")
+                return edited(id, "notes", "notes=\(notes ?? "nil") allDay=\(allDay)")
             case .deleteEvent:
                 return try await deleteOne(local.events, store.deleteEvent(id:))
             case .createGeofence:
@@ -143,8 +159,7 @@ extension ConvergenceRun {
                     name: "Place \(Int.random(in: 0..<1000, using: &random))",
                     latitude: Double(Int.random(in: -80..<80, using: &random)),
                     longitude: Double(Int.random(in: -170..<170, using: &random)))
-                ledger.created[fence.id] = .init(client: client.name, kind: .geofence, parentType: nil)
-                return acted("\(name) \(fence.id)")
+                return created(fence.id, .geofence)
             case .editGeofence:
                 guard let id = pickId(local.geofences) else { return "\(name): nothing to edit" }
                 let radius = Double(Int.random(in: 50..<5000, using: &random))
@@ -153,8 +168,7 @@ extension ConvergenceRun {
                     $0.radius = radius
                     $0.eventTypeEntryId = entry
                 }
-                fields.superseded("radius", of: id, on: client.name)
-                return acted("\(name) \(id) radius=\(radius) entry=\(entry ?? "-")")
+                return edited(id, "radius", "radius=\(radius) entry=\(entry ?? "-")")
             case .deleteGeofence:
                 return try await deleteOne(local.geofences, store.deleteGeofence(id:))
             case .createDefinition:
@@ -162,15 +176,12 @@ extension ConvergenceRun {
                 let key = "k\(Int.random(in: 0..<6, using: &random))"
                 let definition = try await store.createPropertyDefinition(
                     eventTypeId: typeId, key: key, label: key.uppercased(), type: .text)
-                ledger.created[definition.id] = .init(
-                    client: client.name, kind: .propertyDefinition, parentType: typeId)
-                return acted("\(name) \(definition.id) type=\(typeId) key=\(key)")
+                return created(definition.id, .propertyDefinition, parent: typeId, " type=\(typeId) key=\(key)")
             case .editDefinition:
                 guard let id = pickId(local.definitions) else { return "\(name): nothing to edit" }
                 let label = "Label \(Int.random(in: 0..<100, using: &random))"
                 _ = try await store.updatePropertyDefinition(id: id) { $0.label = label }
-                fields.superseded("label", of: id, on: client.name)
-                return acted("\(name) \(id) label=\(label)")
+                return edited(id, "label", "label=\(label)")
             case .deleteDefinition:
                 return try await deleteOne(local.definitions, store.deletePropertyDefinition(id:))
             case .sync:
@@ -185,11 +196,7 @@ extension ConvergenceRun {
                 let revived = try await client.engine.retryDeadLetters()
                 return acted("\(name): \(revived) revived")
             case .discardOne:
-                let dead = try await client.engine.mutations(state: .failed)
-                guard let mutation = random.pick(dead) else { return "\(name): no dead letter" }
-                _ = try await client.engine.discardMutations(ids: [mutation.id])
-                ledger.discarded[client.name, default: []].insert(mutation.entityId)
-                fields.dropPending(of: mutation.entityId, on: client.name)
+                guard let mutation = try await discardOne(in: .failed) else { return "\(name): no dead letter" }
                 return acted("\(name) \(mutation.operation) of \(mutation.entityId): \(mutation.lastError ?? "-")")
             case .renameType:
                 guard let id = pickId(local.types) else { return "\(name): nothing to rename" }
@@ -220,11 +227,7 @@ extension ConvergenceRun {
                 ledger.restored.insert(id)
                 return acted("\(name) restored \(id) from its earlier copy")
             case .discardLive:
-                let live = try await client.engine.mutations(state: .pending)
-                guard let mutation = random.pick(live) else { return "\(name): nothing queued" }
-                _ = try await client.engine.discardMutations(ids: [mutation.id])
-                ledger.discarded[client.name, default: []].insert(mutation.entityId)
-                fields.dropPending(of: mutation.entityId, on: client.name)
+                guard let mutation = try await discardOne(in: .pending) else { return "\(name): nothing queued" }
                 return acted("\(name) \(mutation.operation) of \(mutation.entityId)")
             case .overlappingSyncs:
                 guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
