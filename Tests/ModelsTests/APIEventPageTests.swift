@@ -1,7 +1,8 @@
 import Foundation
-import Models
 import TestSupport
 import Testing
+
+@testable import Models
 
 /// `APIEvent.page(from:)` reads a `GET /events` page without `Codable`; it must give exactly the events `Codable`
 /// gives, for every field and every odd shape the lenient rules accept, and fail where `Codable` fails.
@@ -44,6 +45,28 @@ struct APIEventPageTests {
         #expect(oddFast == oddCodable)
         #expect(oddFast.first?.eventType == nil, "an embedded type that does not decode is dropped, as with try?")
         #expect(oddFast.dropFirst().first?.geofenceId == "UPPER-Case", "ids keep their case, as Codable reads them")
+    }
+
+    @Test("events embedding the same type share one copy of it; another type, or the same id changed, reads anew")
+    func embeddedTypesShared() throws {
+        let tea = APIEventType(id: Build.id(1), userId: "u", name: "Tea", color: "#fff", icon: "leaf")
+        var renamed = tea
+        renamed.name = "Green tea"
+        let coffee = APIEventType(id: Build.id(9), userId: "u", name: "Coffee", color: "#000", icon: "cup")
+        let embedded = [tea, tea, coffee, tea, renamed, renamed, nil]
+        let page = embedded.enumerated().map { index, type in
+            var event = APIEvent(
+                id: Build.id(20 + index), userId: "u", eventTypeId: type?.id ?? tea.id,
+                timestamp: Build.instant.addingTimeInterval(Double(index)))
+            event.eventType = type
+            return event
+        }
+        let (fast, codable) = try Self.both(String(decoding: try JSONCoding.encode(page), as: UTF8.self))
+        #expect(fast == codable && fast.map(\.eventType) == embedded)
+        #expect(fast[0].embeddedType === fast[1].embeddedType, "a repeated type is one copy")
+        #expect(fast[4].embeddedType === fast[5].embeddedType)
+        #expect(fast[1].embeddedType === fast[3].embeddedType, "another type between them changes nothing")
+        #expect(fast[3].embeddedType !== fast[4].embeddedType && fast[2].embeddedType !== fast[0].embeddedType)
     }
 
     @Test("the fixture pages read alike")

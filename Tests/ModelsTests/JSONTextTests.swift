@@ -27,6 +27,27 @@ struct JSONTextTests {
         #expect(try JSONText.parse(#""\ud83d\ude00 \u00e9""#) == .string("😀 é"))
     }
 
+    @Test("a shared member reads as without sharing: repeats, other texts, other depths, and the depth limit")
+    func sharedMembers() throws {
+        let shared = #"{"id":"T","name":"Tea","tags":[1,{"a":null}]}"#
+        let documents = [
+            #"[{"t":\#(shared)},{"t":\#(shared)},{"t":{"id":"U"}},{"t":\#(shared)},{"x":{"t":\#(shared)}}]"#,
+            // The same text again, then a longer text that begins with it: not a repeat.
+            #"[{"t":{"id":"T"}},{"t":{"id":"T"}, "u":1},{"t":{"id":"T"}}]"#,
+            #"[{"t":"text"},{"t":"text"},{"t":5},{"t":null},{"t":null}]"#,
+        ]
+        for text in documents {
+            #expect(try JSONText.parse(Array(text.utf8), sharing: "t") == JSONText.parse(Array(text.utf8)), "\(text)")
+        }
+        // A text read at one depth is not reused at a deeper one, where it would pass the depth limit.
+        let inner = String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+        let deep =
+            "[{\"t\":\(inner)}," + String(repeating: "[", count: 20) + "{\"t\":\(inner)}"
+            + String(repeating: "]", count: 20) + "]"
+        #expect(throws: JSONParseError.self) { try JSONText.parse(Array(deep.utf8), sharing: "t") }
+        #expect(throws: JSONParseError.self) { try JSONText.parse(Array(deep.utf8)) }
+    }
+
     @Test("a repeated key keeps its first value, as JSONDecoder does, so the change feed's two paths agree")
     func repeatedKeys() throws {
         // Found by the decoder fuzzer (docs/reliability.md): JSONText kept the last value, JSONDecoder the first.

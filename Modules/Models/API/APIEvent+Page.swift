@@ -7,12 +7,15 @@ extension APIEvent {
     /// rules of `init(from:)`; anything those rules would refuse (a member of the wrong type) sends the whole page
     /// through `Codable`, so a malformed page fails with the same error either way. `APIEventPageTests` holds the two
     /// equal.
+    ///
+    /// The events' embedded types are read once per distinct text (`JSONText.parse(_:sharing:)`) and share one copy.
     public static func page(from bytes: Data) throws -> [APIEvent] {
-        if let tree = try? JSONText.parse(bytes), case .array(let items) = tree {
+        if let tree = try? JSONText.parse(bytes, sharing: "event_type"), case .array(let items) = tree {
             var events: [APIEvent] = []
             events.reserveCapacity(items.count)
+            var types = EmbeddedTypes()
             for item in items {
-                guard let event = APIEvent(tree: item) else {
+                guard let event = APIEvent(tree: item, types: &types) else {
                     return try JSONCoding.decode([APIEvent].self, from: bytes)
                 }
                 events.append(event)
@@ -22,8 +25,22 @@ extension APIEvent {
         return try JSONCoding.decode([APIEvent].self, from: bytes)
     }
 
+    /// The embedded types read from a page, by id: the parser hands one tree to the events whose `event_type` text
+    /// repeats, and they get one type (the comparison finds the storage identical at once).
+    struct EmbeddedTypes {
+        var known: [String: (tree: JSONValue, type: Box<APIEventType>?)] = [:]
+
+        mutating func type(of tree: JSONValue) -> Box<APIEventType>? {
+            let id = tree["id"]?.stringValue ?? ""
+            if let earlier = known[id], earlier.tree == tree { return earlier.type }
+            let type = APIEventType(tree: tree).map(Box.init)
+            if known.count < 4096 { known[id] = (tree, type) }
+            return type
+        }
+    }
+
     /// One event of a parsed page, or nil where `init(from:)` would throw.
-    init?(tree: JSONValue) {
+    init?(tree: JSONValue, types: inout EmbeddedTypes) {
         guard case .object(let members) = tree, case .string(let id)? = members["id"],
             let userId = Self.string(members["user_id"]), let eventTypeId = Self.string(members["event_type_id"]),
             let notes = Self.string(members["notes"]), let isAllDay = Self.bool(members["is_all_day"])
@@ -38,9 +55,9 @@ extension APIEvent {
             default: return nil
             }
         }
-        var eventType: APIEventType?
+        var eventType: Box<APIEventType>?
         if let typeTree = members["event_type"], typeTree != .null {
-            eventType = APIEventType(tree: typeTree)
+            eventType = types.type(of: typeTree)
         }
         self.init(
             id: id, userId: userId ?? "", eventTypeId: eventTypeId ?? "",
@@ -48,8 +65,8 @@ extension APIEvent {
             isAllDay: isAllDay ?? false,
             sourceType: EventSourceType(lenient: members["source_type"]?.stringValue ?? ""), details: details,
             properties: members["properties"].flatMap(PropertyValue.map(from:)) ?? [:],
-            createdAt: Self.time(members["created_at"]), updatedAt: Self.time(members["updated_at"]),
-            eventType: eventType)
+            createdAt: Self.time(members["created_at"]), updatedAt: Self.time(members["updated_at"]))
+        embeddedType = eventType
     }
 
     /// An optional string member: `.some(nil)` when absent or null, nil when of another type.

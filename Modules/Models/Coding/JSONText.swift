@@ -1,3 +1,5 @@
+import Foundation
+
 /// A compact JSON writer and parser for `JSONValue`, without Foundation's coders.
 ///
 /// Kept hand-written (measured): feed pages parsed through it instead of `Decodable` took a third off the client's
@@ -86,7 +88,16 @@ public enum JSONText {
     /// Parses one JSON value (RFC 8259) filling the whole input, surrounding whitespace allowed.
     public static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONParseError) -> JSONValue
     where Bytes.Element == UInt8 {
-        var parser = Parser(bytes: Array(bytes))
+        try parse(bytes, sharing: nil)
+    }
+
+    /// `parse(_:)`, where an object member named `key` whose text repeats an earlier such member's, byte for byte at
+    /// the same depth, gets that member's value again instead of a new parse: the events of a listing embed one type
+    /// each, from the few the account has, and read this way they share one copy of each.
+    public static func parse<Bytes: Collection>(
+        _ bytes: Bytes, sharing key: String?
+    ) throws(JSONParseError) -> JSONValue where Bytes.Element == UInt8 {
+        var parser = Parser(bytes: Array(bytes), sharedKey: key)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -102,6 +113,74 @@ public enum JSONText {
         let bytes: [UInt8]
         var index = 0
         static let maximumDepth = JSONCoding.maximumDepth
+        /// The member name whose repeats are shared (`parse(_:sharing:)`), and the distinct such members read, by
+        /// the length of their text. Bounded, so that a hostile page cannot make the look-ups long.
+        let sharedKey: String?
+        var shared: [Int: [(text: Range<Int>, depth: Int, value: JSONValue)]] = [:]
+        var sharedCount = 0
+        static let sharedLimit = 256
+
+        init(bytes: [UInt8], sharedKey: String?) {
+            self.bytes = bytes
+            self.sharedKey = sharedKey
+        }
+
+        /// The member value at `index`, read once per distinct text when `key` is the shared key.
+        mutating func member(_ key: String, depth: Int) throws(JSONParseError) -> JSONValue {
+            guard let sharedKey, key == sharedKey, index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+                return try value(depth: depth)
+            }
+            let length = objectLength(from: index)
+            if let length, let earlier = shared[length]?.first(where: { $0.depth == depth && repeats($0.text) }) {
+                index += length
+                return earlier.value
+            }
+            let start = index
+            let member = try value(depth: depth)
+            if let length, index - start == length, sharedCount < Self.sharedLimit {
+                shared[length, default: []].append((start..<index, depth, member))
+                sharedCount += 1
+            }
+            return member
+        }
+
+        /// The length of the object text starting at `start` up to its closing brace, found by counting braces
+        /// outside strings; nil when the input ends first. Only a hint: a match is a byte-equal earlier text, which
+        /// parsed whole.
+        func objectLength(from start: Int) -> Int? {
+            var depth = 0
+            var inString = false
+            var position = start
+            while position < bytes.count {
+                let byte = bytes[position]
+                if inString {
+                    if byte == UInt8(ascii: "\\") {
+                        position += 1
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    depth += 1
+                } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                    depth -= 1
+                    if depth == 0 { return position + 1 - start }
+                }
+                position += 1
+            }
+            return nil
+        }
+
+        /// True when the bytes from `index` on begin with those of `earlier`, a whole value parsed before: the same
+        /// bytes here are the same value.
+        func repeats(_ earlier: Range<Int>) -> Bool {
+            guard index + earlier.count <= bytes.count else { return false }
+            return bytes.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return false }
+                return memcmp(base + index, base + earlier.lowerBound, earlier.count) == 0
+            }
+        }
 
         func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index) }
 
@@ -159,7 +238,7 @@ public enum JSONText {
                 skipWhitespace()
                 // A repeated key keeps its first value, as Foundation's JSONDecoder does: the REST decoders and this
                 // parser (the change feed's fast path, the server's bodies) must read one document one way.
-                let member = try value(depth: depth + 1)
+                let member = try member(key, depth: depth + 1)
                 // One hash in the common case; a repeat puts the first value back.
                 if let first = members.updateValue(member, forKey: key) { members[key] = first }
                 skipWhitespace()
