@@ -16,26 +16,11 @@ enum EventTypes {
             position: { ($0.createdAt, $0.id) }, decode: Rows.eventType, db)
     }
 
-    static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        try .json(try find(try request.pathId("id", "event type"), request, db))
-    }
-
     static let objects = FieldObjectTable(
         "event_types", type: .eventType, noun: "event type", columns: Rows.eventTypeColumns, decode: Rows.eventType,
         unique: Uniqueness(
             column: "name", scopeColumn: "user_id", code: "duplicate_name", value: \.name, scope: \.userId,
             taken: { "an event type named \($0) already exists" }))
-
-    static func find(
-        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
-    ) throws -> APIEventType {
-        try objects.find(id, request, db, asServerError: asServerError)
-    }
-
-    /// True when `id` is one of the caller's types.
-    static func exists(_ id: String, user: String, _ db: any StorageTransaction) throws -> Bool {
-        try objects.rows.exists(id, user: user, db)
-    }
 
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         var body = try BodyReader.object(of: request)
@@ -60,7 +45,7 @@ enum EventTypes {
     /// references, deleted events, deleted definitions, then the type (`Dialect.logsCascades`).
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event type")
-        _ = try find(id, request, db, asServerError: true)
+        _ = try objects.find(id, request, db, asServerError: true)
         let user = request.userId
         let logCascade = request.dialect.logsCascades
         let fences = try db.rows(
@@ -78,7 +63,7 @@ enum EventTypes {
                     WHERE id = ?3
                     """, arguments: [id, request.now, fence.id])
             if logCascade {
-                let cleared = try Geofences.find(fence.id, request, db)
+                let cleared = try Geofences.objects.find(fence.id, request, db)
                 try ChangeLog.append(
                     db, user: user, type: .geofence, operation: .update, entityId: fence.id,
                     data: try ChangeLog.snapshot(cleared, type: .geofence, dialect: .ours), now: request.now)

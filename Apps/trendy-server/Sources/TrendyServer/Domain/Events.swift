@@ -39,7 +39,7 @@ enum Events {
 
     static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         var event = try find(try request.pathId("id", "event"), request, db)
-        event.eventType = try? EventTypes.find(event.eventTypeId, request, db)
+        event.eventType = try? EventTypes.objects.find(event.eventTypeId, request, db)
         return try .json(event)
     }
 
@@ -249,10 +249,10 @@ enum Events {
         let propertiesPatch =
             request.dialect.acceptsPropertiesPatch
             ? body.properties("properties_patch", removals: true).value ?? [:] : [:]
-        if let typeId = changes.eventTypeId, !(try EventTypes.exists(typeId, user: request.userId, db)) {
+        if let typeId = changes.eventTypeId, !(try EventTypes.objects.exists(typeId, user: request.userId, db)) {
             body.fail("event_type_id", "unknown_reference", "event_type_id names no event type of yours")
         }
-        if let geofenceId = changes.geofenceId, !(try Geofences.exists(geofenceId, user: request.userId, db)) {
+        if let geofenceId = changes.geofenceId, !(try Geofences.objects.exists(geofenceId, user: request.userId, db)) {
             body.fail("geofence_id", "unknown_reference", "geofence_id names no geofence of yours")
         }
         try body.finish()
@@ -278,7 +278,7 @@ enum Events {
         }
         guard merged != EventFields(stored) else {
             if request.dialect.unchangedUpdateEmbedsType {
-                stored.eventType = try? EventTypes.find(stored.eventTypeId, request, db)
+                stored.eventType = try? EventTypes.objects.find(stored.eventTypeId, request, db)
             }
             return try .json(stored)
         }

@@ -52,8 +52,21 @@ struct FieldObjectTable<Object: FieldObject>: Sendable {
         rows = OwnedTable(table, noun: noun, columns: columns, decode: decode)
     }
 
-    func find(_ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool) throws -> Object {
+    /// The caller's object `id`, or 404 (a 500 with the original's message when `asServerError`).
+    func find(
+        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
+    ) throws -> Object {
         try rows.find(id, request, db, asServerError: asServerError)
+    }
+
+    /// True when `id` is one of the user's objects.
+    func exists(_ id: String, user: String, _ db: any StorageTransaction) throws -> Bool {
+        try rows.exists(id, user: user, db)
+    }
+
+    /// `GET /api/v1/{collection}/{id}`.
+    func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
+        try .json(try find(try request.pathId("id", rows.noun), request, db))
     }
 
     /// Stores `candidate` (api-v1 §3.4): an identical create of the caller's is answered with the stored object,

@@ -20,25 +20,11 @@ enum Geofences {
             decode: Rows.geofence, db)
     }
 
-    static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        try .json(try find(try request.pathId("id", "geofence"), request, db))
-    }
-
     static let objects = FieldObjectTable(
         "geofences", type: .geofence, noun: "geofence", columns: Rows.geofenceColumns, decode: Rows.geofence,
         unique: Uniqueness(
             column: "name", scopeColumn: "user_id", code: "duplicate_name", value: \.name, scope: \.userId,
             taken: { "a geofence named \($0) already exists" }))
-
-    static func find(
-        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
-    ) throws -> APIGeofence {
-        try objects.find(id, request, db, asServerError: asServerError)
-    }
-
-    static func exists(_ id: String, user: String, _ db: any StorageTransaction) throws -> Bool {
-        try objects.rows.exists(id, user: user, db)
-    }
 
     /// Checks that the entry/exit references name the caller's event types.
     private static func checkReferences(
@@ -46,7 +32,9 @@ enum Geofences {
         _ db: any StorageTransaction
     ) throws {
         for field in GeofenceFields.fields where field.kind == .id {
-            if case .value(.text(let id)) = members[field.key], !(try EventTypes.exists(id, user: request.userId, db)) {
+            if case .value(.text(let id)) = members[field.key],
+                !(try EventTypes.objects.exists(id, user: request.userId, db))
+            {
                 body.fail(field.key, "unknown_reference", "\(field.key) names no event type of yours")
             }
         }
@@ -79,7 +67,7 @@ enum Geofences {
     /// Clears `geofence_id` on the fence's events (one `event` update row each on ours), then deletes it.
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "geofence")
-        _ = try find(id, request, db, asServerError: true)
+        _ = try objects.find(id, request, db, asServerError: true)
         let events = try db.values(
             String.self, sql: "SELECT id FROM events WHERE geofence_id = ? ORDER BY id", arguments: [id])
         try db.execute(

@@ -6,17 +6,13 @@ import Models
 enum PropertyDefinitions {
     static func list(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let typeId = try request.pathId("id", "event type")
-        _ = try EventTypes.find(typeId, request, db, asServerError: true)
+        _ = try EventTypes.objects.find(typeId, request, db, asServerError: true)
         return try .json(
             db.rows(
                 sql: """
                     SELECT \(Rows.propertyDefinitionColumns) FROM property_definitions WHERE event_type_id = ?
                     ORDER BY display_order, created_at, id
                     """, arguments: [typeId], Rows.propertyDefinition))
-    }
-
-    static func get(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        try .json(try find(try request.pathId("id", "property definition"), request, db))
     }
 
     static let objects = FieldObjectTable(
@@ -26,15 +22,9 @@ enum PropertyDefinitions {
             column: "key", scopeColumn: "event_type_id", code: "duplicate_key", value: \.key, scope: \.eventTypeId,
             taken: { "this event type already has a property \($0)" }))
 
-    static func find(
-        _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false
-    ) throws -> APIPropertyDefinition {
-        try objects.find(id, request, db, asServerError: asServerError)
-    }
-
     static func create(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let typeId = try request.pathId("id", "event type")
-        _ = try EventTypes.find(typeId, request, db, asServerError: true)
+        _ = try EventTypes.objects.find(typeId, request, db, asServerError: true)
         var body = try BodyReader.object(of: request)
         let id = body.uuid("id")
         request.dialect.readDefinitionCreate(&body)
@@ -62,7 +52,7 @@ enum PropertyDefinitions {
 
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "property definition")
-        _ = try find(id, request, db, asServerError: true)
+        _ = try objects.find(id, request, db, asServerError: true)
         try db.execute(sql: "DELETE FROM property_definitions WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .propertyDefinition, operation: .delete, entityId: id, data: nil,

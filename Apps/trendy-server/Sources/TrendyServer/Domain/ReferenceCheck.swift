@@ -6,14 +6,14 @@ final class ReferenceCheck {
 
     func eventType(_ id: String, _ request: APIRequest, _ db: any StorageTransaction) throws -> Bool {
         if let known = eventTypes[id] { return known }
-        let exists = try EventTypes.exists(id, user: request.userId, db)
+        let exists = try EventTypes.objects.exists(id, user: request.userId, db)
         eventTypes[id] = exists
         return exists
     }
 
     func geofence(_ id: String, _ request: APIRequest, _ db: any StorageTransaction) throws -> Bool {
         if let known = geofences[id] { return known }
-        let exists = try Geofences.exists(id, user: request.userId, db)
+        let exists = try Geofences.objects.exists(id, user: request.userId, db)
         geofences[id] = exists
         return exists
     }
