@@ -24,10 +24,9 @@ struct ChangeStreamTests {
 
     @Test("§13 headers: event-stream, no-store, X-Accel-Buffering off, the features; a ping after the quiet period")
     func headersAndKeepAlive() async throws {
-        let clock = ManualClock(now: Date())
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.clock = clock
-        configuration.streamKeepaliveSeconds = 15
+        let (configuration, clock) = manualClockConfiguration {
+            $0.streamKeepaliveSeconds = 15
+        }
         try await LiveTrendyServer.with(configuration) { server in
             let user = UUID().uuidString.lowercased()
             let token = BearerTokens.hs256(
@@ -106,9 +105,7 @@ struct ChangeStreamTests {
 
     @Test("§13 re-auth: the stream closes after `event: reauth` when the token expires")
     func reauthAtExpiry() async throws {
-        let clock = ManualClock(now: Date())
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.clock = clock
+        let (configuration, clock) = manualClockConfiguration()
         try await LiveTrendyServer.with(configuration) { server in
             let token = BearerTokens.hs256(
                 user: UUID().uuidString.lowercased(), secret: LiveTrendyServer.testSecret,
@@ -126,10 +123,9 @@ struct ChangeStreamTests {
 
     @Test("§13 a cursor below the retention watermark: 410 cursor_expired before the stream starts")
     func expiredCursor() async throws {
-        let clock = ManualClock(now: Date())
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.clock = clock
-        configuration.changelogRetentionDays = 1
+        let (configuration, clock) = manualClockConfiguration {
+            $0.changelogRetentionDays = 1
+        }
         try await LiveTrendyServer.with(configuration) { server in
             let token = BearerTokens.hs256(
                 user: UUID().uuidString.lowercased(), secret: LiveTrendyServer.testSecret,

@@ -20,13 +20,16 @@ struct ConnectionSafetyTests {
             + extra).joined(separator: "\r\n") + "\r\n\r\n"
     }
 
+    /// The head of a `POST` of a JSON body of `length` bytes to `path`.
+    static func postHead(_ path: String, token: String?, length: Int) -> String {
+        head("POST", path, token: token, extra: ["Content-Type: application/json", "Content-Length: \(length)"])
+    }
+
     @Test("without a valid token the answer comes from the head alone; the body is never waited for")
     func authenticatesBeforeTheBody() async throws {
         try await LiveTrendyServer.with { server in
             let port = try Self.port(server)
-            let declared = Self.head(
-                "POST", "/api/v1/events", token: "wrong",
-                extra: ["Content-Type: application/json", "Content-Length: 1000000"])
+            let declared = Self.postHead("/api/v1/events", token: "wrong", length: 1_000_000)
             let missing = Self.head("POST", "/api/v1/events", extra: ["Transfer-Encoding: chunked"])
             for head in [declared, missing] {
                 let answer = try await onOwnThread {
@@ -56,10 +59,7 @@ struct ConnectionSafetyTests {
             let body = #"{"name": "Tea", "color": "green", "icon": "leaf"}"#
             let answers = try await onOwnThread {
                 let connection = try RawConnection(port: port)
-                connection.send(
-                    Self.head(
-                        "POST", "/api/v1/event-types", token: "wrong",
-                        extra: ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]) + body)
+                connection.send(Self.postHead("/api/v1/event-types", token: "wrong", length: body.utf8.count) + body)
                 let refused = try connection.readAnswer()
                 connection.send(Self.head("GET", "/api/v1/event-types", token: token))
                 return (refused, try connection.readAnswer())
@@ -80,10 +80,7 @@ struct ConnectionSafetyTests {
             let body = #"{"name": "Slow", "color": "black", "icon": "cup"}"#
             let answer = try await onOwnThread {
                 let connection = try RawConnection(port: port)
-                connection.send(
-                    Self.head(
-                        "POST", "/api/v1/event-types", token: token,
-                        extra: ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]))
+                connection.send(Self.postHead("/api/v1/event-types", token: token, length: body.utf8.count))
                 // One byte every 100 ms: the idle timeout (60 s) never fires; the whole would take 5 s.
                 for byte in body.utf8.dropLast() {
                     guard connection.send([byte]) else { break }

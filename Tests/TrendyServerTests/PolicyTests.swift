@@ -11,10 +11,9 @@ import TrendyServerTesting
 struct PolicyTests {
     @Test("the token bucket: RateLimit-* headers on counted answers; 429 with Retry-After; health and 401 not counted")
     func rateLimitHeaders() async throws {
-        let clock = ManualClock(now: Date())
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.rateLimitPerMinute = 3
-        configuration.clock = clock
+        let (configuration, clock) = manualClockConfiguration {
+            $0.rateLimitPerMinute = 3
+        }
         try await ServerHarness.with(configuration) { harness in
             _ = try await harness.send("GET", "/health", authenticated: false)
             _ = try await harness.send("GET", "/api/v1/event-types", token: "wrong")
@@ -39,10 +38,9 @@ struct PolicyTests {
 
     @Test("failed authentication is throttled per address: 429 after N 401s, valid tokens still pass, refills")
     func authFailureThrottle() async throws {
-        let clock = ManualClock(now: Date())
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.authFailuresPerMinute = 3
-        configuration.clock = clock
+        let (configuration, clock) = manualClockConfiguration {
+            $0.authFailuresPerMinute = 3
+        }
         try await ServerHarness.with(configuration, transport: .socket) { harness in
             for _ in 0..<3 {
                 let refused = try await harness.send("GET", "/api/v1/event-types", token: "guess")
@@ -198,9 +196,7 @@ struct PolicyTests {
 
     @Test("idempotency: a failed request stores nothing, so its retry runs afresh; records expire after 24 h")
     func failuresAndExpiry() async throws {
-        let clock = ManualClock(now: Date())
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.clock = clock
+        let (configuration, clock) = manualClockConfiguration()
         try await ServerHarness.with(configuration) { harness in
             let type = ServerHarness.newId()
             let body =
@@ -276,10 +272,9 @@ struct PolicyTests {
 
     @Test("retention: below the pruning watermark /changes is 410 cursor_expired; latest-cursor is at least it")
     func retention() async throws {
-        let clock = ManualClock(now: Date())
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.changelogRetentionDays = 2
-        configuration.clock = clock
+        let (configuration, clock) = manualClockConfiguration {
+            $0.changelogRetentionDays = 2
+        }
         try await ServerHarness.with(configuration) { harness in
             try await harness.eventType("Old")
             try await harness.eventType("Older")

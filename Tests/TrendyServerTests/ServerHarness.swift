@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Models
 import NIOCore
 import NIOFoundationCompat
+import TestSupport
 import TrendyServer
 import TrendyServerTesting
 
@@ -133,4 +134,15 @@ extension RawHTTP.Response {
 
     var fieldCodes: [String] { ((json?["errors"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String } }
     var fields: [String] { ((json?["errors"] as? [[String: Any]]) ?? []).compactMap { $0["field"] as? String } }
+}
+
+/// The test configuration on a manual clock starting now, with `adjust` applied: for tests that move time.
+func manualClockConfiguration(
+    _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+) -> (configuration: ServerConfiguration, clock: ManualClock) {
+    let clock = ManualClock(now: Date())
+    var configuration = LiveTrendyServer.testConfiguration()
+    configuration.clock = clock
+    adjust(&configuration)
+    return (configuration, clock)
 }
