@@ -109,11 +109,7 @@ struct BadInputTests {
                 "POST", "/api/v1/event-types/\(type)/properties",
                 json: #"{"key": "k", "label": "K", "property_type": "number", "display_order": 1e12}"#)
             #expect(order.status == 400 && order.fieldCodes == ["out_of_range"])
-            let pair = try await harness.send(
-                "POST", "/api/v1/events",
-                json:
-                    #"{"id": "\#(ServerHarness.newId())", "event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z", "location_latitude": 1}"#
-            )
+            let pair = try await harness.postEvent(id: ServerHarness.newId(), type: type, #""location_latitude": 1"#)
             #expect(pair.status == 400 && pair.fieldCodes == ["invalid_value"])
             let select = try await harness.send(
                 "POST", "/api/v1/event-types/\(type)/properties",
@@ -127,9 +123,7 @@ struct BadInputTests {
         try await ServerHarness.with { harness in
             let type = try await harness.eventType()
             let id = ServerHarness.newId()
-            let created = try await harness.send(
-                "POST", "/api/v1/events",
-                json: #"{"id": "\#(id)", "event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z"}"#)
+            let created = try await harness.postEvent(id: id, type: type)
             #expect(created.status == 201)
             let before = try await harness.feedCount()
             let bad = try await harness.send(
@@ -147,9 +141,7 @@ struct BadInputTests {
         try await ServerHarness.with { harness in
             let type = try await harness.eventType()
             func create(_ id: String) async throws -> RawHTTP.Response {
-                try await harness.send(
-                    "POST", "/api/v1/events",
-                    json: #"{"id": "\#(id)", "event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z"}"#)
+                try await harness.postEvent(id: id, type: type)
             }
             #expect(try await create(BadInputTests.version4).problemType == "invalid_uuid")
             #expect(try await create("{\(ServerHarness.newId())}").problemType == "invalid_uuid")

@@ -112,18 +112,10 @@ struct PageLimitTests {
                 (0..<count).map { #""k\#($0)": {"type": "text", "value": "\#(String(repeating: "v", count: 1000))"}"# }
                     .joined(separator: ", ")
             }
-            let tooMany = try await harness.send(
-                "POST", "/api/v1/events",
-                json:
-                    #"{"event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z", "properties": {\#(properties(40))}}"#
-            )
+            let tooMany = try await harness.postEvent(type: type, #""properties": {\#(properties(40))}"#)
             #expect(tooMany.status == 400 && tooMany.fields == ["properties"] && tooMany.fieldCodes == ["too_long"])
             let id = ServerHarness.newId()
-            let fits = try await harness.send(
-                "POST", "/api/v1/events",
-                json:
-                    #"{"id": "\#(id)", "event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z", "properties": {\#(properties(20))}}"#
-            )
+            let fits = try await harness.postEvent(id: id, type: type, #""properties": {\#(properties(20))}"#)
             #expect(fits.status == 201, "\(fits.text)")
             let patch = (20..<40).map {
                 #""k\#($0)": {"type": "text", "value": "\#(String(repeating: "v", count: 1000))"}"#

@@ -113,6 +113,16 @@ struct ServerHarness: Sendable {
         return id
     }
 
+    /// `POST /api/v1/events` of an event of `type` at 2026-01-01T00:00:00Z, with `id` when given and the JSON
+    /// members `more` (", "-separated, as they stand in the object).
+    func postEvent(id: String? = nil, type: String, _ more: String = "") async throws -> RawHTTP.Response {
+        let idMember = id.map { #""id": "\#($0)", "# } ?? ""
+        let extra = more.isEmpty ? "" : ", " + more
+        return try await send(
+            "POST", "/api/v1/events",
+            json: #"{\#(idMember)"event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z"\#(extra)}"#)
+    }
+
     /// The number of change-feed rows of this user.
     func feedCount() async throws -> Int {
         let response = try await send("GET", "/api/v1/changes?since=0&limit=500")

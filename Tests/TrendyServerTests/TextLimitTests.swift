@@ -17,9 +17,7 @@ struct TextLimitTests {
         try await ServerHarness.with { harness in
             let type = try await harness.eventType()
             let event = ServerHarness.newId()
-            let created = try await harness.send(
-                "POST", "/api/v1/events",
-                json: #"{"id": "\#(event)", "event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z"}"#)
+            let created = try await harness.postEvent(id: event, type: type)
             #expect(created.status == 201)
             let nul = Self.quoted("a\u{0}b")
             let cases: [(method: String, path: String, body: String, field: String)] = [
@@ -104,11 +102,7 @@ struct TextLimitTests {
             // Two-byte characters: the limit counts UTF-8 bytes, not characters.
             let notes = String(repeating: "é", count: TextLimit.notesBytes / 2)
             let id = ServerHarness.newId()
-            let atLimit = try await harness.send(
-                "POST", "/api/v1/events",
-                json:
-                    #"{"id": "\#(id)", "event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00Z", "notes": \#(Self.quoted(notes))}"#
-            )
+            let atLimit = try await harness.postEvent(id: id, type: type, #""notes": \#(Self.quoted(notes))"#)
             #expect(atLimit.status == 201, "\(atLimit.text)")
             #expect(try await harness.send("GET", "/api/v1/events/\(id)").json?["notes"] as? String == notes)
             let over = try await harness.send(
