@@ -74,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "Networking",
-            // async-http-client carries the change stream only (APIClient+ChangeStream.swift says why).
+            // async-http-client carries every request (APIClient.http says why).
             dependencies: [
                 "Models", "Protocols", logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 nioCore, .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,12 +1,10 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import Models
+import NIOCore
+import NIOHTTP1
 import Protocols
-import Synchronization
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 extension APIClient {
     /// A 2xx answer.
@@ -35,28 +33,28 @@ extension APIClient {
             if Task.isCancelled { throw .cancelled }
             let request = makeRequest(endpoint, url: url, token: token, requestId: requestId)
             let started = ContinuousClock.now
-            let (data, response): (Data, HTTPURLResponse)
+            let received: Received
             do {
-                (data, response) = try await transfer(request)
+                received = try await transfer(request)
             } catch {
                 logExchange(endpoint, url: url, outcome: "\(error)", since: started, requestId: requestId)
                 throw error
             }
-            let status = response.statusCode
+            let (status, data, headers) = (received.status, received.body, received.headers)
             logExchange(endpoint, url: url, outcome: "\(status)", since: started, requestId: requestId)
-            noteFeatures(response.value(forHTTPHeaderField: ServerFeatures.headerName))
+            noteFeatures(headers.first(name: ServerFeatures.headerName))
             if (200..<300).contains(status) || acceptedFailure?(status, data) == true {
                 let replayed = [
-                    response.value(forHTTPHeaderField: "Idempotency-Replayed"),
-                    response.value(forHTTPHeaderField: "X-Idempotency-Replayed"),
+                    headers.first(name: "Idempotency-Replayed"),
+                    headers.first(name: "X-Idempotency-Replayed"),
                 ]
                 .contains { $0?.lowercased() == "true" }
                 return Answer(
                     status: status, body: data, replayed: replayed,
-                    nextAfter: response.value(forHTTPHeaderField: "X-Next-After"))
+                    nextAfter: headers.first(name: "X-Next-After"))
             }
             let failure = FailureParsing.failure(
-                status: status, body: data, retryAfterHeader: response.value(forHTTPHeaderField: "Retry-After"),
+                status: status, body: data, retryAfterHeader: headers.first(name: "Retry-After"),
                 requestId: requestId, now: clock.now())
             switch status {
             case 401 where !refreshedToken:
@@ -136,115 +134,68 @@ extension APIClient {
         }
     }
 
-    private func makeRequest(_ endpoint: Endpoint, url: URL, token: String?, requestId: String) -> URLRequest {
-        var request = URLRequest(url: url, timeoutInterval: configuration.requestTimeout)
-        request.httpMethod = endpoint.method.rawValue
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue(requestId, forHTTPHeaderField: "X-Request-ID")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    private func makeRequest(
+        _ endpoint: Endpoint, url: URL, token: String?, requestId: String
+    ) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "X-Request-ID", value: requestId)
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body = endpoint.body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue("close", forHTTPHeaderField: "Connection")
+            request.body = .bytes(ByteBuffer(bytes: body))
+            request.headers.add(name: "Content-Type", value: "application/json")
+            // A write gets a connection of its own, never one the server may be closing (`APIClient.http`).
+            request.headers.add(name: "Connection", value: "close")
         }
         if let key = endpoint.idempotencyKey, endpoint.method == .post || endpoint.method == .put {
-            request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+            request.headers.add(name: "Idempotency-Key", value: key)
         }
         return request
     }
 
-    private func transfer(_ request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+    /// One exchange: the whole answer within `resourceTimeout`, or a transport error that says what happened.
+    private func transfer(_ request: HTTPClientRequest) async throws(NetworkError) -> Received {
         countSentRequest()
-        let session =
-            request.httpBody == nil
-            ? session
-            : URLSession(configuration: bodySessionConfiguration, delegate: RedirectRefusal.shared, delegateQueue: nil)
-        defer { if session !== self.session { session.finishTasksAndInvalidate() } }
-        let handle = TransferHandle()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<TransferResult, Never>) in
-                handle.start(
-                    session.dataTask(with: request) { data, response, error in
-                        if let error {
-                            continuation.resume(returning: .failure(error))
-                        } else if let data, let response {
-                            continuation.resume(returning: .success((data, response)))
-                        } else {
-                            continuation.resume(returning: .failure(URLError(.badServerResponse)))
-                        }
-                    })
+        do {
+            let response = try await http.execute(request, timeout: .seconds(Int64(configuration.resourceTimeout)))
+            let status = Int(response.status.code)
+            if (300..<400).contains(status) {
+                throw NetworkError.transport(
+                    RedirectRefusal.message(status: status, location: response.headers.first(name: "Location")))
             }
-        } onCancel: {
-            handle.cancel()
+            let body = try await response.body.collect(upTo: Self.maximumAnswerBytes)
+            return Received(status: status, headers: response.headers, body: Data(body.readableBytesView))
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            if Task.isCancelled || error is CancellationError { throw .cancelled }
+            throw .transport(Self.describe(transferError: error))
         }
-        let data: Data
-        let response: URLResponse
-        switch result {
-        case .success(let answer): (data, response) = answer
-        case .failure(let error):
-            if Task.isCancelled || error is CancellationError || (error as? URLError)?.code == .cancelled {
-                throw .cancelled
-            }
-            throw .transport((error as? URLError).map(Self.describe) ?? "\(error)")
-        }
-        guard let http = response as? HTTPURLResponse else { throw .invalidResponse }
-        if (300..<400).contains(http.statusCode) {
-            throw .transport(
-                RedirectRefusal.message(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location")))
-        }
-        return (data, http)
     }
 
-    static func describe(_ error: URLError) -> String {
-        switch error.code {
-        case .timedOut: "the request timed out"
-        case .cannotConnectToHost: "connection refused"
-        case .networkConnectionLost: "the connection was lost before an answer arrived"
-        case .badServerResponse: "the connection closed without an answer"
-        case .cannotFindHost, .dnsLookupFailed: "the server's name could not be resolved"
-        case .notConnectedToInternet: "no network connection"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
-            "the TLS connection failed"
-        default: error.localizedDescription
+    /// The largest answer read: far above any page the server writes (its pages end at a byte cap, docs/security.md).
+    static let maximumAnswerBytes = 256 * 1024 * 1024
+
+    /// What a failed exchange says, in the words a user acts on.
+    static func describe(transferError error: any Error) -> String {
+        switch error as? HTTPClientError {
+        case .deadlineExceeded?, .readTimeout?, .connectTimeout?, .writeTimeout?: return "the request timed out"
+        case .remoteConnectionClosed?: return "the connection closed without an answer"
+        default: break
         }
+        if error is NIOTooManyBytesError { return "the answer was larger than \(maximumAnswerBytes / 1024 / 1024) MB" }
+        if case .connectTimeout? = error as? ChannelError { return "the request timed out" }
+        let text = "\(error)"
+        if text.contains("Connection refused") || text.contains("connectionRefused") { return "connection refused" }
+        if text.contains("Connection reset") { return "the connection was lost before an answer arrived" }
+        return text
     }
 }
 
-typealias TransferResult = Result<(Data, URLResponse), any Error>
-
-/// One request's `URLSessionDataTask`, cancellable from any thread.
-///
-/// Cancellation runs on a queue of its own, never inline. Swift calls a cancellation handler while it holds the
-/// cancelled task's status lock; `URLSessionTask.cancel()` then waits for the session's queue, and that queue, when
-/// the answer arrives at the same moment, waits for the same status lock to resume the task: a deadlock that hung
-/// a bootstrap (its prefetched page is cancelled as the listing ends) in the convergence proof, seed 7. The
-/// completion-handler API with a deferred cancel has no such cycle.
-final class TransferHandle: Sendable {
-    private struct State {
-        var task: URLSessionDataTask?
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
-
-    func start(_ task: URLSessionDataTask) {
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-        task.resume()
-        if cancelled { Self.cancelLater(task) }
-    }
-
-    func cancel() {
-        let task = state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-        if let task { Self.cancelLater(task) }
-    }
-
-    private static func cancelLater(_ task: URLSessionDataTask) {
-        DispatchQueue.global().async { task.cancel() }
-    }
+/// A whole answer as it came off the wire.
+struct Received {
+    let status: Int
+    let headers: HTTPHeaders
+    let body: Data
 }

@@ -1,21 +1,19 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import Models
+import NIOCore
 import Protocols
 import Synchronization
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// The Trendy API v1 client over URLSession: the production `NetworkClientProtocol`.
+/// The Trendy API v1 client over async-http-client: the production `NetworkClientProtocol`.
 ///
 /// Every request carries `Authorization: Bearer` (read from the token provider per request), `Accept`, an
 /// `X-Request-ID`, and on POST/PUT an `Idempotency-Key`. A 401 is retried once after a token refresh; a 429 at most
 /// `maxRateLimitRetries` times within `rateLimitWaitCap` seconds of waiting, on the injected clock. Errors are
 /// `NetworkError` only, classified from the body's content, never from `Content-Type`.
 ///
-/// `Sendable` without `@unchecked`: every stored property is immutable and `Sendable` (URLSession is thread-safe).
+/// `Sendable` without `@unchecked`: every stored property is immutable and `Sendable` (`HTTPClient` is thread-safe).
 public final class APIClient: NetworkClientProtocol {
     public struct Configuration: Sendable, Hashable {
         public var serverRoot: ServerRoot
@@ -59,15 +57,14 @@ public final class APIClient: NetworkClientProtocol {
     public let configuration: Configuration
     let tokenProvider: any TokenProvider
     let clock: any SyncClock
-    /// Requests without a body, over kept-alive connections.
-    let session: URLSession
-    /// Requests with a body each get a session of their own (`Connection: close`), so their connection is new and
-    /// never reused. On Linux, libcurl re-sends a request whose reused connection died before an answer, but cannot
-    /// rewind the body it already sent: the retry sends the head and hangs until the timeout. A server need not say
-    /// `Connection: close` back, and libcurl then keeps the connection for the next request, so a shared session
-    /// is not enough. A fresh connection is never retried that way: a lost answer is a prompt transport error and
-    /// the engine re-sends under the same idempotency key (docs/error-recovery.md).
-    let bodySessionConfiguration: URLSessionConfiguration
+    /// The connections: reads share kept-alive ones (closed after 20 s idle, before a server's idle timeout would);
+    /// a write says `Connection: close` and so gets a connection of its own, never one the server may be closing at
+    /// that moment: a lost answer is then a prompt transport error, and the engine re-sends under the same
+    /// idempotency key (docs/error-recovery.md). No redirect is followed (`RedirectRefusal`).
+    ///
+    /// Not URLSession: on Linux its libcurl hand-offs between dispatch threads took a third of a push's client CPU
+    /// in task switches (docs/performance.md, "The user's path").
+    let http: HTTPClient
     private let sentRequests = Atomic<Int>(0)
     /// The `Trendy-Features` of the last answer (sync-engine R0); nil before the first.
     private let lastFeatures = Mutex<ServerFeatures?>(nil)
@@ -85,16 +82,13 @@ public final class APIClient: NetworkClientProtocol {
         self.tokenProvider = tokenProvider
         self.clock = clock
         self.logger = logger
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.resourceTimeout
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        self.session = URLSession(
-            configuration: sessionConfiguration, delegate: RedirectRefusal.shared, delegateQueue: nil)
-        self.bodySessionConfiguration = sessionConfiguration
+        var settings = HTTPClient.Configuration()
+        let waitForData = TimeAmount.milliseconds(Int64(configuration.requestTimeout * 1000))
+        settings.timeout = .init(connect: waitForData, read: waitForData, write: waitForData)
+        settings.redirectConfiguration = .disallow
+        settings.connectionPool = .init(idleTimeout: .seconds(20))
+        settings.decompression = .disabled
+        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
     }
 
     /// HTTP requests this client has sent, retries included: what a sync costs on the wire.
@@ -110,6 +104,8 @@ public final class APIClient: NetworkClientProtocol {
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        // The pool closes its connections; the client is released once that is done.
+        let http = self.http
+        Task { try? await http.shutdown() }
     }
 }

@@ -1,22 +1,7 @@
-import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The client follows no redirect. The API never redirects, and a redirect that were followed would carry the
 /// bearer token to whatever address it names (another host, or plain HTTP); so the 3xx answer itself comes back,
 /// and is a transport error that names the address to configure instead. Pending changes stay queued.
-final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    static let shared = RedirectRefusal()
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-
+enum RedirectRefusal {
     /// What a refused redirect says: where it pointed and what to do.
     static func message(status: Int, location: String?) -> String {
         "the server answered HTTP \(status), a redirect to \(location ?? "an address it did not give"); redirects are "
