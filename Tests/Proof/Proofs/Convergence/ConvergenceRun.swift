@@ -183,9 +183,10 @@ final class ConvergenceRun {
         return outcome
     }
 
-    /// While the faults go on: every online device syncs until a whole pass moves nothing (at most six passes),
-    /// then each is compared with the server field by field, apart from what it holds by design (`heldIds`). A
-    /// difference is a broken guarantee (sync-engine §9.6), recorded for the verdict.
+    /// While the faults go on: every online device syncs until a whole pass moves nothing and leaves no type's
+    /// definitions to fetch again (at most six passes), then each is compared with the server field by field, apart
+    /// from what it holds by design (`heldIds`). A difference is a broken guarantee (sync-engine §9.6), recorded for
+    /// the verdict.
     ///
     /// Live devices pause for the check: their background rounds would otherwise push between the quiet pass and the
     /// comparison, and a device that synced before that push would look behind.
@@ -211,6 +212,8 @@ final class ConvergenceRun {
                 }
                 let settled = report.outcome.name == "synced" || report.outcome.name == "partial"
                 if !settled || report.pushed + report.pulled + report.failed + report.deadLettered > 0 { quiet = false }
+                // A type whose definitions could not be fetched (S84) is fetched again by the next round: work left.
+                if try clients[index].hasUnfetchedDefinitions() { quiet = false }
             }
             guard quiet else { continue }
             guard let remote = try await serverEntities(server) else { break }

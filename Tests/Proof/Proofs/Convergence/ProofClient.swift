@@ -87,6 +87,14 @@ struct ProofClient {
         return held
     }
 
+    /// True while a type's definitions wait to be fetched again (S84): this device knows it may lack some.
+    func hasUnfetchedDefinitions() throws -> Bool {
+        let store = stores.makeDataStore()
+        let unfetched = try store.loadEngineState().unfetchedDefinitionTypes
+        try store.save()
+        return !unfetched.isEmpty
+    }
+
     /// Remembers the current copy of every type, event and geofence, as an export would.
     mutating func export() throws {
         let local = try entities()
