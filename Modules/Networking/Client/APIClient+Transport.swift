@@ -154,7 +154,8 @@ extension APIClient {
         return request
     }
 
-    /// One exchange: the whole answer within `resourceTimeout`, or a transport error that says what happened.
+    /// One exchange: the answer's head within `resourceTimeout`, then its body with no pause longer than
+    /// `requestTimeout`; or a transport error that says what happened.
     private func transfer(_ request: HTTPClientRequest) async throws(NetworkError) -> Received {
         countSentRequest()
         do {

@@ -19,7 +19,7 @@ public final class APIClient: NetworkClientProtocol {
         public var serverRoot: ServerRoot
         /// Seconds a request may wait for data (1–300).
         public var requestTimeout: TimeInterval
-        /// Seconds a whole request may take (≥ `requestTimeout`).
+        /// Seconds a request may take until its answer's head arrives (≥ `requestTimeout`).
         public var resourceTimeout: TimeInterval
         /// Retries of a 429 inside one call (0–5).
         public var maxRateLimitRetries: Int
