@@ -92,6 +92,13 @@ func withTwoDevices(_ body: (LiveTrendyServer, CLI, CLI) async throws -> Void) a
     }
 }
 
+/// A trendy-server on 127.0.0.1 that knows `Users`, and one database on it that uses `token`.
+func withDevice(token: String, _ body: (LiveTrendyServer, CLI) async throws -> Void) async throws {
+    try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
+        try await body(server, try CLI(server: server.root.text, token: token))
+    }
+}
+
 /// Two users' ids and their tokens.
 enum Users {
     static let alice = "0190f5c0-3f00-7a11-8b22-0000000a11ce"

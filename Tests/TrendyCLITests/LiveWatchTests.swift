@@ -55,8 +55,7 @@ struct LiveWatchTests {
 
     @Test("a watcher pushes what another trendyctl process writes on its database, without a sync call")
     func watcherPushesOtherProcessesWrites() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let laptop = try CLI(server: server.root.text, token: "alice-token")
+        try await withDevice(token: "alice-token") { server, laptop in
             _ = try await laptop.json("types", "add", "Tea")
             _ = try await laptop.json("sync")
             let watch = try await ChildProcess.start(

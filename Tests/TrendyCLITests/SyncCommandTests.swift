@@ -52,8 +52,7 @@ struct SyncCommandTests {
 
     @Test("exit 4: a token the server rejects, and no token at all")
     func authentication() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let rejected = try CLI(server: server.root.text, token: "wrong-token")
+        try await withDevice(token: "wrong-token") { server, rejected in
             let run = try await rejected.run("sync", "--json")
             #expect(run.status == 4 && run.json?["outcome"] == "auth_required", "\(run)")
             #expect(run.errorJSON?["error"]?["code"] == "auth_required")
@@ -149,8 +148,7 @@ struct SyncCommandTests {
 
     @Test("sync --full bootstraps again and keeps changes not yet pushed")
     func fullSync() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let cli = try CLI(server: server.root.text, token: "bob-token")
+        try await withDevice(token: "bob-token") { _, cli in
             _ = try await cli.json("types", "add", "Walk")
             _ = try await cli.json("sync")
             _ = try await cli.json("types", "add", "Swim")

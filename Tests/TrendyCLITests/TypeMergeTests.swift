@@ -48,8 +48,7 @@ struct TypeMergeTests {
 
     @Test("a merge that would give the target two events at one time is refused whole, naming the time")
     func mergeRefusesTimeClash() async throws {
-        try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { server in
-            let phone = try CLI(server: server.root.text, token: "alice-token")
+        try await withDevice(token: "alice-token") { _, phone in
             let local = try #require(try await phone.json("types", "add", "Coffee")["id"]?.stringValue)
             let other = try #require(try await phone.json("types", "add", "Espresso")["id"]?.stringValue)
             let at = "2026-11-21T07:30:00Z"
