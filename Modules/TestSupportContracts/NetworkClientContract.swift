@@ -51,16 +51,7 @@ public enum NetworkClientContract {
         }
     }
 
-    public struct Check: Sendable, CustomTestStringConvertible {
-        public let name: String
-        let body: @Sendable (Subject) async throws -> Void
-
-        public var testDescription: String { name }
-
-        public func run(_ makeSubject: () async throws -> Subject) async throws {
-            try await body(try await makeSubject())
-        }
-    }
+    public typealias Check = ContractCheck<Subject>
 
     static func check(_ name: String, _ body: @escaping @Sendable (Subject) async throws -> Void) -> Check {
         Check(name: name, body: body)

@@ -21,15 +21,7 @@ public enum ObservationContract {
         }
     }
 
-    public struct Check: Sendable, CustomTestStringConvertible {
-        public let name: String
-        let body: @Sendable (Subject) async throws -> Void
-        public var testDescription: String { name }
-
-        public func run(_ makeSubject: () throws -> Subject) async throws {
-            try await body(try makeSubject())
-        }
-    }
+    public typealias Check = ContractCheck<Subject>
 
     static func check(_ name: String, _ body: @escaping @Sendable (Subject) async throws -> Void) -> Check {
         Check(name: name, body: body)
