@@ -5,32 +5,42 @@ import Models
 
 /// Every in-scope endpoint of api-v1 §1. Anything else falls through to a 404 `not_found`.
 enum Routes {
-    static let all: [Route] = [
-        Route(method: .get, path: "/api/v1/event-types", handler: EventTypes.list),
-        Route(method: .post, path: "/api/v1/event-types", handler: EventTypes.create),
-        Route(method: .get, path: "/api/v1/event-types/:id", handler: EventTypes.objects.get),
-        Route(method: .put, path: "/api/v1/event-types/:id", handler: EventTypes.update),
-        Route(method: .delete, path: "/api/v1/event-types/:id", handler: EventTypes.delete),
-        Route(method: .get, path: "/api/v1/event-types/:id/properties", handler: PropertyDefinitions.list),
-        Route(method: .post, path: "/api/v1/event-types/:id/properties", handler: PropertyDefinitions.create),
-        Route(method: .get, path: "/api/v1/property-definitions/:id", handler: PropertyDefinitions.objects.get),
-        Route(method: .put, path: "/api/v1/property-definitions/:id", handler: PropertyDefinitions.update),
-        Route(method: .delete, path: "/api/v1/property-definitions/:id", handler: PropertyDefinitions.delete),
-        Route(method: .get, path: "/api/v1/events", handler: Events.list),
-        Route(method: .post, path: "/api/v1/events", handler: Events.create),
-        Route(method: .post, path: "/api/v1/events/batch", handler: Events.batch),
-        Route(method: .get, path: "/api/v1/events/:id", handler: Events.get),
-        Route(method: .put, path: "/api/v1/events/:id", handler: Events.update),
-        Route(method: .delete, path: "/api/v1/events/:id", handler: Events.delete),
-        Route(method: .get, path: "/api/v1/geofences", handler: Geofences.list),
-        Route(method: .post, path: "/api/v1/geofences", handler: Geofences.create),
-        Route(method: .get, path: "/api/v1/geofences/:id", handler: Geofences.objects.get),
-        Route(method: .put, path: "/api/v1/geofences/:id", handler: Geofences.update),
-        Route(method: .delete, path: "/api/v1/geofences/:id", handler: Geofences.delete),
-        Route(method: .get, path: "/api/v1/changes", handler: ChangeFeed.page),
-        Route(method: .get, path: "/api/v1/changes/latest-cursor", handler: ChangeFeed.latestCursor),
-        Route(method: .get, path: "/api/v1/sync/digest", handler: SyncDigests.digest),
-    ]
+    static let all: [Route] =
+        collection("/api/v1/event-types", list: EventTypes.list, create: EventTypes.create)
+        + item("/api/v1/event-types", get: EventTypes.objects.get, put: EventTypes.update, delete: EventTypes.delete)
+        + collection(
+            "/api/v1/event-types/:id/properties", list: PropertyDefinitions.list, create: PropertyDefinitions.create)
+        + item(
+            "/api/v1/property-definitions", get: PropertyDefinitions.objects.get, put: PropertyDefinitions.update,
+            delete: PropertyDefinitions.delete)
+        + collection("/api/v1/events", list: Events.list, create: Events.create)
+        + [Route(method: .post, path: "/api/v1/events/batch", handler: Events.batch)]
+        + item("/api/v1/events", get: Events.get, put: Events.update, delete: Events.delete)
+        + collection("/api/v1/geofences", list: Geofences.list, create: Geofences.create)
+        + item("/api/v1/geofences", get: Geofences.objects.get, put: Geofences.update, delete: Geofences.delete)
+        + [
+            Route(method: .get, path: "/api/v1/changes", handler: ChangeFeed.page),
+            Route(method: .get, path: "/api/v1/changes/latest-cursor", handler: ChangeFeed.latestCursor),
+            Route(method: .get, path: "/api/v1/sync/digest", handler: SyncDigests.digest),
+        ]
+
+    typealias Handler = @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse
+
+    /// `GET` and `POST` on a collection.
+    private static func collection(_ path: String, list: @escaping Handler, create: @escaping Handler) -> [Route] {
+        [Route(method: .get, path: path, handler: list), Route(method: .post, path: path, handler: create)]
+    }
+
+    /// `GET`, `PUT` and `DELETE` on one member of a collection, `{path}/:id`.
+    private static func item(
+        _ path: String, get: @escaping Handler, put: @escaping Handler, delete: @escaping Handler
+    ) -> [Route] {
+        [
+            Route(method: .get, path: path + "/:id", handler: get),
+            Route(method: .put, path: path + "/:id", handler: put),
+            Route(method: .delete, path: path + "/:id", handler: delete),
+        ]
+    }
 
     /// `GET /api/v1/changes/stream` (api-v1 §13): a streaming answer, outside the transaction-per-request `all`.
     static let changeStream = "/api/v1/changes/stream"
