@@ -32,13 +32,7 @@ enum EventTypes {
     }
 
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        let id = try request.pathId("id", "event type")
-        var body = try BodyReader.object(of: request)
-        let members = FieldMembers<EventTypeFields>(&body, creating: false, dialect: request.dialect)
-        try body.finish()
-        return try objects.update(id, request, db) {
-            $0.fields = members.merged(into: $0.fields, dialect: request.dialect)
-        }
+        try objects.put(request, db)
     }
 
     /// Deletes the type with its children in one transaction. Ours logs every cascaded row first: cleared geofence

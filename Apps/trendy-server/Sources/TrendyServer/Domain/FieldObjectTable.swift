@@ -95,6 +95,25 @@ struct FieldObjectTable<Object: FieldObject>: Sendable {
     }
 
     /// Applies `change` to the caller's object `id` and stores it when it changed anything.
+    /// `PUT /api/v1/{collection}/{id}`: the body's field members merged into the stored fields. `read` sees the
+    /// members first (a dialect's reading, reference checks); `check` sees the merged object before it is written.
+    func put(
+        _ request: APIRequest, _ db: any StorageTransaction,
+        read: (inout FieldMembers<Object.Fields>, inout BodyReader) throws -> Void = { _, _ in },
+        check: (Object, inout BodyReader) -> Void = { _, _ in }
+    ) throws -> APIResponse {
+        let id = try request.pathId("id", rows.noun)
+        var body = try BodyReader.object(of: request)
+        var members = FieldMembers<Object.Fields>(&body, creating: false, dialect: request.dialect)
+        try read(&members, &body)
+        try body.finish()
+        return try update(id, request, db) { object in
+            object.fields = members.merged(into: object.fields, dialect: request.dialect)
+            check(object, &body)
+            try body.finish()
+        }
+    }
+
     func update(
         _ id: String, _ request: APIRequest, _ db: any StorageTransaction, change: (inout Object) throws -> Void
     ) throws -> APIResponse {

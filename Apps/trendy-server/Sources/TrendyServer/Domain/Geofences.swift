@@ -53,14 +53,9 @@ enum Geofences {
     }
 
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        let id = try request.pathId("id", "geofence")
-        var body = try BodyReader.object(of: request)
-        var members = FieldMembers<GeofenceFields>(&body, creating: false, dialect: request.dialect)
-        request.dialect.readGeofenceUpdate(&members)
-        try checkReferences(members, &body, request, db)
-        try body.finish()
-        return try objects.update(id, request, db) {
-            $0.fields = members.merged(into: $0.fields, dialect: request.dialect)
+        try objects.put(request, db) { members, body in
+            request.dialect.readGeofenceUpdate(&members)
+            try checkReferences(members, &body, request, db)
         }
     }
 

@@ -38,15 +38,10 @@ enum PropertyDefinitions {
     }
 
     static func update(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        let id = try request.pathId("id", "property definition")
-        var body = try BodyReader.object(of: request)
-        var members = FieldMembers<PropertyDefinitionFields>(&body, creating: false, dialect: request.dialect)
-        request.dialect.readDefinitionUpdate(&members)
-        try body.finish()
-        return try objects.update(id, request, db) { definition in
-            definition.fields = members.merged(into: definition.fields, dialect: request.dialect)
+        try objects.put(request, db) { members, _ in
+            request.dialect.readDefinitionUpdate(&members)
+        } check: { definition, body in
             checkOptions(definition.fields, &body)
-            try body.finish()
         }
     }
 
