@@ -64,7 +64,6 @@ extension EventStore {
                 summary.unchanged[Entity.entityType, default: 0] += 1
                 return
             }
-            try entity.validate(in: store)
             try restoring(Entity.entityType, id: entity.id)
             try insert(entity, store, now)
             // An exported entity may be on the server already (a restore, another device's data): its create counts

@@ -52,7 +52,6 @@ extension EventStore {
                 copy.eventTypeId = target
                 copy.createdAt = now
                 copy.updatedAt = now
-                try Validation.check(copy, store)
                 try insert(copy, store, now)
                 merge.propertyDefinitions += 1
             }

@@ -14,7 +14,6 @@ extension EventStore {
     {
         try await write { store, now in
             let type = EventType(id: newId(now), name: name, color: color, icon: icon, createdAt: now)
-            try Validation.check(type, among: try store.fetchAllEventTypes())
             try insert(type, store, now)
             return type
         }
@@ -85,7 +84,6 @@ extension EventStore {
         configure(&event)
         event.normalize()
         event.syncStatus = .pending
-        try Validation.check(event, store)
         try insert(event, store, now)
         return event
     }
@@ -113,7 +111,6 @@ extension EventStore {
             var fence = Geofence(id: newId(now), name: name, latitude: latitude, longitude: longitude, createdAt: now)
             configure(&fence)
             fence.syncStatus = .pending
-            try Validation.check(fence, store)
             try insert(fence, store, now)
             return fence
         }
@@ -152,7 +149,6 @@ extension EventStore {
                 updatedAt: now)
             configure(&definition)
             definition.syncStatus = .pending
-            try Validation.check(definition, store)
             try insert(definition, store, now)
             return definition
         }
@@ -201,8 +197,9 @@ extension EventStore {
         return entity
     }
 
-    /// Writes a new row as `pending` (one INSERT) and queues its create.
+    /// Checks a new row (`Validation`), writes it as `pending` (one INSERT) and queues its create.
     func insert<Entity: LocalEntity>(_ entity: Entity, _ store: any DataStoreProtocol, _ now: Date) throws {
+        try entity.validate(in: store)
         var entity = entity
         entity.syncStatus = .pending
         try entity.insertNew(into: store)
