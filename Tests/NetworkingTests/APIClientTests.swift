@@ -207,14 +207,7 @@ struct APIClientTests {
 
     @Test("S64 a 429 is retried at most 3 times, waiting max(2^(k-1) s, Retry-After) on the injected clock")
     func rateLimitRetries() async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.faults.probability429 = 1
-        configuration.faults.retryAfterSeconds = 1
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
-            let clock = ManualClock(mode: .advancing)
-            let api = try client(server.root, token: server.newUser().token, clock: clock)
+        try await withRateLimitingServer(retryAfter: 1) { api, clock, log in
             do {
                 _ = try await api.getEventTypes()
                 Issue.record("expected a 429")
@@ -229,17 +222,26 @@ struct APIClientTests {
 
     @Test("a 429 whose wait would pass the 30 s cap is thrown at once")
     func rateLimitCap() async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.faults.probability429 = 1
-        configuration.faults.retryAfterSeconds = 20
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
-            let clock = ManualClock(mode: .advancing)
-            let api = try client(server.root, token: server.newUser().token, clock: clock)
+        try await withRateLimitingServer(retryAfter: 20) { api, clock, log in
             await #expect(throws: NetworkError.self) { try await api.getEventTypes() }
             #expect(clock.sleeps == [20], "20 s waited, the next 20 s would pass 30 s")
             #expect(log.all.count == 2)
+        }
+    }
+
+    /// A server that answers every request 429 with `Retry-After: retryAfter`, a client of it on an advancing
+    /// manual clock, and the log of the requests the server saw.
+    func withRateLimitingServer(
+        retryAfter: Int, _ body: (APIClient, ManualClock, RequestLog) async throws -> Void
+    ) async throws {
+        let log = RequestLog()
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.faults.probability429 = 1
+        configuration.faults.retryAfterSeconds = retryAfter
+        configuration.testHooks.observeRequest = log.record
+        try await LiveTrendyServer.with(configuration) { server in
+            let clock = ManualClock(mode: .advancing)
+            try await body(try client(server.root, token: server.newUser().token, clock: clock), clock, log)
         }
     }
 

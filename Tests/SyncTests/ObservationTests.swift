@@ -91,13 +91,21 @@ struct ObservationTests {
         #expect(h.network.totalCallCount == 0)
     }
 
-    @Test("S87 awaitSynced returns once a sync empties the queue")
-    func awaitSyncedAfterSync() async throws {
+    /// A device with a type created since its last sync, and a task waiting (`awaitSynced`) for the queue to empty.
+    static func waitingForSync(
+        timeout: TimeInterval
+    ) async throws -> (SyncHarness, Task<SyncSnapshot?, Never>) {
         let h = try SyncHarness()
         _ = try await h.syncedType()
         _ = try await h.events.createEventType(name: "Tea")
-        let waiter = Task { await h.engine.awaitSynced(timeout: 60) }
+        let waiter = Task { await h.engine.awaitSynced(timeout: timeout) }
         await h.clock.waitForSleepers(1)
+        return (h, waiter)
+    }
+
+    @Test("S87 awaitSynced returns once a sync empties the queue")
+    func awaitSyncedAfterSync() async throws {
+        let (h, waiter) = try await Self.waitingForSync(timeout: 60)
         #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
         let snapshot = await waiter.value
         #expect(snapshot?.pendingCount == 0 && snapshot?.isRunning == false)
@@ -105,11 +113,7 @@ struct ObservationTests {
 
     @Test("S87 awaitSynced gives up with nil when the timeout passes on the injected clock")
     func awaitSyncedTimesOut() async throws {
-        let h = try SyncHarness()
-        _ = try await h.syncedType()
-        _ = try await h.events.createEventType(name: "Tea")
-        let waiter = Task { await h.engine.awaitSynced(timeout: 30) }
-        await h.clock.waitForSleepers(1)
+        let (h, waiter) = try await Self.waitingForSync(timeout: 30)
         h.clock.advance(by: 30)
         #expect(await waiter.value == nil)
         #expect(try h.queue().count == 1)
