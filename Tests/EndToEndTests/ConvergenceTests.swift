@@ -69,13 +69,7 @@ struct ConvergenceTests {
     @Test("§9.1 a delete on b wins over a's pending edit, which stays visible as a dead letter")
     func deleteWinsOverPendingEdit() async throws {
         try await EndToEnd.with { world in
-            let a = try world.device("a")
-            let b = try world.device("b")
-            let type = try await a.events.createEventType(name: "Run")
-            let event = try await a.events.createEvent(
-                eventTypeId: type.id, timestamp: Date(timeIntervalSince1970: 1e9))
-            _ = await a.sync()
-            _ = await b.sync()
+            let (a, b, event) = try await world.twoDevicesSharingAnEvent("Run")
 
             try await b.events.deleteEvent(id: event.id)
             #expect(await b.sync().outcome.name == "synced")

@@ -7,6 +7,7 @@ import Protocols
 import Sync
 import Synchronization
 import TestSupport
+import Testing
 import TrendyServer
 import TrendyServerTesting
 
@@ -94,6 +95,19 @@ final class EndToEnd: Sendable {
     var requests: [ServerConfiguration.ObservedRequest] { log.requests.withLock { $0 } }
 
     // MARK: Devices
+
+    /// Devices `a` and `b`, both synced after `a` created a type named `typeName` and one event of it.
+    func twoDevicesSharingAnEvent(
+        _ typeName: String
+    ) async throws -> (a: Device, b: Device, event: Event) {
+        let a = try device("a")
+        let b = try device("b")
+        let type = try await a.events.createEventType(name: typeName)
+        let event = try await a.events.createEvent(eventTypeId: type.id, timestamp: Date(timeIntervalSince1970: 1e9))
+        #expect(await a.sync().outcome.name == "synced")
+        #expect(await b.sync().outcome.name == "synced")
+        return (a, b, event)
+    }
 
     /// A new device of the user with its own database file. `rateLimitRetries` is the client's own 429 retries.
     func device(

@@ -47,13 +47,7 @@ struct PushEchoTests {
     @Test("still writes a pushed row the server answered differently")
     func changedRowsAreWritten() async throws {
         try await EndToEnd.with { world in
-            let a = try world.device("a")
-            let b = try world.device("b")
-            let type = try await a.events.createEventType(name: "Walk")
-            let event = try await a.events.createEvent(
-                eventTypeId: type.id, timestamp: Date(timeIntervalSince1970: 1e9))
-            #expect(await a.sync().outcome.name == "synced")
-            #expect(await b.sync().outcome.name == "synced")
+            let (a, b, event) = try await world.twoDevicesSharingAnEvent("Walk")
             try await b.events.updateEvent(id: event.id) { $0.notes = "edited on b" }
             #expect(await b.sync().outcome.name == "synced")
             let writes = try EventWriteLog(database: world.directory.appendingPathComponent("a.sqlite").path)
