@@ -65,6 +65,7 @@ extension APIClient {
         settings.timeout = .init(
             connect: .seconds(Int64(configuration.requestTimeout)), read: .seconds(Self.streamIdleTimeout))
         settings.redirectConfiguration = .disallow
+        settings.connectionPool.retryConnectionEstablishment = false  // the engine reconnects with its own backoff
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
         countSentRequest()
         let end = await receive(request, on: http, requestId: requestId, continuation)

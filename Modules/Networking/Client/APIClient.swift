@@ -87,6 +87,9 @@ public final class APIClient: NetworkClientProtocol {
         settings.timeout = .init(connect: waitForData, read: waitForData, write: waitForData)
         settings.redirectConfiguration = .disallow
         settings.connectionPool = .init(idleTimeout: .seconds(20))
+        // A refused connection is an answer: offline now, not after the pool's own retries until the deadline (the
+        // engine waits for the next round, and trendyctl exits 75 at once).
+        settings.connectionPool.retryConnectionEstablishment = false
         settings.decompression = .disabled
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
     }
