@@ -93,7 +93,7 @@ extension DataStoreContract {
             #expect(try ids(EventQuery(limit: 2)) == [Build.id(6), Build.id(5)])
             #expect(try ids(EventQuery(geofenceId: Build.id(200))) == [Build.id(6), Build.id(4), Build.id(2)])
         },
-        check("Q2 Q3 mutation counts by state, and the mutations of one entity in queue order") { subject in
+        check("Q2 Q3 Q4 mutation counts by state, one entity's mutations in queue order, live revisions") { subject in
             try subject.enqueue(.create, id: Build.id(1), payload: try createPayload)
             try subject.claim(try subject.queue().map(\.id))
             try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "x"))
@@ -110,6 +110,13 @@ extension DataStoreContract {
                     .create, .update,
                 ])
             #expect(try subject.read { try $0.fetchMutations(entityId: Build.id(3)) }.isEmpty)
+            try subject.enqueue(.update, id: Build.id(1), payload: try updatePayload(notes: "y"))  // folds: revision 2
+            let live = try subject.queue().filter(\.isLive)
+            #expect(
+                try subject.read { try $0.liveMutationRevisions() }
+                    == Dictionary(uniqueKeysWithValues: live.map { ($0.id, $0.revision) }),
+                "Q4 the live rows only, each at its revision")
+            #expect(live.count == 2 && live.contains { $0.revision > 1 }, "the check sees a folded revision")
         },
     ]
 }

@@ -9,8 +9,10 @@ import Testing
 @Suite("Event-create batches")
 struct BatchTests {
     /// A harness with a synced type and `count` local events of it.
-    func prepared(_ count: Int) async throws -> (SyncHarness, EventType, [Event]) {
-        let h = try SyncHarness()
+    func prepared(
+        _ count: Int, configuration: SyncConfiguration = .standard()
+    ) async throws -> (SyncHarness, EventType, [Event]) {
+        let h = try SyncHarness(configuration: configuration)
         let type = try await h.syncedType()
         var events: [Event] = []
         for index in 0..<count { events.append(try await h.event(type, Double(index))) }
@@ -182,6 +184,50 @@ struct BatchTests {
         #expect(after.map(\.attempts) == [0, 0] && after.map(\.revision) == before.map(\.revision))
         // S53: A 429 or idempotency_in_flight answer changes no mutation.
         #expect(after.map(\.lastError) == [nil, nil])
+    }
+
+    @Test("§4.7.5 the next batch is claimed while one is on the wire, and leaves only after that one's answer")
+    func pipelinedBatches() async throws {
+        let (h, _, events) = try await prepared(5, configuration: try SyncConfiguration(batchSize: 2))
+        let ids = events.map(\.id)
+        let gate = h.network.hold(.createEventsBatchWithIdempotency)
+        let sync = Task { await h.engine.performSync() }
+        await gate.waitForArrivals(1)
+        try await LiveModeTests.eventually("the second batch claimed while the first is held", on: h) {
+            try h.read { try $0.unansweredBatches() }.count == 2
+        }
+        let claimed = try h.read { try $0.unansweredBatches() }
+        #expect(claimed.map { $0.members.map(\.entityId) } == [Array(ids[0..<2]), Array(ids[2..<4])])
+        #expect(gate.arrivals == 1, "claimed, not sent: the first batch has no answer yet")
+        gate.release()
+        #expect(await sync.value.outcome == .synced(bootstrapped: false))
+        let sent = h.network.calls(of: .createEventsBatchWithIdempotency)
+        #expect(sent.map(\.idempotencyKey) == claimed.map(\.key) + [sent.last?.idempotencyKey].compactMap { $0 })
+        #expect(
+            sent.map { ($0.body?["events"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue } }
+                == [Array(ids[0..<2]), Array(ids[2..<4]), [ids[4]]],
+            "one batch at a time, in queue order")
+        #expect(try h.queue().isEmpty && (try h.read { try $0.unansweredBatches() }).isEmpty)
+        #expect(h.serverEvents.map(\.id).sorted() == ids.sorted())
+    }
+
+    @Test("§4.7.5 a batch claimed behind one answered 429 is not sent: deferred, it leaves with its key next run")
+    func claimedBatchBehindAStop() async throws {
+        let (h, _, events) = try await prepared(5, configuration: try SyncConfiguration(batchSize: 2))
+        let ids = events.map(\.id)
+        h.network.enqueue(http(429, retryAfter: 5), for: .createEventsBatchWithIdempotency)
+        let stopped = await h.engine.performSync()
+        #expect(stopped.outcome.name == "rate_limited")
+        #expect(h.network.createEventsBatchCallCount == 1, "nothing sent after the 429")
+        #expect(stopped.deferred == 3, "the claimed batch's two members and the unclaimed fifth")
+        let waiting = try h.read { try $0.unansweredBatches() }
+        #expect(waiting.map { $0.members.map(\.entityId) } == [Array(ids[0..<2]), Array(ids[2..<4])])
+        h.clock.advance(by: 6)
+        h.network.resetCalls()
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        let sent = h.network.calls(of: .createEventsBatchWithIdempotency)
+        #expect(Array(sent.map(\.idempotencyKey).prefix(2)) == waiting.map(\.key), "each with the key of its claim")
+        #expect(try h.serverEvents.map(\.id).sorted() == ids.sorted() && h.queue().isEmpty)
     }
 
     @Test("§4.7.2 an unanswered batch is re-sent exactly as it went, a member deleted here included: nothing returns")

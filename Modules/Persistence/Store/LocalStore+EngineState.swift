@@ -82,6 +82,19 @@ extension LocalStore {
         }
     }
 
+    public func liveMutationRevisions() throws -> [String: Int] {
+        try perform { db in
+            var revisions: [String: Int] = [:]
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT id, revision FROM pending_mutations WHERE state = ?"),
+                arguments: [MutationState.pending.rawValue])
+            while let row = try rows.next() {
+                revisions[try row.decode(String.self, atIndex: 0)] = try row.decode(Int.self, atIndex: 1)
+            }
+            return revisions
+        }
+    }
+
     public func countMutations() throws -> MutationCounts {
         try perform { db in
             let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM pending_mutations GROUP BY state")

@@ -232,6 +232,10 @@ public protocol DataStoreProtocol {
     /// Q3. Every mutation of one entity, in queue order.
     func fetchMutations(entityId: String) throws -> [PendingMutation]
 
+    /// Q4. The revision of every live mutation, by id, read without payloads: what live mode watches for a write it
+    /// has not pushed yet (R12), after every commit.
+    func liveMutationRevisions() throws -> [String: Int]
+
     // MARK: Bootstrap staging (R11, S82)
 
     /// Empties the staging area: where a bootstrap keeps the listing's events as their pages arrive, outside the

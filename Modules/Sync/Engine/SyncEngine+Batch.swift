@@ -9,6 +9,14 @@ struct BatchItem {
     var request: CreateEventRequest
 }
 
+/// A batch claimed for its first send: its items in queue order and its key (§4.7.2).
+struct ClaimedBatch {
+    var items: [BatchItem]
+    var key: String
+}
+
+typealias BatchAnswer = Result<BatchCreateEventsResponse, any Error>
+
 extension SyncEngine {
     /// Phase 4 (§4.7): first every batch sent and not answered, exactly as it went (same members, bodies and key);
     /// then the other event creates in batches of `batchSize` (`PushPlan.batches`), each kept as unanswered from the
@@ -27,13 +35,95 @@ extension SyncEngine {
                 ready.append(mutation)
             }
         }
-        for unit in PushPlan.batches(ready, size: configuration.batchSize) {
-            try crossUnitBoundary(&run)
+        // §4.7.5: batch n + 1 leaves as soon as batch n's answer is in; n's answer is recorded, and n + 2 claimed,
+        // while n + 1 is on the wire. The server still runs the batches one at a time, in queue order.
+        var units = PushPlan.batches(ready, size: configuration.batchSize).makeIterator()
+        var next = try claimNextBatch(&units, &run, &counters)
+        var unrecorded: (batch: ClaimedBatch, answer: BatchAnswer)?
+        while let batch = next {
+            next = nil
+            do {
+                try crossUnitBoundary(&run)
+            } catch {
+                release(batch, &run)
+                if let (previous, answer) = unrecorded { try await recordAnswer(answer, previous, &run, &counters) }
+                throw error
+            }
+            let network = network
+            async let sent = Self.send(batch, over: network)
+            var overlapped: (any Error)?
+            do {
+                if let (previous, answer) = unrecorded {
+                    unrecorded = nil
+                    try await recordAnswer(answer, previous, &run, &counters)
+                }
+                next = try claimNextBatch(&units, &run, &counters)
+            } catch {
+                overlapped = error
+            }
+            let answer = await sent
+            if let overlapped {
+                try await recordAnswer(answer, batch, &run, &counters)
+                throw overlapped
+            }
+            if case .success = answer, next != nil, !run.probe {
+                unrecorded = (batch, answer)
+                continue
+            }
+            do {
+                try await recordAnswer(answer, batch, &run, &counters)
+            } catch {
+                if let next { release(next, &run) }
+                throw error
+            }
+        }
+        if let (previous, answer) = unrecorded { try await recordAnswer(answer, previous, &run, &counters) }
+    }
+
+    /// Claims the next unit that has something to send (see `claimBatch`), recording the rows that do not decode.
+    private func claimNextBatch(
+        _ units: inout IndexingIterator<[[PendingMutation]]>, _ run: inout PushRun, _ counters: inout RoundCounters
+    ) throws -> ClaimedBatch? {
+        while let unit = units.next() {
             let (items, invalid, key) = try claimBatch(unit, &run)
             if !invalid.isEmpty { try record(invalid, breaker: .none, &run, &counters) }
-            if let key { try await sendBatch(items, key: key, resend: false, &run, &counters) }
+            if let key { return ClaimedBatch(items: items, key: key) }
             publishProgress(run)
         }
+        return nil
+    }
+
+    /// A batch claimed and not sent, because the round stopped first: its members count as deferred and may be sent
+    /// again by this run. It stays recorded as unanswered, and leaves with its key, as after a kill there (§6.5).
+    private func release(_ batch: ClaimedBatch, _ run: inout PushRun) {
+        for row in batch.items.compactMap(\.row) {
+            run.untouched.insert(row.id)
+            sentThisRun[row.id] = nil
+        }
+    }
+
+    /// Sends a batch away from the actor, so that the engine records the last answer and claims the next batch
+    /// meanwhile.
+    private nonisolated static func send(
+        _ batch: ClaimedBatch, over network: any NetworkClientProtocol
+    ) async -> BatchAnswer {
+        do {
+            return .success(try await network.createEventsBatch(batch.items.map(\.request), idempotencyKey: batch.key))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func recordAnswer(
+        _ answer: BatchAnswer, _ batch: ClaimedBatch, _ run: inout PushRun, _ counters: inout RoundCounters
+    ) async throws {
+        switch answer {
+        case .success(let response):
+            try await recordBatchAnswer(response, batch.items, key: batch.key, &run, &counters)
+        case .failure(let error):
+            try await handleBatchError(error, batch.items, key: batch.key, resend: false, &run, &counters)
+        }
+        publishProgress(run)
     }
 
     /// Claims a unit, decodes its payloads and keeps the batch as unanswered, in one unit of work, so that the

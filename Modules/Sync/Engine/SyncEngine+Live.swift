@@ -132,9 +132,7 @@ extension SyncEngine {
     private func liveRound() async -> SyncReport {
         let lease = await roundGate?()
         if roundGate != nil && lease == nil { return SyncReport(outcome: .error("stopped")) }
-        if let queue = try? unitOfWork({ try $0.fetchPendingMutations() }) {
-            liveHandled = Self.fingerprints(queue)
-        }
+        if let queue = try? unitOfWork({ try $0.liveMutationRevisions() }) { liveHandled = queue }
         let report = await performSync()
         withExtendedLifetime(lease) {}
         liveCursor = try? readEngineState().cursor
@@ -298,14 +296,14 @@ extension SyncEngine {
         let queue = observing.observe { store in
             let state = try store.loadEngineState()
             return LiveObservation(
-                queue: Self.fingerprints(try store.fetchPendingMutations()), cursor: state.cursor,
+                queue: try store.liveMutationRevisions(), cursor: state.cursor,
                 lastSuccessAt: state.lastSuccessAt)
         }
         return Task { [weak self] in
             do {
                 for try await observed in queue {
                     guard let self else { return }
-                    if await !observed.queue.isSubset(of: self.liveHandled) { inbox.localWrite() }
+                    if await !Self.handled(observed.queue, by: self.liveHandled) { inbox.localWrite() }
                     if let known = await self.liveCursor, observed.cursor < known {
                         await self.checkRewound(inbox)
                     }
@@ -328,13 +326,16 @@ extension SyncEngine {
     /// back to where it was before this engine's last burst would look unchanged if the burst and the bootstrap
     /// committed between two reads; the bootstrap's new `lastSuccessAt` makes it a change all the same.
     struct LiveObservation: Equatable, Sendable {
-        let queue: Set<String>
+        /// The live queue: each mutation's revision by id.
+        let queue: [String: Int]
         let cursor: Int64
         let lastSuccessAt: Date?
     }
 
-    static func fingerprints(_ queue: [PendingMutation]) -> Set<String> {
-        Set(queue.lazy.filter(\.isLive).map { "\($0.id):\($0.revision)" })
+    /// Whether a round already saw every live mutation at its revision: the engine's own commits only remove
+    /// mutations (completing) or take them out of the live queue (failing).
+    static func handled(_ queue: [String: Int], by handled: [String: Int]) -> Bool {
+        queue.allSatisfy { handled[$0.key] == $0.value }
     }
 }
 

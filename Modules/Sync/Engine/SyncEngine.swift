@@ -45,9 +45,9 @@ public actor SyncEngine {
     var liveTask: Task<Void, Never>?
     var liveState: LiveState = .off
     var liveInbox: LiveInbox?
-    /// The live queue (`id:revision`) as the last live round found it when it started: a commit that adds
-    /// anything else is another writer's, and wakes the loop (R12).
-    var liveHandled: Set<String> = []
+    /// The live queue (each mutation's revision by id) as the last live round found it when it started: a commit
+    /// that adds anything else is another writer's, and wakes the loop (R12).
+    var liveHandled: [String: Int] = [:]
     /// The stored cursor as live mode last left it (opening the stream, applying a burst, a round): a stored cursor
     /// below it was moved back by another process's bootstrap, and the stream reconnects from there.
     var liveCursor: Int64?

@@ -47,7 +47,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         case save
         case enqueueMutation, claimMutations, completeMutation, recordMutationFailure, reviveMutation
         case setSyncStatus, deleteEntities, loadEngineState, saveEngineState, appendSyncHistory, fetchSyncHistory
-        case fetchEvents, countMutations, fetchMutations
+        case fetchEvents, countMutations, fetchMutations, liveMutationRevisions
         case rewriteMutation, markOwed, owedEntities, settleOwed
         case recordUnansweredBatch, unansweredBatches, removeUnansweredBatch
         case clearStagedEvents, stageEvents, insertStagedEvents, stagedEvent
@@ -325,6 +325,10 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     }
 
     public func countMutations() throws -> MutationCounts { try call(.countMutations) { try $0.countMutations() } }
+
+    public func liveMutationRevisions() throws -> [String: Int] {
+        try call(.liveMutationRevisions) { try $0.liveMutationRevisions() }
+    }
 
     public func clearStagedEvents() throws { try call(.clearStagedEvents) { try $0.clearStagedEvents() } }
 
