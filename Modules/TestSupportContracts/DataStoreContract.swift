@@ -36,12 +36,7 @@ public enum DataStoreContract {
 
         /// Runs `body` on a fresh store and saves it.
         @discardableResult
-        func saved<T>(_ body: (any DataStoreProtocol) throws -> T) throws -> T {
-            let store = factory.makeDataStore()
-            let result = try body(store)
-            try store.save()
-            return result
-        }
+        func saved<T>(_ body: (any DataStoreProtocol) throws -> T) throws -> T { try factory.saved(body) }
 
         /// Reads through a fresh store (and commits the read transaction).
         func read<T>(_ body: (any DataStoreProtocol) throws -> T) throws -> T { try saved(body) }

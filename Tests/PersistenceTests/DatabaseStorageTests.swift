@@ -9,6 +9,18 @@ import Testing
 
 @Suite("Database storage")
 struct DatabaseStorageTests {
+    /// A file an earlier version made: migrated only up to `migration`, with `sql` run on it.
+    static func fileMade(
+        upTo migration: String, in directory: TemporaryDirectory, _ sql: String, _ arguments: StatementArguments
+    ) throws -> String {
+        let path = directory.path("old.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: migration)
+        try old.write { try $0.execute(sql: sql, arguments: arguments) }
+        try old.close()
+        return path
+    }
+
     @Test("a file opens in WAL mode with a busy timeout, creating its folder")
     func walMode() throws {
         let directory = try TemporaryDirectory()
@@ -60,16 +72,10 @@ struct DatabaseStorageTests {
     @Test("a file made by v1 gains the query indexes on open, keeps its rows, and lookups stop scanning")
     func upgradeAddsIndexes() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("old.sqlite")
-        let old = try DatabaseQueue(path: path)
-        try Schema.migrator.migrate(old, upTo: "v1-initial")
-        try old.write { db in
-            try db.execute(
-                sql:
-                    "INSERT INTO event_type (id, name, color, icon, created_at, sync_status) VALUES (?, ?, ?, ?, 0, ?)",
-                arguments: [Build.id(1), "Kept", "#fff", "cup", "synced"])
-        }
-        try old.close()
+        let path = try Self.fileMade(
+            upTo: "v1-initial", in: directory,
+            "INSERT INTO event_type (id, name, color, icon, created_at, sync_status) VALUES (?, ?, ?, ?, 0, ?)",
+            [Build.id(1), "Kept", "#fff", "cup", "synced"])
 
         let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
         #expect(try store.findEventType(id: Build.id(1))?.name == "Kept")
@@ -89,15 +95,10 @@ struct DatabaseStorageTests {
     @Test("a file made by v2 keeps its engine state on open and gains an empty set of unfetched definition types")
     func upgradeAddsUnfetchedDefinitionTypes() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("old.sqlite")
-        let old = try DatabaseQueue(path: path)
-        try Schema.migrator.migrate(old, upTo: "v2-query-indexes")
-        try old.write { db in
-            try db.execute(
-                sql: "INSERT INTO sync_engine_state (id, cursor, pending_delete_ids) VALUES (1, 77, ?)",
-                arguments: ["[\"\(Build.id(5))\"]"])
-        }
-        try old.close()
+        let path = try Self.fileMade(
+            upTo: "v2-query-indexes", in: directory,
+            "INSERT INTO sync_engine_state (id, cursor, pending_delete_ids) VALUES (1, 77, ?)", ["[\"\(Build.id(5))\"]"]
+        )
 
         let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
         let state = try store.loadEngineState()

@@ -172,10 +172,5 @@ struct ReadBackTests {
 extension SyncHarness {
     /// Runs `body` on a fresh store and commits it.
     @discardableResult
-    func saved<T>(_ body: (any DataStoreProtocol) throws -> T) throws -> T {
-        let store = stores.makeDataStore()
-        let result = try body(store)
-        try store.save()
-        return result
-    }
+    func saved<T>(_ body: (any DataStoreProtocol) throws -> T) throws -> T { try stores.saved(body) }
 }

@@ -42,7 +42,7 @@ public enum MutationPayload {
             if !properties.isEmpty { patch[propertiesPatchKey] = .object(properties) }
         }
         guard !patch.isEmpty else { return nil }
-        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(patch)), of: entityType)
+        return try canonical(JSONCoding.encode(JSONValue.object(patch)), .update, of: entityType)
     }
 
     static let latitudeKey = "location_latitude"
@@ -69,7 +69,7 @@ public enum MutationPayload {
                 merged[propertiesPatchKey] = .object(patch)
             }
         }
-        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(merged)), of: entityType)
+        return try canonical(JSONCoding.encode(JSONValue.object(merged)), .update, of: entityType)
     }
 
     /// R2: what is left of `queued` once `acknowledged` went through: every key (and property key) whose queued
@@ -92,7 +92,7 @@ public enum MutationPayload {
             left[longitudeKey] = left[longitudeKey] ?? done[longitudeKey]
         }
         guard !left.isEmpty else { return nil }
-        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(left)), of: entityType)
+        return try canonical(JSONCoding.encode(JSONValue.object(left)), .update, of: entityType)
     }
 
     /// R8: the same keys as `patch`, with the values `full` (the row's full state now) holds: what a revived update
@@ -111,7 +111,7 @@ public enum MutationPayload {
                 rebuilt[key] = state[key] ?? .null
             }
         }
-        return try canonicalUpdate(JSONCoding.encode(JSONValue.object(rebuilt)), of: entityType)
+        return try canonical(JSONCoding.encode(JSONValue.object(rebuilt)), .update, of: entityType)
     }
 
     /// Folds an update body into an unsent create body (sync-engine §1.7, R2).
@@ -144,29 +144,19 @@ public enum MutationPayload {
             for (property, entry) in entries { properties[property] = entry.nonNull }
             created["properties"] = .object(properties)
         }
-        return try canonicalCreate(JSONCoding.encode(JSONValue.object(created)), of: entityType)
+        return try canonical(JSONCoding.encode(JSONValue.object(created)), .create, of: entityType)
     }
 
-    /// Decodes a create body into its typed request and encodes it again.
-    public static func canonicalCreate(_ payload: Data, of entityType: MutationEntityType) throws -> Data {
-        switch entityType {
-        case .eventType: try JSONCoding.encode(JSONCoding.decode(CreateEventTypeRequest.self, from: payload))
-        case .geofence: try JSONCoding.encode(JSONCoding.decode(CreateGeofenceRequest.self, from: payload))
-        case .propertyDefinition:
-            try JSONCoding.encode(JSONCoding.decode(CreatePropertyDefinitionRequest.self, from: payload))
-        case .event: try JSONCoding.encode(JSONCoding.decode(CreateEventRequest.self, from: payload))
+    /// Decodes a body into the typed request of its entity and operation, and encodes it again: its canonical form.
+    public static func canonical(
+        _ payload: Data, _ operation: MutationOperation, of entityType: MutationEntityType
+    ) throws -> Data {
+        func recode<Entity: OutboxEntity>(_: Entity.Type) throws -> Data {
+            operation == .create
+                ? try JSONCoding.encode(JSONCoding.decode(Entity.CreateRequest.self, from: payload))
+                : try JSONCoding.encode(JSONCoding.decode(Entity.UpdateRequest.self, from: payload))
         }
-    }
-
-    /// Decodes an update body into its typed request and encodes it again.
-    public static func canonicalUpdate(_ payload: Data, of entityType: MutationEntityType) throws -> Data {
-        switch entityType {
-        case .eventType: try JSONCoding.encode(JSONCoding.decode(UpdateEventTypeRequest.self, from: payload))
-        case .geofence: try JSONCoding.encode(JSONCoding.decode(UpdateGeofenceRequest.self, from: payload))
-        case .propertyDefinition:
-            try JSONCoding.encode(JSONCoding.decode(UpdatePropertyDefinitionRequest.self, from: payload))
-        case .event: try JSONCoding.encode(JSONCoding.decode(UpdateEventRequest.self, from: payload))
-        }
+        return try recode(entityType.outboxEntity)
     }
 
     /// The string a payload holds under `key`, lowercased (an id), or nil.
@@ -191,7 +181,7 @@ public enum MutationPayload {
         guard changed else { return nil }
         let text = try JSONCoding.encode(JSONValue.object(body))
         return operation == .create
-            ? try canonicalCreate(text, of: entityType) : try canonicalUpdate(text, of: entityType)
+            ? try canonical(text, .create, of: entityType) : try canonical(text, .update, of: entityType)
     }
 
     /// The keys of each entity type's create request.

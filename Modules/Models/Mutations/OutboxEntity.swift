@@ -1,8 +1,8 @@
 /// A local entity the outbox carries (sync-engine §1.6): the kind its mutations name and the request bodies made
 /// from it. `MutationPayload` encodes, patches and folds any of them the same way.
 public protocol OutboxEntity {
-    associatedtype CreateRequest: Encodable
-    associatedtype UpdateRequest: Encodable
+    associatedtype CreateRequest: Codable
+    associatedtype UpdateRequest: Codable
     static var entityType: MutationEntityType { get }
     /// The entity as a create body (`POST`).
     var createRequest: CreateRequest { get }
@@ -32,4 +32,16 @@ extension PropertyDefinition: OutboxEntity {
     public static var entityType: MutationEntityType { .propertyDefinition }
     public var createRequest: CreatePropertyDefinitionRequest { CreatePropertyDefinitionRequest(self) }
     public var updateRequest: UpdatePropertyDefinitionRequest { UpdatePropertyDefinitionRequest(self) }
+}
+
+extension MutationEntityType {
+    /// The entity a mutation of this kind carries.
+    public var outboxEntity: any OutboxEntity.Type {
+        switch self {
+        case .eventType: EventType.self
+        case .event: Event.self
+        case .geofence: Geofence.self
+        case .propertyDefinition: PropertyDefinition.self
+        }
+    }
 }

@@ -123,7 +123,7 @@ extension LocalStore {
                 let lastError = dead.lastError ?? ""
                 let refused =
                     !dead.isSent || lastError == PendingMutation.parentDeletedError || lastError.hasPrefix("conflict:")
-                if refused, let rebuilt = try self.createPayload(of: row.entityType, id: row.entityId, in: db) {
+                if refused, let rebuilt = try self.payload(.create, of: row.entityType, id: row.entityId, in: db) {
                     row.payload = rebuilt
                     let siblings = try Self.mutations(of: row.entityType, entityId: row.entityId, in: db)
                     for update in siblings where update.operation == .update {
@@ -133,7 +133,7 @@ extension LocalStore {
                 try Self.setSyncStatus(.pending, of: row.entityType, id: row.entityId, in: db)
             case .update:
                 if let patch = dead.payload,
-                    let full = try self.updatePayload(of: row.entityType, id: row.entityId, in: db)
+                    let full = try self.payload(.update, of: row.entityType, id: row.entityId, in: db)
                 {
                     row.payload = try MutationPayload.rebuilding(patch, from: full, of: row.entityType)
                 }
@@ -181,23 +181,18 @@ extension LocalStore {
         try db.cachedStatement(sql: "DELETE FROM pending_mutations WHERE id = ?").execute(arguments: [id])
     }
 
-    /// The update body of the entity's current row, or nil when the row is gone.
-    func updatePayload(of type: MutationEntityType, id: String, in db: Database) throws -> Data? {
-        switch type {
-        case .event: try find(Event.self, id: id, in: db).map(MutationPayload.update)
-        case .eventType: try find(EventType.self, id: id, in: db).map(MutationPayload.update)
-        case .geofence: try find(Geofence.self, id: id, in: db).map(MutationPayload.update)
-        case .propertyDefinition: try find(PropertyDefinition.self, id: id, in: db).map(MutationPayload.update)
+    /// The body of a create or an update made from the entity's current row, or nil when the row is gone.
+    func payload(
+        _ operation: MutationOperation, of type: MutationEntityType, id: String, in db: Database
+    ) throws -> Data? {
+        func body(_ entity: some OutboxEntity) throws -> Data {
+            operation == .create ? try MutationPayload.create(entity) : try MutationPayload.update(entity)
         }
-    }
-
-    /// The create body of the entity's current row, or nil when the row is gone.
-    func createPayload(of type: MutationEntityType, id: String, in db: Database) throws -> Data? {
-        switch type {
-        case .event: try find(Event.self, id: id, in: db).map(MutationPayload.create)
-        case .eventType: try find(EventType.self, id: id, in: db).map(MutationPayload.create)
-        case .geofence: try find(Geofence.self, id: id, in: db).map(MutationPayload.create)
-        case .propertyDefinition: try find(PropertyDefinition.self, id: id, in: db).map(MutationPayload.create)
+        return switch type {
+        case .event: try find(Event.self, id: id, in: db).map { try body($0) }
+        case .eventType: try find(EventType.self, id: id, in: db).map { try body($0) }
+        case .geofence: try find(Geofence.self, id: id, in: db).map { try body($0) }
+        case .propertyDefinition: try find(PropertyDefinition.self, id: id, in: db).map { try body($0) }
         }
     }
 }

@@ -27,7 +27,8 @@ enum PatchForOriginal {
         case .eventType, .geofence:
             return
         }
-        row.payload = try MutationPayload.canonicalUpdate(JSONCoding.encode(JSONValue.object(body)), of: row.entityType)
+        row.payload = try MutationPayload.canonical(
+            JSONCoding.encode(JSONValue.object(body)), .update, of: row.entityType)
         row.clientRequestId = UUIDv7.generate(at: now)
         row.revision += 1
         row.updatedAt = now.roundedToMilliseconds

@@ -27,6 +27,10 @@ enum Operation: String, CaseIterable {
     /// `stageDuplicateType` makes such a pair on purpose (two devices create one new name, each with an event, a
     /// quarter of the time at one instant, which the merge must refuse whole), so merges happen in most runs.
     case mergeDuplicateType, stageDuplicateType
+    /// More event creates than one batch holds (the proof's devices send 50 a batch): the push claims each batch
+    /// while the one before it is on the wire and sends it when that one's answer is in (sync-engine §4.7.5), with
+    /// the faults on — lost answers, 5xx and 429 between batches of one push.
+    case createEventBurst
 
     /// Relative frequency.
     var weight: Int {
@@ -58,6 +62,7 @@ enum Operation: String, CaseIterable {
         case .mergeFields: 6
         case .mergeDuplicateType: 6
         case .stageDuplicateType: 2
+        case .createEventBurst: 2
         }
     }
 
@@ -143,6 +148,21 @@ extension ConvergenceRun {
                 return created(
                     event.id, .event, parent: typeId,
                     " type=\(typeId) fence=\(fence ?? "-") property=\(property ?? "-")")
+            case .createEventBurst:
+                guard let typeId = pickId(local.types) else { return "\(name): no type yet" }
+                let count = Int.random(in: 60...140, using: &random)
+                // Seconds apart from single creates' instants; two bursts of one type may overlap: those are refused.
+                let start = 1_762_000_000 + Double(Int.random(in: 0..<2_000_000, using: &random))
+                var made = 0
+                for offset in 0..<count {
+                    let timestamp = Date(timeIntervalSince1970: start + Double(offset))
+                    guard let event = try? await store.createEvent(eventTypeId: typeId, timestamp: timestamp) else {
+                        continue
+                    }
+                    ledger.created[event.id] = .init(client: client.name, kind: .event, parentType: typeId)
+                    made += 1
+                }
+                return acted("\(name) \(made) events of type \(typeId) from \(start)")
             case .editEvent:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = random.chance(0.2) ? nil : "edit \(Int.random(in: 0..<1000, using: &random))"
