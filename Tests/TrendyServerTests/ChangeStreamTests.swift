@@ -32,7 +32,7 @@ struct ChangeStreamTests {
             let token = BearerTokens.hs256(
                 user: user, secret: LiveTrendyServer.testSecret, expiresAt: clock.now().addingTimeInterval(3600))
             let stream = try RawStream(port: server.root.url.port ?? 0, Self.request(token))
-            try stream.read(until: ": open\n\n")
+            try await stream.read(until: ": open\n\n")
             let head = try #require(RawSocket.parse(stream.received))
             #expect(head.status == 200)
             #expect(head.headers["content-type"] == "text/event-stream")
@@ -44,7 +44,7 @@ struct ChangeStreamTests {
             server.server.tickStreams()
             clock.advance(by: 1)
             server.server.tickStreams()
-            #expect(try stream.read(until: ": ping\n\n"), "a keep-alive after 15 s without an event")
+            #expect(try await stream.read(until: ": ping\n\n"), "a keep-alive after 15 s without an event")
         }
     }
 
@@ -60,7 +60,7 @@ struct ChangeStreamTests {
             let stream = try RawStream(
                 port: server.root.url.port ?? 0,
                 Self.request(user.token, query: "?since=0", headers: ["Last-Event-ID: 2"]))
-            try stream.read(until: "id: 3\n")
+            try await stream.read(until: "id: 3\n")
             #expect(!stream.text.contains("id: 1\n") && !stream.text.contains("id: 2\n"))
         }
     }
