@@ -159,10 +159,7 @@ struct FieldMergeTests {
     /// under a new key, and the merged body set a's old colour again — over b's acknowledged write.
     @Test("R2 R5 an update whose answer was lost is re-sent as it went before a later edit merged into it")
     func lostAnswerThenMerge() async throws {
-        let a = try SyncHarness()
-        let type = try await a.syncedType()
-        let b = try a.secondDevice()
-        _ = await b.engine.performSync()
+        let (a, b, type) = try await twoDevices()
 
         _ = try await a.events.updateEventType(id: type.id) { $0.color = "#aa0000" }
         a.network.enqueue(.transport("the connection closed without an answer"), for: .updateEventTypeWithIdempotency)

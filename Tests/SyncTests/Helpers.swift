@@ -44,6 +44,19 @@ extension SyncHarness {
             eventTypeId: type.id, timestamp: Build.instant.addingTimeInterval(offset), configure: configure)
     }
 
+    /// A synced type, an edit of it queued, and a sync whose update request is held at a gate: a run in flight.
+    func syncHeldOnTypeUpdate(
+        _ edit: @escaping (inout EventType) -> Void
+    ) async throws -> (type: EventType, gate: CallGate, sync: Task<SyncReport, Never>) {
+        let type = try await syncedType()
+        _ = try await events.updateEventType(id: type.id, edit)
+        let gate = network.hold(.updateEventTypeWithIdempotency)
+        let engine = engine
+        let sync = Task { await engine.performSync() }
+        await gate.waitForArrivals(1)
+        return (type, gate, sync)
+    }
+
     /// The live and dead rows of one entity.
     func mutations(of id: String) throws -> [PendingMutation] { try queue().filter { $0.entityId == id } }
 

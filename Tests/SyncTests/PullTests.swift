@@ -181,10 +181,7 @@ struct PullTests {
     /// read-back after the replay brings b's icon.
     @Test("R4 R5 a replayed update whose answer an edit fenced by S73 has since overtaken is read back: no divergence")
     func replayedUpdateHidesLaterEdit() async throws {
-        let a = try SyncHarness()
-        let type = try await a.syncedType()
-        let b = try a.secondDevice()
-        _ = await b.engine.performSync()
+        let (a, b, type) = try await twoDevices()
 
         // a's update reaches the server, but its answer is lost: the mutation stays pending under its key.
         _ = try await a.events.updateEventType(id: type.id) { $0.icon = "icon-a" }

@@ -290,11 +290,7 @@ struct PushTests {
     @Test("S37 a payload replaced while its request is in flight stays queued and goes out later under its own key")
     func replacedInFlight() async throws {
         let h = try SyncHarness()
-        let type = try await h.syncedType()
-        _ = try await h.events.updateEventType(id: type.id) { $0.name = "Version 1" }
-        let gate = h.network.hold(.updateEventTypeWithIdempotency)
-        let sync = Task { await h.engine.performSync() }
-        await gate.waitForArrivals(1)
+        let (type, gate, sync) = try await h.syncHeldOnTypeUpdate { $0.name = "Version 1" }
         _ = try await h.events.updateEventType(id: type.id) { $0.name = "Version 2" }
         gate.release()
         #expect(await sync.value.outcome == .partial(bootstrapped: false))
@@ -482,11 +478,7 @@ struct PushTests {
     @Test("cancelling a sync ends the round 'cancelled' with no attempt used and nothing half-applied")
     func cancellation() async throws {
         let h = try SyncHarness()
-        let type = try await h.syncedType()
-        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "c" }
-        let gate = h.network.hold(.updateEventTypeWithIdempotency)
-        let sync = Task { await h.engine.performSync() }
-        await gate.waitForArrivals(1)
+        let (_, _, sync) = try await h.syncHeldOnTypeUpdate { $0.icon = "c" }
         sync.cancel()
         let report = await sync.value
         #expect(report.outcome == .error("cancelled"))

@@ -93,11 +93,7 @@ struct SingleFlightTests {
     @Test("S24 a newer revision queued during a run is sent by the extra round")
     func newerRevisionGoesOut() async throws {
         let h = try SyncHarness()
-        let type = try await h.syncedType()
-        _ = try await h.events.updateEventType(id: type.id) { $0.name = "Version 1" }
-        let gate = h.network.hold(.updateEventTypeWithIdempotency)
-        let first = Task { await h.engine.performSync() }
-        await gate.waitForArrivals(1)
+        let (type, gate, first) = try await h.syncHeldOnTypeUpdate { $0.name = "Version 1" }
         _ = try await h.events.updateEventType(id: type.id) { $0.name = "Version 2" }
         let second = Task { await h.engine.performSync() }
         try await h.waitForJoiners(1)
