@@ -149,6 +149,25 @@ struct PolicyTests {
         #expect(try await statuses(seed: 7) != first)
     }
 
+    @Test("--fault-500-path: every request on that route answers 500, every other is served")
+    func failingPath() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.faults.failingPathSuffix = "/properties"
+        try await ServerHarness.with(configuration) { harness in
+            let type = ServerHarness.newId()
+            let created = try await harness.send(
+                "POST", "/api/v1/event-types", json: #"{"id":"\#(type)","name":"T","color":"black","icon":"x"}"#)
+            #expect(created.status == 201, "another route is served")
+            for _ in 0..<3 {
+                let listed = try await harness.send("GET", "/api/v1/event-types/\(type)/properties")
+                #expect(listed.status == 500 && listed.header("X-Trendy-Fault") == "500")
+            }
+        }
+        var wrong = LiveTrendyServer.testConfiguration()
+        wrong.faults.failingPathSuffix = "properties"
+        #expect(throws: ConfigurationError.self) { try wrong.validate() }
+    }
+
     @Test("--fault-drop: the write commits, the connection closes unanswered, and the key replays the answer")
     func faultDrop() async throws {
         var configuration = LiveTrendyServer.testConfiguration()

@@ -46,6 +46,8 @@ struct TrendyServerCommand: AsyncParsableCommand {
     @Option(help: "Probability that a change stream is cut in the middle of a batch of entries.")
     var faultStreamCut = 0.0
     @Option(help: "Seed of the fault generator, for repeatable runs.") var faultSeed: UInt64?
+    @Option(name: .customLong("fault-500-path"), help: "Answer 500 to every request whose path ends with this.")
+    var fault500Path: String?
     @Option(help: "Imitate a backend's defects: 'original'.") var quirks: String?
     @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
     @Option(help: "Seconds before a connection without a request in progress is closed.") var idleTimeout = 60
@@ -148,6 +150,7 @@ struct TrendyServerCommand: AsyncParsableCommand {
         configuration.faults.probabilityDelay = faultDelay
         configuration.faults.probabilityStreamCut = faultStreamCut
         configuration.faults.seed = faultSeed
+        configuration.faults.failingPathSuffix = fault500Path
         configuration.quirks = quirks == "original" ? .original : .none
         configuration.changelogRetentionDays = changelogRetentionDays
         configuration.idleTimeoutSeconds = idleTimeout

@@ -80,6 +80,8 @@ final class ConvergenceRun {
     /// The live devices' short-lived tokens.
     var expiringTokens: [ExpiringTokens] = []
     var serverRestarts = 0
+    /// The trendy-server processes of the run (several instances on PostgreSQL), restarted by some moves.
+    var servers: [ProofServer] = []
 
     init(settings: ProofSettings, log: LogSink) {
         self.settings = settings
@@ -90,7 +92,7 @@ final class ConvergenceRun {
     func run() async throws -> ProofOutcome {
         let directory = try makeScratchDirectory("trendy-proof-\(settings.seed)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var servers = try await startServers(in: directory)
+        servers = try await startServers(in: directory)
         defer { for server in servers { server.stop() } }
         let balancer = servers.count > 1 ? LoopbackBalancer(backendPorts: servers.map(\.port)) : nil
         defer { balancer?.stop() }

@@ -31,6 +31,11 @@ enum Operation: String, CaseIterable {
     /// while the one before it is on the wire and sends it when that one's answer is in (sync-engine §4.7.5), with
     /// the faults on — lost answers, 5xx and 429 between batches of one push.
     case createEventBurst
+    /// A full resync while the server answers 500 to every property-definition list (`--fault-500-path
+    /// /properties`): the bootstrap keeps each type's local definitions and notes the type to fetch again (S84), and
+    /// the server goes back to the run's faults; later pulls fetch them again, and the quiet checks and the end
+    /// compare the device once they have.
+    case bootstrapWithoutDefinitions
 
     /// Relative frequency.
     var weight: Int {
@@ -63,6 +68,7 @@ enum Operation: String, CaseIterable {
         case .mergeDuplicateType: 6
         case .stageDuplicateType: 2
         case .createEventBurst: 2
+        case .bootstrapWithoutDefinitions: 1
         }
     }
 
@@ -148,6 +154,19 @@ extension ConvergenceRun {
                 return created(
                     event.id, .event, parent: typeId,
                     " type=\(typeId) fence=\(fence ?? "-") property=\(property ?? "-")")
+            case .bootstrapWithoutDefinitions:
+                guard client.offlineFor == 0, servers.count == 1 else { return "\(name): skipped" }
+                // Only this fault: the run's 500s would end most such bootstraps before their definition reads.
+                var failing = FaultPlan.none
+                failing.failingPath = "/properties"
+                let seed = settings.seed &+ UInt64(Int.random(in: 0..<1_000_000, using: &random))
+                servers[0] = try await servers[0].restart(faults: failing, seed: seed)
+                let report = await client.fullResync()
+                let unfetched = try client.hasUnfetchedDefinitions()
+                servers[0] = try await servers[0].restart(faults: settings.faults, seed: seed &+ 1)
+                serverRestarts += 2
+                return acted(
+                    "\(name) \(report.outcome.name) \(report.message ?? ""); definitions left to fetch again: \(unfetched)")
             case .createEventBurst:
                 guard let typeId = pickId(local.types) else { return "\(name): no type yet" }
                 let count = Int.random(in: 60...140, using: &random)

@@ -17,6 +17,8 @@ public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
     public var probabilityDelay = 0.1
     /// Change-stream batches cut in the middle (`--fault-stream-cut`): the live part's dropped connections.
     public var probabilityStreamCut = 0.0
+    /// Every request whose path ends with this answers 500 (`--fault-500-path`).
+    public var failingPath: String?
 
     public init() {}
 
@@ -36,7 +38,7 @@ public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
             "--fault-500", "\(probability500)", "--fault-429", "\(probability429)", "--fault-retry-after", "1",
             "--fault-drop", "\(probabilityDrop)", "--fault-delay-ms", "\(delayMilliseconds)", "--fault-delay",
             "\(probabilityDelay)", "--fault-stream-cut", "\(probabilityStreamCut)", "--fault-seed", "\(seed)",
-        ]
+        ] + (failingPath.map { ["--fault-500-path", $0] } ?? [])
     }
 
     public var description: String {

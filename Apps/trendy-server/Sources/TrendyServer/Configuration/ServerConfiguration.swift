@@ -272,13 +272,16 @@ public struct FaultConfiguration: Sendable, Hashable {
     /// Per batch of change-stream entries: the connection is cut in the middle of the batch (a dropped connection
     /// mid-event, api-v1 §13).
     public var probabilityStreamCut = 0.0
+    /// Every request whose path ends with this answers 500, whatever the probabilities: one route made to fail
+    /// for as long as the server runs (the proof's bootstrap whose definition reads all fail, sync-engine S84).
+    public var failingPathSuffix: String?
     public var seed: UInt64?
 
     public init() {}
 
     public var isEnabled: Bool {
         probability500 > 0 || probability429 > 0 || probabilityDrop > 0 || probabilityStreamCut > 0
-            || (delayMilliseconds > 0 && probabilityDelay > 0)
+            || (delayMilliseconds > 0 && probabilityDelay > 0) || failingPathSuffix != nil
     }
 
     func validate() throws(ConfigurationError) {
@@ -293,6 +296,9 @@ public struct FaultConfiguration: Sendable, Hashable {
         }
         guard (0...600_000).contains(delayMilliseconds) else {
             throw .outOfRange("--fault-delay-ms", "0–600000 milliseconds")
+        }
+        if let failingPathSuffix, !failingPathSuffix.hasPrefix("/") {
+            throw .outOfRange("--fault-500-path", "the end of a path, starting with '/' (for example /properties)")
         }
     }
 }

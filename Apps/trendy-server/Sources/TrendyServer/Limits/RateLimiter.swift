@@ -76,7 +76,10 @@ final class FaultInjector: Sendable {
 
     /// A test's scripted fault for the request (method, path) when it names one, otherwise `choose(isWrite:)`.
     func choose(method: String, path: String, isWrite: Bool) -> Choice {
-        switch scripted?(method, path) {
+        if let suffix = configuration.failingPathSuffix, path.hasSuffix(suffix) {
+            return Choice(fault: .internalError, delayMilliseconds: 0)
+        }
+        return switch scripted?(method, path) {
         case .internalError?: Choice(fault: .internalError, delayMilliseconds: 0)
         case .drop?: Choice(fault: isWrite ? .drop : nil, delayMilliseconds: 0)
         case nil: choose(isWrite: isWrite)
