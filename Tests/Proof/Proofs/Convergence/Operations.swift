@@ -166,7 +166,8 @@ extension ConvergenceRun {
                 servers[0] = try await servers[0].restart(faults: settings.faults, seed: seed &+ 1)
                 serverRestarts += 2
                 return acted(
-                    "\(name) \(report.outcome.name) \(report.message ?? ""); definitions left to fetch again: \(unfetched)")
+                    "\(name) \(report.outcome.name) \(report.message ?? ""); definitions left to fetch again: \(unfetched)"
+                )
             case .createEventBurst:
                 guard let typeId = pickId(local.types) else { return "\(name): no type yet" }
                 let count = Int.random(in: 60...140, using: &random)
