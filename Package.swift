@@ -173,7 +173,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "trendy-proof",
-            dependencies: ["Proofs", "TrendyServerTesting", argumentParser],
+            dependencies: ["Proofs", "TrendyServer", "TrendyServerTesting", argumentParser],
             path: "Tests/Proof/trendy-proof",
             swiftSettings: swiftSettings
         ),

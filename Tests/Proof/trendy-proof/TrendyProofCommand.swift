@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Proofs
+import TrendyServer
 import TrendyServerTesting
 
 /// `trendy-proof`: the long proofs of docs/reliability.md against the built `trendy-server` and `trendyctl`. Each

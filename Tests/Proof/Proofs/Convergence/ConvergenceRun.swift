@@ -5,6 +5,7 @@ import Persistence
 import Protocols
 import Sync
 import TestSupport
+import TrendyServer
 import TrendyServerTesting
 
 /// What one seed is run with.
@@ -13,7 +14,7 @@ public struct ProofSettings: Sendable {
     /// Random operations before the faults stop.
     public var operations = 150
     public var clients = 3
-    public var faults = FaultPlan()
+    public var faults = FaultConfiguration.convergenceRun
     /// More than one: that many `trendy-server` instances on one PostgreSQL schema (a new schema of the database
     /// `TRENDY_TEST_POSTGRES_URL` names) behind a `LoopbackBalancer`, each device on a lane of its own.
     public var instances = 1
@@ -121,7 +122,7 @@ final class ConvergenceRun {
             liveWatches.append(await LiveWatch(client.engine))
             await client.startLive()
         }
-        log.note("faults: \(settings.faults)")
+        log.note("faults: \(settings.faults.summary)")
         for step in 0..<settings.operations {
             let index = Int.random(in: 0..<clients.count, using: &random)
             let operation = Operation.random(using: &random)

@@ -3,6 +3,7 @@ import Models
 import Protocols
 import Sync
 import TestSupport
+import TrendyServer
 
 /// One random step of a run: a local write, a sync, or a user's action on the queue.
 enum Operation: String, CaseIterable {
@@ -157,8 +158,8 @@ extension ConvergenceRun {
             case .bootstrapWithoutDefinitions:
                 guard client.offlineFor == 0, servers.count == 1 else { return "\(name): skipped" }
                 // Only this fault: the run's 500s would end most such bootstraps before their definition reads.
-                var failing = FaultPlan.none
-                failing.failingPath = "/properties"
+                var failing = FaultConfiguration.none
+                failing.failingPathSuffix = "/properties"
                 let seed = settings.seed &+ UInt64(Int.random(in: 0..<1_000_000, using: &random))
                 servers[0] = try await servers[0].restart(faults: failing, seed: seed)
                 let report = await client.fullResync()

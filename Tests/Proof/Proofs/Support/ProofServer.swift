@@ -1,48 +1,42 @@
 import Foundation
 import Models
 import Synchronization
+import TrendyServer
 import TrendyServerTesting
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The faults a run injects while clients work (`trendy-server --fault-*`).
-public struct FaultPlan: Sendable, Hashable, CustomStringConvertible {
-    public var probability500 = 0.05
-    public var probability429 = 0.04
-    /// Writes that commit and lose their answer.
-    public var probabilityDrop = 0.04
-    public var delayMilliseconds = 15
-    public var probabilityDelay = 0.1
-    /// Change-stream batches cut in the middle (`--fault-stream-cut`): the live part's dropped connections.
-    public var probabilityStreamCut = 0.0
-    /// Every request whose path ends with this answers 500 (`--fault-500-path`).
-    public var failingPath: String?
-
-    public init() {}
-
-    public static let none: FaultPlan = {
-        var plan = FaultPlan()
-        plan.probability500 = 0
-        plan.probability429 = 0
-        plan.probabilityDrop = 0
-        plan.delayMilliseconds = 0
-        plan.probabilityDelay = 0
-        plan.probabilityStreamCut = 0
+extension FaultConfiguration {
+    /// What a convergence run injects while the devices work: 500s, 429s (`Retry-After` 1 s), writes that commit
+    /// and lose their answer, and short delays.
+    public static let convergenceRun: FaultConfiguration = {
+        var plan = FaultConfiguration()
+        plan.probability500 = 0.05
+        plan.probability429 = 0.04
+        plan.probabilityDrop = 0.04
+        plan.delayMilliseconds = 15
+        plan.probabilityDelay = 0.1
         return plan
     }()
 
+    /// No fault at all.
+    public static let none = FaultConfiguration()
+
+    /// The plan as `trendy-server`'s `--fault-*` flags.
     func arguments(seed: UInt64) -> [String] {
         [
-            "--fault-500", "\(probability500)", "--fault-429", "\(probability429)", "--fault-retry-after", "1",
-            "--fault-drop", "\(probabilityDrop)", "--fault-delay-ms", "\(delayMilliseconds)", "--fault-delay",
-            "\(probabilityDelay)", "--fault-stream-cut", "\(probabilityStreamCut)", "--fault-seed", "\(seed)",
-        ] + (failingPath.map { ["--fault-500-path", $0] } ?? [])
+            "--fault-500", "\(probability500)", "--fault-429", "\(probability429)", "--fault-retry-after",
+            "\(retryAfterSeconds)", "--fault-drop", "\(probabilityDrop)", "--fault-delay-ms", "\(delayMilliseconds)",
+            "--fault-delay", "\(probabilityDelay)", "--fault-stream-cut", "\(probabilityStreamCut)", "--fault-seed",
+            "\(seed)",
+        ] + (failingPathSuffix.map { ["--fault-500-path", $0] } ?? [])
     }
 
-    public var description: String {
-        "500: \(probability500), 429: \(probability429) (Retry-After 1 s), drop: \(probabilityDrop), "
+    /// One line for a run's log.
+    var summary: String {
+        "500: \(probability500), 429: \(probability429) (Retry-After \(retryAfterSeconds) s), drop: \(probabilityDrop), "
             + "delay: \(delayMilliseconds) ms × \(probabilityDelay), stream cuts: \(probabilityStreamCut)"
     }
 }
@@ -90,7 +84,7 @@ final class ProofServer: Sendable {
     }
 
     /// Starts a server on a new database, `server.sqlite` in `directory`, for a new user.
-    static func start(in directory: URL, faults: FaultPlan, seed: UInt64) async throws -> ProofServer {
+    static func start(in directory: URL, faults: FaultConfiguration, seed: UInt64) async throws -> ProofServer {
         try await launch(
             storage: .sqlite(path: directory.appendingPathComponent("server.sqlite").path), port: 0,
             token: "proof-\(seed)", user: UUIDv7.generate(at: Date()), faults: faults, seed: seed)
@@ -99,7 +93,7 @@ final class ProofServer: Sendable {
     /// Starts `count` instances on one PostgreSQL schema, for one new user with the same token on each. Each
     /// instance draws its faults from its own seed.
     static func startInstances(
-        _ count: Int, postgres url: String, faults: FaultPlan, seed: UInt64
+        _ count: Int, postgres url: String, faults: FaultConfiguration, seed: UInt64
     ) async throws -> [ProofServer] {
         let user = UUIDv7.generate(at: Date())
         var servers: [ProofServer] = []
@@ -115,14 +109,14 @@ final class ProofServer: Sendable {
     static func instanceSeed(_ seed: UInt64, _ index: Int) -> UInt64 { seed &+ (UInt64(index) << 32) }
 
     /// Stops this process and starts another on the same storage, port and user with `faults`.
-    func restart(faults: FaultPlan, seed: UInt64) async throws -> ProofServer {
+    func restart(faults: FaultConfiguration, seed: UInt64) async throws -> ProofServer {
         await process.terminate()
         return try await Self.launch(
             storage: storage, port: port, token: token, user: user, faults: faults, seed: seed)
     }
 
     private static func launch(
-        storage: ProofStorage, port: Int, token: String, user: String, faults: FaultPlan, seed: UInt64
+        storage: ProofStorage, port: Int, token: String, user: String, faults: FaultConfiguration, seed: UInt64
     ) async throws -> ProofServer {
         let process = try await ServerProcess.start(
             ["--port", "\(port)"] + storage.arguments + [
