@@ -235,7 +235,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ProofTests",
-            dependencies: ["Proofs", "TrendyServerTesting"],
+            dependencies: ["Proofs", "TrendyServer", "TrendyServerTesting"],
             swiftSettings: swiftSettings
         ),
         // The DocC articles' snippets, compiled and run; the articles must quote them exactly.

@@ -1,4 +1,5 @@
 import Proofs
+import TrendyServer
 import Testing
 
 /// The short version of `trendy-proof --parts live`: a device in live mode (R12) the whole run, while every device
