@@ -1,6 +1,6 @@
 import Proofs
-import TrendyServer
 import Testing
+import TrendyServer
 
 /// The short version of `trendy-proof --parts live`: a device in live mode (R12) the whole run, while every device
 /// makes the random moves, the server cuts streams mid-batch and restarts (docs/reliability.md).
