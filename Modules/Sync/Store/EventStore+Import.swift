@@ -66,19 +66,20 @@ extension EventStore {
             }
             try restoring(Entity.entityType, id: entity.id)
             try insert(entity, store, now)
-            // An exported entity may be on the server already (a restore, another device's data): its create counts
-            // as sent, so a delete before the next sync is pushed instead of cancelling the create (§1.7) and leaving
-            // the server's copy behind.
-            let creates = try store.fetchMutations(entityId: entity.id).filter { $0.operation == .create }
-            _ = try store.claimMutations(ids: creates.map(\.id), at: now)
+            created.insert(entity.id)
             summary.created[Entity.entityType, default: 0] += 1
         }
         var engineState = try store.loadEngineState()
+        // Read once: the entities with a queued delete, which an import of the same id restores.
+        let queuedDeletes = Set(try store.fetchPendingMutations().filter { $0.operation == .delete }.map(\.entityId))
+        var created: Set<String> = []
         /// A restore (api-v1 §7 *Restores*): an entity deleted here and imported again replaces its queued delete with
         /// a create — sent or not, the create brings it back on the server — and leaves the resurrection fence.
         func restoring(_ type: MutationEntityType, id: String) throws {
-            for mutation in try store.fetchMutations(entityId: id) where mutation.operation == .delete {
-                try store.deletePendingMutation(mutation)
+            if queuedDeletes.contains(id) {
+                for mutation in try store.fetchMutations(entityId: id) where mutation.operation == .delete {
+                    try store.deletePendingMutation(mutation)
+                }
             }
             engineState.pendingDeleteIds.remove(id)
         }
@@ -86,6 +87,13 @@ extension EventStore {
         try place(batch.geofences)
         try place(batch.propertyDefinitions)
         try place(batch.events)
+        // An exported entity may be on the server already (a restore, another device's data): its create counts as
+        // sent, so a delete before the next sync is pushed instead of cancelling the create (§1.7) and leaving the
+        // server's copy behind. Claimed once for the whole file.
+        let creates = try store.fetchPendingMutations().filter {
+            $0.operation == .create && created.contains($0.entityId)
+        }
+        _ = try store.claimMutations(ids: creates.map(\.id), at: now)
         try store.saveEngineState(engineState)
         if !dryRun {
             try store.save()
