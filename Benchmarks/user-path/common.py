@@ -110,7 +110,8 @@ class Device:
                    if os.path.exists(path))
 
     def prepare_offline_events(self, count):
-        """An up-to-date device (one type, synced) that then made `count` events offline (imported, pending)."""
+        """An up-to-date device (one type, synced) that then made `count` events offline (imported, pending).
+        Returns the seconds the import of the events took."""
         event_type = {"id": uuid7(int(time.time() * 1000)), "name": "Bench", "color": "#007AFF",
                       "icon": "circle.fill", "created_at": rfc3339(time.time()), "sync_status": "pending"}
         export_file(f"{self.folder}/type.json", [event_type], [])
@@ -120,7 +121,7 @@ class Device:
         export_file(f"{self.folder}/events.json", [], events)
         self.run("import", f"{self.folder}/type.json", "-q")
         self.run("sync", "-q")
-        self.run("import", f"{self.folder}/events.json", "-q")
+        return self.run("import", f"{self.folder}/events.json", "-q")[0]
 
 
 def export_file(path, event_types, events):

@@ -30,11 +30,11 @@ try:
                  f"{best[0]:.2f} s, peak RSS {max(run[1] for run in runs):.0f} MB", json.loads(best[2])["pulled"]))
 
     # Push: an up-to-date device that made N events offline; the sync pushes them and pulls what follows.
-    pushes, push_devices = [], []
+    pushes, push_devices, imports = [], [], []
     for run in range(args.runs):
         device = Device(server, cli, f"{work}/push{run}", next(server.tokens))
         push_devices.append(device)
-        device.prepare_offline_events(args.push_events)
+        imports.append(device.prepare_offline_events(args.push_events))
         before, server_cpu = server.requests_served(), server.cpu_seconds()
         seconds, rss, output = device.run("sync", "--json")
         pushes.append((seconds, rss, json.loads(output), server.requests_served() - before - 1, device.last_cpu,
@@ -44,6 +44,8 @@ try:
                  f"{best[0]:.2f} s, {best[3]:.0f} requests, peak RSS {best[1]:.0f} MB; CPU: client {best[4]:.2f} s, "
                  f"server {best[5]:.2f} s",
                  f"pushed {best[2]['pushed']}, pulled {best[2]['pulled']}"))
+    rows.append((f"Import {args.push_events} events: `trendyctl import` of an export (the push's offline events)",
+                 f"{min(imports):.2f} s", "one transaction"))
 
     # No-op: the same device again.
     device = push_devices[0]
