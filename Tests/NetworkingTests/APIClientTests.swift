@@ -14,6 +14,18 @@ final class RequestLog: Sendable {
 
     func record(_ request: ServerConfiguration.ObservedRequest) { entries.withLock { $0.append(request) } }
     var all: [ServerConfiguration.ObservedRequest] { entries.withLock { $0 } }
+
+    /// A live server, configured further by `configure`, whose every request the log passed to `body` records.
+    static func withServer<Result>(
+        _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (LiveTrendyServer, RequestLog) async throws -> Result
+    ) async throws -> Result {
+        let log = RequestLog()
+        var configuration = LiveTrendyServer.testConfiguration()
+        configure(&configuration)
+        configuration.testHooks.observeRequest = log.record
+        return try await LiveTrendyServer.with(configuration) { server in try await body(server, log) }
+    }
 }
 
 /// Hands out a bad token first and a good one on refresh; counts refreshes.
@@ -49,10 +61,7 @@ struct APIClientTests {
 
     @Test("S30 on the wire: Bearer, Accept and X-Request-ID always; Idempotency-Key on POST and PUT only")
     func headersOnTheWire() async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
+        try await RequestLog.withServer { server, log in
             let user = server.newUser()
             let api = try client(server.root, token: user.token)
             let key = UUIDv7.generate(at: Date())
@@ -137,10 +146,7 @@ struct APIClientTests {
 
     @Test("a re-sent mutation carries the same key; calls without a key get a fresh one each time")
     func keysAreStableOrFresh() async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
+        try await RequestLog.withServer { server, log in
             let api = try client(server.root, token: server.newUser().token)
             let request = CreateEventTypeRequest(
                 id: UUIDv7.generate(at: Date()), name: "Nap", color: "#00f", icon: "bed")
@@ -169,10 +175,7 @@ struct APIClientTests {
 
     @Test("401: one token refresh and one retry succeed; a second 401 is thrown")
     func unauthorizedRefreshesOnce() async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
+        try await RequestLog.withServer { server, log in
             let tokens = RotatingTokens(good: server.newUser().token)
             let api = APIClient(configuration: try .init(serverRoot: server.root), tokenProvider: tokens)
             #expect(try await api.getEventTypes().isEmpty)
@@ -234,12 +237,10 @@ struct APIClientTests {
     func withRateLimitingServer(
         retryAfter: Int, _ body: (APIClient, ManualClock, RequestLog) async throws -> Void
     ) async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.faults.probability429 = 1
-        configuration.faults.retryAfterSeconds = retryAfter
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
+        try await RequestLog.withServer {
+            $0.faults.probability429 = 1
+            $0.faults.retryAfterSeconds = retryAfter
+        } _: { server, log in
             let clock = ManualClock(mode: .advancing)
             try await body(try client(server.root, token: server.newUser().token, clock: clock), clock, log)
         }
@@ -423,10 +424,7 @@ struct APIClientTests {
 
     @Test("the X-Request-ID sent is kept in the failure")
     func requestIdInFailure() async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
+        try await RequestLog.withServer { server, log in
             let api = try client(server.root, token: server.newUser().token)
             do {
                 try await api.deleteEvent(id: UUIDv7.generate(at: Date()))

@@ -14,10 +14,7 @@ import TrendyServerTesting
 struct PagePrefetchTests {
     @Test("a walk sends one request a page and reads every event once; another page asked for is that page")
     func prefetchedPages() async throws {
-        let log = RequestLog()
-        var configuration = LiveTrendyServer.testConfiguration()
-        configuration.testHooks.observeRequest = log.record
-        try await LiveTrendyServer.with(configuration) { server in
+        try await RequestLog.withServer { server, log in
             let api = APIClient(
                 configuration: try APIClient.Configuration(serverRoot: server.root),
                 tokenProvider: StaticTokenProvider(server.newUser().token))
