@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Models
 import Protocols
 
@@ -96,6 +97,8 @@ extension SyncEngine {
     /// A batch claimed and not sent, because the round stopped first: its members count as deferred and may be sent
     /// again by this run. It stays recorded as unanswered, and leaves with its key, as after a kill there (§6.5).
     private func release(_ batch: ClaimedBatch, _ run: inout PushRun) {
+        logger.notice(
+            "a claimed batch was not sent: the round stopped first", metadata: ["items": "\(batch.items.count)"])
         for row in batch.items.compactMap(\.row) {
             run.untouched.insert(row.id)
             sentThisRun[row.id] = nil

@@ -92,9 +92,7 @@ extension ConvergenceRun {
     /// Moves every device's field writes whose entity its queue no longer holds to acknowledged (`FieldLedger`).
     func acknowledgeFieldWrites() throws {
         for client in clients {
-            let store = client.stores.makeDataStore()
-            let queued = Set(try store.fetchPendingMutations().map(\.entityId))
-            try store.save()
+            let queued = Set(try client.stores.saved { try $0.fetchPendingMutations() }.map(\.entityId))
             fields.acknowledge(on: client.name, queued: queued)
         }
     }

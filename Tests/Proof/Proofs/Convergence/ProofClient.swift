@@ -76,23 +76,19 @@ struct ProofClient {
     /// its local edit, §9.1), those owed a read-back (R4), the children of a dead create, and the definitions of types
     /// whose definitions a bootstrap could not fetch yet (S84).
     func heldIds() throws -> Set<String> {
-        let store = stores.makeDataStore()
-        let queue = try store.fetchPendingMutations()
-        var held = Set(queue.map(\.entityId)).union(try store.owedEntities().map(\.id))
-        let unfetched = try store.loadEngineState().unfetchedDefinitionTypes
-        for definition in try store.fetchAllPropertyDefinitions() where unfetched.contains(definition.eventTypeId) {
-            held.insert(definition.id)
+        try stores.saved { store in
+            var held = Set(try store.fetchPendingMutations().map(\.entityId)).union(try store.owedEntities().map(\.id))
+            let unfetched = try store.loadEngineState().unfetchedDefinitionTypes
+            for definition in try store.fetchAllPropertyDefinitions() where unfetched.contains(definition.eventTypeId) {
+                held.insert(definition.id)
+            }
+            return held
         }
-        try store.save()
-        return held
     }
 
     /// True while a type's definitions wait to be fetched again (S84): this device knows it may lack some.
     func hasUnfetchedDefinitions() throws -> Bool {
-        let store = stores.makeDataStore()
-        let unfetched = try store.loadEngineState().unfetchedDefinitionTypes
-        try store.save()
-        return !unfetched.isEmpty
+        try !stores.saved { try $0.loadEngineState() }.unfetchedDefinitionTypes.isEmpty
     }
 
     /// Remembers the current copy of every type, event and geofence, as an export would.
@@ -135,9 +131,9 @@ struct ProofClient {
         for type in try events.eventTypes() { entities.types[type.id] = type }
         // Every definition, orphans included: a definition whose type this device does not hold (held back behind a
         // dead letter, say) is still data to compare.
-        let store = stores.makeDataStore()
-        for definition in try store.fetchAllPropertyDefinitions() { entities.definitions[definition.id] = definition }
-        try store.save()
+        for definition in try stores.saved({ try $0.fetchAllPropertyDefinitions() }) {
+            entities.definitions[definition.id] = definition
+        }
         for event in try events.events() { entities.events[event.id] = event }
         for fence in try events.geofences() { entities.geofences[fence.id] = fence }
         return entities
