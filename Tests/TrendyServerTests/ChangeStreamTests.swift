@@ -192,7 +192,7 @@ enum BoundedPoll {
 struct ChangeStreamAcrossInstancesTests {
     @Test(
         "a stream on instance A gets B's commits, once and in order, with or without notifications",
-        .enabled(if: LiveTrendyServer.postgresTestStorage() != nil, "\(LiveTrendyServer.postgresUnavailableReason)"),
+        .requiresPostgreSQL,
         arguments: [true, false])
     func otherInstancesCommits(hearsNotifications: Bool) async throws {
         var configuration = LiveTrendyServer.testConfiguration()

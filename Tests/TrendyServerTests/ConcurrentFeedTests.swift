@@ -9,7 +9,7 @@ import TrendyServerTesting
 struct ConcurrentFeedTests {
     @Test(
         "two instances on PostgreSQL, 8 writers of one user, 3 readers paging: each reader sees every change once, in order",
-        .enabled(if: LiveTrendyServer.postgresTestStorage() != nil, "\(LiveTrendyServer.postgresUnavailableReason)"),
+        .requiresPostgreSQL,
         arguments: 1...5)
     func postgresTwoInstances(run: Int) async throws {
         let storage = try #require(LiveTrendyServer.postgresTestStorage())

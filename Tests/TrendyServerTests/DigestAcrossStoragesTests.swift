@@ -12,7 +12,7 @@ import TrendyServerTesting
 struct DigestAcrossStoragesTests {
     @Test(
         "equal data gives equal digests on SQLite and PostgreSQL",
-        .enabled(if: LiveTrendyServer.postgresTestStorage() != nil, "\(LiveTrendyServer.postgresUnavailableReason)"))
+        .requiresPostgreSQL)
     func equalOnBothStorages() async throws {
         var sqlite = LiveTrendyServer.testConfiguration()
         sqlite.storage = .inMemory

@@ -9,7 +9,7 @@ import TrendyServerTesting
 struct IdempotencyAcrossInstancesTests {
     @Test(
         "a key answered by one instance is replayed by the other; the same key sent to both at once is run once",
-        .enabled(if: LiveTrendyServer.postgresTestStorage() != nil, "\(LiveTrendyServer.postgresUnavailableReason)"))
+        .requiresPostgreSQL)
     func sharedRecords() async throws {
         var configuration = LiveTrendyServer.testConfiguration()
         configuration.storage = try #require(LiveTrendyServer.postgresTestStorage())

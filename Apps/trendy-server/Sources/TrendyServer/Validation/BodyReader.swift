@@ -68,18 +68,27 @@ struct BodyReader {
 
     // MARK: Typed fields
 
-    /// A string field; `""` is a value here. Wrong types are `invalid_type`.
-    mutating func string(_ key: String) -> Field<String> {
-        switch raw(key) {
+    /// `field` with its value converted by `convert`. A value `convert` refuses (nil) is reported as `code` with
+    /// `message` and reads as absent, so one bad member fails the body without hiding the others' errors.
+    private mutating func checked<Source, Value>(
+        _ field: Field<Source>, _ key: String, _ code: String, _ message: @autoclosure () -> String,
+        _ convert: (Source) -> Value?
+    ) -> Field<Value> {
+        switch field {
         case .absent: return .absent
         case .null: return .null
-        case .value(let value):
-            guard let text = value.stringValue else {
-                fail(key, "invalid_type", "\(key) must be a string")
+        case .value(let source):
+            guard let value = convert(source) else {
+                fail(key, code, message())
                 return .absent
             }
-            return .value(text)
+            return .value(value)
         }
+    }
+
+    /// A string field; `""` is a value here. Wrong types are `invalid_type`.
+    mutating func string(_ key: String) -> Field<String> {
+        checked(raw(key), key, "invalid_type", "\(key) must be a string") { $0.stringValue }
     }
 
     /// A required non-empty string (create bodies).
@@ -94,146 +103,83 @@ struct BodyReader {
 
     /// A string that may not be `""` when present (PUT of a required string).
     mutating func nonEmptyString(_ key: String) -> Field<String> {
-        let field = string(key)
-        if case .value(let text) = field, text.isEmpty {
-            fail(key, "required", "\(key) must not be empty")
-            return .absent
-        }
-        return field
+        checked(string(key), key, "required", "\(key) must not be empty") { $0.isEmpty ? nil : $0 }
     }
 
     mutating func bool(_ key: String) -> Field<Bool> {
-        switch raw(key) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let value):
-            guard let flag = value.boolValue else {
-                fail(key, "invalid_type", "\(key) must be true or false")
-                return .absent
-            }
-            return .value(flag)
-        }
+        checked(raw(key), key, "invalid_type", "\(key) must be true or false") { $0.boolValue }
     }
 
     mutating func number(_ key: String, in range: ClosedRange<Double>? = nil) -> Field<Double> {
-        switch raw(key) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let value):
-            guard let number = value.doubleValue else {
-                fail(key, "invalid_type", "\(key) must be a number")
-                return .absent
-            }
-            if let range, !range.contains(number) {
-                fail(
-                    key, "out_of_range",
-                    "\(key) must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))")
-                return .absent
-            }
-            return .value(number)
-        }
+        let number = checked(raw(key), key, "invalid_type", "\(key) must be a number") { $0.doubleValue }
+        guard let range else { return number }
+        return checked(
+            number, key, "out_of_range",
+            "\(key) must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))"
+        ) { range.contains($0) ? $0 : nil }
     }
 
     /// A JSON integer in the 32-bit range.
     mutating func integer(_ key: String) -> Field<Int> {
-        switch raw(key) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let value):
-            guard let number = value.doubleValue, number.rounded() == number else {
-                fail(key, "invalid_type", "\(key) must be an integer")
-                return .absent
-            }
-            guard number >= Double(Int32.min), number <= Double(Int32.max) else {
-                fail(key, "out_of_range", "\(key) is out of the 32-bit integer range")
-                return .absent
-            }
-            return .value(Int(number))
+        let whole = checked(raw(key), key, "invalid_type", "\(key) must be an integer") { value in
+            value.doubleValue.flatMap { $0.rounded() == $0 ? $0 : nil }
+        }
+        return checked(whole, key, "out_of_range", "\(key) is out of the 32-bit integer range") {
+            $0 >= Double(Int32.min) && $0 <= Double(Int32.max) ? Int($0) : nil
         }
     }
 
     /// An RFC 3339 timestamp, stored as milliseconds.
     mutating func timestamp(_ key: String) -> Field<Int64> {
-        switch string(key) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let text):
-            guard let milliseconds = RFC3339.milliseconds(from: text) else {
-                fail(key, "invalid_format", "\(key) must be an RFC 3339 date-time with an offset")
-                return .absent
-            }
-            return .value(milliseconds)
+        checked(string(key), key, "invalid_format", "\(key) must be an RFC 3339 date-time with an offset") {
+            RFC3339.milliseconds(from: $0)
         }
     }
 
     /// A canonical UUID reference, lowercased; `""` is `invalid_uuid`.
     mutating func uuid(_ key: String) -> Field<String> {
-        switch string(key) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let text):
-            guard UUIDText.isCanonical(text) else {
-                fail(key, "invalid_uuid", "\(key) must be a canonical UUID")
-                return .absent
-            }
-            return .value(text.lowercased())
+        checked(string(key), key, "invalid_uuid", "\(key) must be a canonical UUID") {
+            UUIDText.isCanonical($0) ? $0.lowercased() : nil
         }
     }
 
     /// One of `allowed`; anything else is `invalid_value`.
     mutating func enumeration(_ key: String, allowed: [String]) -> Field<String> {
-        let field = string(key)
-        if case .value(let text) = field, !allowed.contains(text) {
-            fail(key, "invalid_value", "\(key) must be one of \(allowed.joined(separator: ", "))")
-            return .absent
+        checked(string(key), key, "invalid_value", "\(key) must be one of \(allowed.joined(separator: ", "))") {
+            allowed.contains($0) ? $0 : nil
         }
-        return field
     }
 
     mutating func stringArray(_ key: String) -> Field<[String]> {
-        switch raw(key) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let value):
-            guard let elements = value.arrayValue, let strings = Optional(elements.compactMap(\.stringValue)),
-                strings.count == elements.count
-            else {
-                fail(key, "invalid_type", "\(key) must be an array of strings")
-                return .absent
-            }
-            return .value(strings)
+        checked(raw(key), key, "invalid_type", "\(key) must be an array of strings") { value in
+            guard let elements = value.arrayValue else { return nil }
+            let strings = elements.compactMap(\.stringValue)
+            return strings.count == elements.count ? strings : nil
         }
     }
 
     /// The `properties` object: each entry `{"type": <one of the 8>, "value": <any JSON>}` (api-v1 §4.5); with
     /// `removals`, an entry may also be `null` (`properties_patch`, §3.5a: remove that key).
     mutating func properties(_ key: String = "properties", removals: Bool = false) -> Field<[String: JSONValue]> {
-        switch raw(key) {
-        case .absent: return .absent
-        case .null: return .null
-        case .value(let value):
-            guard let entries = value.objectValue else {
-                fail(key, "invalid_type", "\(key) must be an object")
-                return .absent
+        let object = checked(raw(key), key, "invalid_type", "\(key) must be an object") { $0.objectValue }
+        guard case .value(let entries) = object else { return object }
+        var valid = true
+        let kinds = Set(PropertyType.allCases.map(\.rawValue))
+        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            if removals && entry == .null && !name.isEmpty { continue }
+            let members = entry.objectValue
+            let type = members?["type"]?.stringValue
+            if name.isEmpty || members == nil || type.map(kinds.contains) != true || members?["value"] == nil
+                || members?.count != 2
+            {
+                fail(
+                    "\(key).\(name)", "invalid_value",
+                    "\(key).\(name) must be {\"type\": one of \(PropertyType.allCases.map(\.rawValue).joined(separator: ", ")), \"value\": …}"
+                )
+                valid = false
             }
-            var valid = true
-            let kinds = Set(PropertyType.allCases.map(\.rawValue))
-            for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
-                if removals && entry == .null && !name.isEmpty { continue }
-                let members = entry.objectValue
-                let type = members?["type"]?.stringValue
-                if name.isEmpty || members == nil || type.map(kinds.contains) != true || members?["value"] == nil
-                    || members?.count != 2
-                {
-                    fail(
-                        "\(key).\(name)", "invalid_value",
-                        "\(key).\(name) must be {\"type\": one of \(PropertyType.allCases.map(\.rawValue).joined(separator: ", ")), \"value\": …}"
-                    )
-                    valid = false
-                }
-            }
-            return valid ? .value(entries) : .absent
         }
+        return valid ? object : .absent
     }
 
     private static func format(_ number: Double) -> String {

@@ -15,7 +15,9 @@ struct EventsCommand: AsyncParsableCommand {
               trendyctl events edit ID --clear-notes --unset-prop km
               trendyctl events rm ID ID
             """,
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self])
+        subcommands: [
+            Add.self, List.self, ShowCommand<EventsCommand>.self, Edit.self, RemoveCommand<EventsCommand>.self,
+        ])
 
     static func render(_ event: Event, _ context: CommandContext, store: EventStore) throws {
         if context.console.json {
@@ -139,30 +141,16 @@ struct EventsCommand: AsyncParsableCommand {
                 },
                 syncStatus: status, limit: limit)
             let events = try store.events(query)
-            if context.console.json {
-                context.console.out(json: .array(events.map(EntityJSON.event)))
-                return
+            try context.console.list(events, json: EntityJSON.event) {
+                let names = Dictionary(uniqueKeysWithValues: try store.eventTypes().map { ($0.id, $0.name) })
+                return Table("ID", "TYPE", "TIME", "STATUS", "NOTES", rows: events) { event in
+                    [
+                        event.id, names[event.eventTypeId] ?? event.eventTypeId,
+                        TimeInput.display(event.timestamp, allDay: event.isAllDay), event.syncStatus.rawValue,
+                        event.notes ?? "",
+                    ]
+                }
             }
-            let names = Dictionary(uniqueKeysWithValues: try store.eventTypes().map { ($0.id, $0.name) })
-            var table = Table("ID", "TYPE", "TIME", "STATUS", "NOTES")
-            for event in events {
-                table.add(
-                    event.id, names[event.eventTypeId] ?? event.eventTypeId,
-                    TimeInput.display(event.timestamp, allDay: event.isAllDay),
-                    event.syncStatus.rawValue, event.notes ?? "")
-            }
-            table.render(context.console)
-        }
-    }
-
-    struct Show: TrendyCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one event.")
-        @OptionGroup var globals: GlobalOptions
-        @Argument(help: "The event's id.") var id: String
-
-        func run(_ context: CommandContext) async throws {
-            let store = try context.store()
-            try EventsCommand.render(try Lookup.event(id, in: store), context, store: store)
         }
     }
 
@@ -239,35 +227,15 @@ struct EventsCommand: AsyncParsableCommand {
             try EventsCommand.render(edited, context, store: store)
         }
     }
-
-    struct Remove: TrendyCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete events.")
-        @OptionGroup var globals: GlobalOptions
-        @Argument(help: "Event ids.") var ids: [String]
-
-        func validate() throws {
-            if ids.isEmpty { throw ValidationError("give at least one event id") }
-        }
-
-        func run(_ context: CommandContext) async throws {
-            let store = try context.store()
-            let events = try ids.map { try Lookup.event($0, in: store) }  // all exist, or nothing is deleted
-            for event in events { try await store.deleteEvent(id: event.id) }
-            DeletedOutput.render(events.map(\.id), noun: "event", context)
-        }
-    }
 }
 
 extension SyncStatus: ExpressibleByArgument {}
 
-/// `… rm` output: `{"deleted": [ids]}`, or the ids one a line.
-enum DeletedOutput {
-    static func render(_ ids: [String], noun: String, _ context: CommandContext) {
-        if context.console.json {
-            context.console.out(json: EntityJSON.deleted(ids))
-            return
-        }
-        for id in ids { context.console.out(id) }
-        context.console.note("deleted \(ids.count) \(noun)\(ids.count == 1 ? "" : "s")")
+extension EventsCommand: ShowableEntityCommand, RemovableEntityCommand {
+    static let noun = "event"
+    static let referenceHelp = ArgumentHelp("The event's id.", valueName: "id")
+    static func lookup(_ reference: String, in store: EventStore) throws -> Event {
+        try Lookup.event(reference, in: store)
     }
+    static func delete(id: String, in store: EventStore) async throws { try await store.deleteEvent(id: id) }
 }

@@ -11,7 +11,9 @@ struct GeofencesCommand: AsyncParsableCommand {
               trendyctl geofences list
               trendyctl geofences edit ID --radius 200 --inactive
             """,
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self])
+        subcommands: [
+            Add.self, List.self, ShowCommand<GeofencesCommand>.self, Edit.self, RemoveCommand<GeofencesCommand>.self,
+        ])
 
     static func render(_ fence: Geofence, _ context: CommandContext, store: EventStore) throws {
         if context.console.json {
@@ -70,29 +72,15 @@ struct GeofencesCommand: AsyncParsableCommand {
 
         func run(_ context: CommandContext) async throws {
             let fences = try context.store().geofences()
-            if context.console.json {
-                context.console.out(json: .array(fences.map(EntityJSON.geofence)))
-                return
+            context.console.list(fences, json: EntityJSON.geofence) {
+                Table("ID", "NAME", "CENTRE", "RADIUS", "ACTIVE", "STATUS", rows: fences) { fence in
+                    [
+                        fence.id, fence.name, "\(fence.latitude), \(fence.longitude)",
+                        PropertyInput.display(PropertyValue(type: .number, value: .number(fence.radius))),
+                        String(fence.isActive), fence.syncStatus.rawValue,
+                    ]
+                }
             }
-            var table = Table("ID", "NAME", "CENTRE", "RADIUS", "ACTIVE", "STATUS")
-            for fence in fences {
-                table.add(
-                    fence.id, fence.name, "\(fence.latitude), \(fence.longitude)",
-                    PropertyInput.display(PropertyValue(type: .number, value: .number(fence.radius))),
-                    String(fence.isActive), fence.syncStatus.rawValue)
-            }
-            table.render(context.console)
-        }
-    }
-
-    struct Show: TrendyCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one geofence.")
-        @OptionGroup var globals: GlobalOptions
-        @Argument(help: "The geofence's id.") var id: String
-
-        func run(_ context: CommandContext) async throws {
-            let store = try context.store()
-            try GeofencesCommand.render(try Lookup.geofence(id, in: store), context, store: store)
         }
     }
 
@@ -145,21 +133,13 @@ struct GeofencesCommand: AsyncParsableCommand {
             try GeofencesCommand.render(edited, context, store: store)
         }
     }
+}
 
-    struct Remove: TrendyCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete geofences.")
-        @OptionGroup var globals: GlobalOptions
-        @Argument(help: "Geofence ids.") var ids: [String]
-
-        func validate() throws {
-            if ids.isEmpty { throw ValidationError("give at least one geofence id") }
-        }
-
-        func run(_ context: CommandContext) async throws {
-            let store = try context.store()
-            let fences = try ids.map { try Lookup.geofence($0, in: store) }
-            for fence in fences { try await store.deleteGeofence(id: fence.id) }
-            DeletedOutput.render(fences.map(\.id), noun: "geofence", context)
-        }
+extension GeofencesCommand: ShowableEntityCommand, RemovableEntityCommand {
+    static let noun = "geofence"
+    static let referenceHelp = ArgumentHelp("The geofence's id.", valueName: "id")
+    static func lookup(_ reference: String, in store: EventStore) throws -> Geofence {
+        try Lookup.geofence(reference, in: store)
     }
+    static func delete(id: String, in store: EventStore) async throws { try await store.deleteGeofence(id: id) }
 }

@@ -14,16 +14,13 @@ struct HistoryCommand: TrendyCommand {
 
     func run(_ context: CommandContext) async throws {
         let entries = try await context.offlineContainer().engine.history(limit: limit)
-        if context.console.json {
-            context.console.out(json: .array(entries.map(EntityJSON.history)))
-            return
+        context.console.list(entries, json: EntityJSON.history) {
+            Table("STARTED", "KIND", "OUTCOME", "MS", "PUSHED", "PULLED", "MESSAGE", rows: entries) { entry in
+                [
+                    TimeInput.display(entry.startedAt), entry.kind.rawValue, entry.outcome, String(entry.durationMs),
+                    String(entry.pushed), String(entry.pulled), entry.message ?? "",
+                ]
+            }
         }
-        var table = Table("STARTED", "KIND", "OUTCOME", "MS", "PUSHED", "PULLED", "MESSAGE")
-        for entry in entries {
-            table.add(
-                TimeInput.display(entry.startedAt), entry.kind.rawValue, entry.outcome, String(entry.durationMs),
-                String(entry.pushed), String(entry.pulled), entry.message ?? "")
-        }
-        table.render(context.console)
     }
 }

@@ -13,7 +13,7 @@ struct PropsCommand: AsyncParsableCommand {
               trendyctl props list Coffee
               trendyctl props edit ID --label "Cup size" --order 2
             """,
-        subcommands: [Add.self, List.self, Edit.self, Remove.self])
+        subcommands: [Add.self, List.self, Edit.self, RemoveCommand<PropsCommand>.self])
 
     static func render(_ definition: PropertyDefinition, _ context: CommandContext) {
         if context.console.json {
@@ -78,17 +78,14 @@ struct PropsCommand: AsyncParsableCommand {
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
             let definitions = try store.propertyDefinitions(eventTypeId: try Lookup.eventType(type, in: store).id)
-            if context.console.json {
-                context.console.out(json: .array(definitions.map(EntityJSON.propertyDefinition)))
-                return
+            context.console.list(definitions, json: EntityJSON.propertyDefinition) {
+                Table("ID", "KEY", "LABEL", "KIND", "ORDER", "STATUS", rows: definitions) {
+                    [
+                        $0.id, $0.key, $0.label, $0.propertyType.rawValue, String($0.displayOrder),
+                        $0.syncStatus.rawValue,
+                    ]
+                }
             }
-            var table = Table("ID", "KEY", "LABEL", "KIND", "ORDER", "STATUS")
-            for definition in definitions {
-                table.add(
-                    definition.id, definition.key, definition.label, definition.propertyType.rawValue,
-                    String(definition.displayOrder), definition.syncStatus.rawValue)
-            }
-            table.render(context.console)
         }
     }
 
@@ -130,23 +127,16 @@ struct PropsCommand: AsyncParsableCommand {
             PropsCommand.render(edited, context)
         }
     }
-
-    struct Remove: TrendyCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete property definitions.")
-        @OptionGroup var globals: GlobalOptions
-        @Argument(help: "Definition ids.") var ids: [String]
-
-        func validate() throws {
-            if ids.isEmpty { throw ValidationError("give at least one property definition id") }
-        }
-
-        func run(_ context: CommandContext) async throws {
-            let store = try context.store()
-            let definitions = try ids.map { try Lookup.propertyDefinition($0, in: store) }
-            for definition in definitions { try await store.deletePropertyDefinition(id: definition.id) }
-            DeletedOutput.render(definitions.map(\.id), noun: "property definition", context)
-        }
-    }
 }
 
 extension PropertyType: ExpressibleByArgument {}
+
+extension PropsCommand: RemovableEntityCommand {
+    static let noun = "property definition"
+    static func lookup(_ reference: String, in store: EventStore) throws -> PropertyDefinition {
+        try Lookup.propertyDefinition(reference, in: store)
+    }
+    static func delete(id: String, in store: EventStore) async throws {
+        try await store.deletePropertyDefinition(id: id)
+    }
+}

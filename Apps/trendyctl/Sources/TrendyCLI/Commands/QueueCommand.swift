@@ -21,17 +21,15 @@ struct QueueCommand: AsyncParsableCommand {
 
         func run(_ context: CommandContext) async throws {
             let mutations = try await context.offlineContainer().engine.mutations()
-            if context.console.json {
-                context.console.out(json: .array(mutations.map(EntityJSON.mutation)))
-                return
+            context.console.list(mutations, json: EntityJSON.mutation) {
+                Table("ID", "ENTITY", "OPERATION", "STATE", "ATTEMPTS", "LAST ERROR", rows: mutations) { mutation in
+                    [
+                        mutation.id, "\(mutation.entityType.rawValue) \(mutation.entityId)",
+                        mutation.operation.rawValue,
+                        mutation.state.rawValue, String(mutation.attempts), mutation.lastError ?? "",
+                    ]
+                }
             }
-            var table = Table("ID", "ENTITY", "OPERATION", "STATE", "ATTEMPTS", "LAST ERROR")
-            for mutation in mutations {
-                table.add(
-                    mutation.id, "\(mutation.entityType.rawValue) \(mutation.entityId)", mutation.operation.rawValue,
-                    mutation.state.rawValue, String(mutation.attempts), mutation.lastError ?? "")
-            }
-            table.render(context.console)
         }
     }
 

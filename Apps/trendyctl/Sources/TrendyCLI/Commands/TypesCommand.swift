@@ -14,7 +14,7 @@ struct TypesCommand: AsyncParsableCommand {
               trendyctl types rm Espresso
               trendyctl types merge LOCAL_ID SERVER_ID   # after a create refused as a duplicate name
             """,
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Merge.self])
+        subcommands: [Add.self, List.self, ShowCommand<TypesCommand>.self, Edit.self, Remove.self, Merge.self])
 
     static func render(_ type: EventType, _ context: CommandContext) {
         if context.console.json {
@@ -51,27 +51,12 @@ struct TypesCommand: AsyncParsableCommand {
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
             let types = try store.eventTypes()
-            if context.console.json {
-                context.console.out(json: .array(types.map(EntityJSON.eventType)))
-                return
+            try context.console.list(types, json: EntityJSON.eventType) {
+                let counts = Dictionary(grouping: try store.events(), by: \.eventTypeId).mapValues(\.count)
+                return Table("ID", "NAME", "COLOR", "ICON", "EVENTS", "STATUS", rows: types) { type in
+                    [type.id, type.name, type.color, type.icon, String(counts[type.id] ?? 0), type.syncStatus.rawValue]
+                }
             }
-            let counts = Dictionary(grouping: try store.events(), by: \.eventTypeId).mapValues(\.count)
-            var table = Table("ID", "NAME", "COLOR", "ICON", "EVENTS", "STATUS")
-            for type in types {
-                table.add(
-                    type.id, type.name, type.color, type.icon, String(counts[type.id] ?? 0), type.syncStatus.rawValue)
-            }
-            table.render(context.console)
-        }
-    }
-
-    struct Show: TrendyCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one event type.")
-        @OptionGroup var globals: GlobalOptions
-        @Argument(help: "An id or a name.") var type: String
-
-        func run(_ context: CommandContext) async throws {
-            TypesCommand.render(try Lookup.eventType(type, in: try context.store()), context)
         }
     }
 
@@ -163,4 +148,13 @@ struct TypesCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+extension TypesCommand: ShowableEntityCommand {
+    static let noun = "event type"
+    static let referenceHelp = ArgumentHelp("An id or a name.", valueName: "type")
+    static func lookup(_ reference: String, in store: EventStore) throws -> EventType {
+        try Lookup.eventType(reference, in: store)
+    }
+    static func render(_ type: EventType, _ context: CommandContext, store: EventStore) { render(type, context) }
 }

@@ -129,4 +129,14 @@ extension Console {
     func out(json value: JSONValue, orText text: String) {
         if json { out(json: value) } else { out(text) }
     }
+
+    /// A listing: with `--json` the items as one array, otherwise the table `table` makes. `table` runs only then,
+    /// so what only the table shows (type names, event counts) is read only for it.
+    func list<Item>(_ items: [Item], json: (Item) -> JSONValue, table: () throws -> Table) rethrows {
+        if self.json {
+            out(json: .array(items.map(json)))
+        } else {
+            try table().render(self)
+        }
+    }
 }

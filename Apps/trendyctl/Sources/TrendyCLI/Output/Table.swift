@@ -10,6 +10,12 @@ struct Table {
 
     init(_ headers: String...) { self.headers = headers }
 
+    /// A table of `items`, one row each, its cells made by `row`.
+    init<Item>(_ headers: String..., rows items: [Item], _ row: (Item) -> [String]) {
+        self.headers = headers
+        rows = items.map(row)
+    }
+
     mutating func add(_ cells: String...) { rows.append(cells) }
 
     /// `text` on one line: control characters escaped; cut to `maximumCellWidth` characters unless `wide`.
