@@ -55,12 +55,16 @@ extension DataStoreContract {
         check("DS10 DS11 S19 history reads newest first and keeps only the newest rows") { subject in
             func entry(_ number: Int) -> SyncHistoryEntry {
                 let start = Build.instant.addingTimeInterval(Double(number))
-                return SyncHistoryEntry(
+                var entry = SyncHistoryEntry(
                     id: Build.id(number, at: start), startedAt: start, finishedAt: start.addingTimeInterval(0.25),
                     durationMs: 250, kind: number == 1 ? .bootstrap : .incremental,
                     status: number.isMultiple(of: 2) ? .partial : .success, outcome: "synced",
-                    message: number == 3 ? "note" : nil, pushed: number, failed: 1, deadLettered: 2, deferred: 3,
-                    pulled: 4, fenced: 5)
+                    message: number == 3 ? "note" : nil)
+                // A different value in each counter, so a swapped column shows.
+                for (offset, field) in SyncCounts.fields.enumerated() {
+                    entry.counts[keyPath: field.path] = number + offset
+                }
+                return entry
             }
             for number in 1...7 { try subject.saved { try $0.appendSyncHistory(entry(number), keepLast: 5) } }
             let history = try subject.read { try $0.fetchSyncHistory(limit: 100) }

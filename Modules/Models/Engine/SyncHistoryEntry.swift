@@ -1,6 +1,8 @@
 import Foundation
 
-/// One row of sync history: a round that passed the health check (sync-engine §1.10).
+/// One row of sync history: a round that passed the health check (sync-engine §1.10). Its counters are `counts`,
+/// read and written as members of the entry (`entry.pushed`).
+@dynamicMemberLookup
 public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case incremental
@@ -24,12 +26,7 @@ public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
     /// The CLI name of the round's outcome (`synced`, `partial`, `rate_limited`, `offline`, `auth_required`, `error`).
     public var outcome: String
     public var message: String?
-    public var pushed: Int
-    public var failed: Int
-    public var deadLettered: Int
-    public var deferred: Int
-    public var pulled: Int
-    public var fenced: Int
+    public var counts: SyncCounts
 
     public init(
         id: String,
@@ -40,12 +37,7 @@ public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
         status: Status,
         outcome: String,
         message: String? = nil,
-        pushed: Int = 0,
-        failed: Int = 0,
-        deadLettered: Int = 0,
-        deferred: Int = 0,
-        pulled: Int = 0,
-        fenced: Int = 0
+        counts: SyncCounts = SyncCounts()
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -55,11 +47,11 @@ public struct SyncHistoryEntry: Sendable, Hashable, Identifiable {
         self.status = status
         self.outcome = outcome
         self.message = message
-        self.pushed = pushed
-        self.failed = failed
-        self.deadLettered = deadLettered
-        self.deferred = deferred
-        self.pulled = pulled
-        self.fenced = fenced
+        self.counts = counts
+    }
+
+    public subscript(dynamicMember path: WritableKeyPath<SyncCounts, Int>) -> Int {
+        get { counts[keyPath: path] }
+        set { counts[keyPath: path] = newValue }
     }
 }

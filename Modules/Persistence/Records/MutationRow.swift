@@ -116,10 +116,12 @@ enum EngineRows {
         ]
     }
 
-    static let historyColumns = """
-        id, started_at, finished_at, duration_ms, kind, status, outcome, message, pushed, failed, dead_lettered,
-        deferred, pulled, fenced
-        """
+    private static let historyColumnNames =
+        ["id", "started_at", "finished_at", "duration_ms", "kind", "status", "outcome", "message"]
+        + SyncCounts.fields.map(\.key)
+    static let historyColumns = historyColumnNames.joined(separator: ", ")
+    static let historyInsert =
+        "INSERT INTO sync_history (\(historyColumns)) VALUES (\(historyColumnNames.map { _ in "?" }.joined(separator: ", ")))"
 
     static func decodeHistory(_ row: Row) throws -> SyncHistoryEntry {
         SyncHistoryEntry(
@@ -131,20 +133,23 @@ enum EngineRows {
             status: SyncHistoryEntry.Status(rawValue: try row.decode(String.self, atIndex: 5)) ?? .failed,
             outcome: try row.decode(String.self, atIndex: 6),
             message: try row.decode(String?.self, atIndex: 7),
-            pushed: try row.decode(Int.self, atIndex: 8),
-            failed: try row.decode(Int.self, atIndex: 9),
-            deadLettered: try row.decode(Int.self, atIndex: 10),
-            deferred: try row.decode(Int.self, atIndex: 11),
-            pulled: try row.decode(Int.self, atIndex: 12),
-            fenced: try row.decode(Int.self, atIndex: 13)
+            counts: try decodeCounts(row, from: 8)
         )
+    }
+
+    /// The counters, in `SyncCounts.fields` order from column `first` on.
+    private static func decodeCounts(_ row: Row, from first: Int) throws -> SyncCounts {
+        var counts = SyncCounts()
+        for (offset, field) in SyncCounts.fields.enumerated() {
+            counts[keyPath: field.path] = try row.decode(Int.self, atIndex: first + offset)
+        }
+        return counts
     }
 
     static func historyValues(_ entry: SyncHistoryEntry) -> [(any DatabaseValueConvertible)?] {
         [
             entry.id, Column.milliseconds(entry.startedAt), Column.milliseconds(entry.finishedAt), entry.durationMs,
-            entry.kind.rawValue, entry.status.rawValue, entry.outcome, entry.message, entry.pushed, entry.failed,
-            entry.deadLettered, entry.deferred, entry.pulled, entry.fenced,
-        ]
+            entry.kind.rawValue, entry.status.rawValue, entry.outcome, entry.message,
+        ] + SyncCounts.fields.map { entry.counts[keyPath: $0.path] }
     }
 }

@@ -24,7 +24,7 @@ extension LocalStore {
         try perform { db in
             try db.execute(
                 sql:
-                    "INSERT INTO sync_history (\(EngineRows.historyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    EngineRows.historyInsert,
                 arguments: StatementArguments(EngineRows.historyValues(entry)))
             try db.execute(
                 sql: """

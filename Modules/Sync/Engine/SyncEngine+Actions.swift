@@ -109,7 +109,7 @@ extension SyncEngine {
     /// §4.11 on demand: refreshes geofences and returns how many were written; throws instead of ignoring errors.
     public func syncGeofences() async throws -> Int {
         try checkMayContactServer()
-        var counters = RoundCounters()
+        var counters = SyncCounts()
         do {
             return try await refreshGeofences(&counters)
         } catch {

@@ -23,7 +23,7 @@ extension SyncEngine {
     /// then the other event creates in batches of `batchSize` (`PushPlan.batches`), each kept as unanswered from the
     /// claim that sends it until its answer is recorded.
     func pushEventCreates(
-        _ mutations: [PendingMutation], _ run: inout PushRun, _ counters: inout RoundCounters
+        _ mutations: [PendingMutation], _ run: inout PushRun, _ counters: inout SyncCounts
     )
         async throws
     {
@@ -83,7 +83,7 @@ extension SyncEngine {
 
     /// Claims the next unit that has something to send (see `claimBatch`), recording the rows that do not decode.
     private func claimNextBatch(
-        _ units: inout IndexingIterator<[[PendingMutation]]>, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ units: inout IndexingIterator<[[PendingMutation]]>, _ run: inout PushRun, _ counters: inout SyncCounts
     ) throws -> ClaimedBatch? {
         while let unit = units.next() {
             let (items, invalid, key) = try claimBatch(unit, &run)
@@ -118,7 +118,7 @@ extension SyncEngine {
     }
 
     private func recordAnswer(
-        _ answer: BatchAnswer, _ batch: ClaimedBatch, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ answer: BatchAnswer, _ batch: ClaimedBatch, _ run: inout PushRun, _ counters: inout SyncCounts
     ) async throws {
         switch answer {
         case .success(let response):
@@ -166,7 +166,7 @@ extension SyncEngine {
     /// none of whose members is queued any more is forgotten unsent. Returns the ids of every member, whatever
     /// happened: they are not batched again this round.
     private func resendUnansweredBatches(
-        _ pushSet: [PendingMutation], _ run: inout PushRun, _ counters: inout RoundCounters
+        _ pushSet: [PendingMutation], _ run: inout PushRun, _ counters: inout SyncCounts
     ) async throws -> Set<String> {
         let batches = try unitOfWork { try $0.unansweredBatches() }
         let pushSetIds = Set(pushSet.map(\.id))
@@ -223,7 +223,7 @@ extension SyncEngine {
     /// Sends one batch and records its answer; a thrown error is handled by §4.7.4. `resend`: an earlier send of
     /// this batch went unanswered.
     private func sendBatch(
-        _ items: [BatchItem], key: String, resend: Bool, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ items: [BatchItem], key: String, resend: Bool, _ run: inout PushRun, _ counters: inout SyncCounts
     ) async throws {
         let response: BatchCreateEventsResponse
         do {
@@ -264,7 +264,7 @@ extension SyncEngine {
 
     private func handleBatchError(
         _ error: any Error, _ items: [BatchItem], key: String, resend: Bool, _ run: inout PushRun,
-        _ counters: inout RoundCounters
+        _ counters: inout SyncCounts
     ) async throws {
         let rows = items.compactMap(\.row)
         switch Self.handling(of: error) {
@@ -318,7 +318,7 @@ extension SyncEngine {
     /// work. A replayed answer (R5) completes its created items as before and makes their entities owed.
     private func recordBatchAnswer(
         _ response: BatchCreateEventsResponse, _ items: [BatchItem], key: String, _ run: inout PushRun,
-        _ counters: inout RoundCounters
+        _ counters: inout SyncCounts
     ) async throws {
         var created = CreatedLookup(response.created)
         let errorsByIndex = Dictionary(response.errors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })

@@ -20,7 +20,7 @@ extension SyncEngine {
     /// replace local data in one unit of work, keeping entities with pending local writes.
     ///
     /// Against a server with keyset paging (`after`, R11) one listing is complete, so it is taken once.
-    func bootstrap(_ counters: inout RoundCounters) async throws {
+    func bootstrap(_ counters: inout SyncCounts) async throws {
         enter(.pulling)
         var latest = try await latestCursor()
         let keyset = try noteServerFeatures().has(ServerFeatures.after)
@@ -126,7 +126,7 @@ extension SyncEngine {
     }
 
     /// §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
-    private func applySnapshot(_ snapshot: ServerSnapshot, cursor: Int64, _ counters: inout RoundCounters) throws {
+    private func applySnapshot(_ snapshot: ServerSnapshot, cursor: Int64, _ counters: inout SyncCounts) throws {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
             let fences = try Fences(store: store, engineState: engineState)
@@ -199,7 +199,7 @@ extension SyncEngine {
     /// definitions until each is edited again. After an incremental pull, each such type's definitions are fetched
     /// again and replace the local ones (fenced rows excepted), as the bootstrap would have. Errors are logged and
     /// leave the type for the next round; they do not change the round's outcome, like the geofence refresh.
-    func refetchUnfetchedDefinitions(_ counters: inout RoundCounters) async {
+    func refetchUnfetchedDefinitions(_ counters: inout SyncCounts) async {
         let types: Set<String>
         do {
             types = try readEngineState().unfetchedDefinitionTypes
@@ -229,7 +229,7 @@ extension SyncEngine {
     }
 
     private func replaceDefinitions(
-        of type: String, with definitions: [APIPropertyDefinition], _ counters: inout RoundCounters
+        of type: String, with definitions: [APIPropertyDefinition], _ counters: inout SyncCounts
     ) throws {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()

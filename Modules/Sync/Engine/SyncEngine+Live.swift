@@ -234,7 +234,7 @@ extension SyncEngine {
         guard !entries.isEmpty else { return nil }
         do {
             try bindAccount(entries.map(\.userId))
-            var counters = RoundCounters()
+            var counters = SyncCounts()
             let known = liveCursor ?? 0
             let applied = try unitOfWork { store -> [ChangeEntry]? in
                 var engineState = try store.loadEngineState()

@@ -11,7 +11,7 @@ extension SyncEngine {
     }
 
     /// §4.9: pages from the stored cursor while `has_more`; each page and its cursor commit together.
-    func pull(_ counters: inout RoundCounters) async throws -> PullEnd {
+    func pull(_ counters: inout SyncCounts) async throws -> PullEnd {
         while true {
             if Task.isCancelled { throw RoundStop.cancelled }
             let since = try readEngineState().cursor
@@ -53,7 +53,7 @@ extension SyncEngine {
 
     /// One unit of work: every entry in order, then `cursor ← max(cursor, next_cursor)`; false (nothing applied)
     /// when the stored cursor is no longer the page's `since`.
-    private func applyPage(_ page: ChangeFeedResponse, since: Int64, _ counters: inout RoundCounters) throws -> Bool {
+    private func applyPage(_ page: ChangeFeedResponse, since: Int64, _ counters: inout SyncCounts) throws -> Bool {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
             guard engineState.cursor == since else { return false }
@@ -114,7 +114,7 @@ extension SyncEngine {
 
         /// Skips `id` when fenced: counts it, and makes it owed when the skip calls for a read-back (R4).
         func skip(
-            _ type: MutationEntityType, _ id: String, _ store: any DataStoreProtocol, _ counters: inout RoundCounters
+            _ type: MutationEntityType, _ id: String, _ store: any DataStoreProtocol, _ counters: inout SyncCounts
         ) throws -> Bool {
             guard contains(id) else { return false }
             counters.fenced += 1
@@ -130,7 +130,7 @@ extension SyncEngine {
 
     /// §4.10: one change entry.
     func apply(
-        _ entry: ChangeEntry, _ fences: Fences, _ store: any DataStoreProtocol, _ counters: inout RoundCounters
+        _ entry: ChangeEntry, _ fences: Fences, _ store: any DataStoreProtocol, _ counters: inout SyncCounts
     ) throws {
         guard let type = entry.knownEntityType, let operation = entry.knownOperation else { return }
         let id = entry.entityId.lowercased()
@@ -201,7 +201,7 @@ extension SyncEngine {
 
     /// Writes every geofence of the server with all fields, except fenced ones; local-only geofences stay.
     /// Returns the number written.
-    func refreshGeofences(_ counters: inout RoundCounters) async throws -> Int {
+    func refreshGeofences(_ counters: inout SyncCounts) async throws -> Int {
         let fences = try await network.getGeofences(activeOnly: false)
         try bindAccount(fences.map(\.userId))
         return try unitOfWork { store in
@@ -229,7 +229,7 @@ extension SyncEngine {
     /// The refresh after an incremental pull, once `geofenceRefreshInterval` has passed since the last (S78): its
     /// errors are logged and do not change the round's outcome, but a 429 with `Retry-After` still starts a quiet
     /// period.
-    func refreshGeofencesIgnoringErrors(_ counters: inout RoundCounters) async {
+    func refreshGeofencesIgnoringErrors(_ counters: inout SyncCounts) async {
         let interval = configuration.geofenceRefreshInterval
         if interval > 0, let last = try? readEngineState().geofencesRefreshedAt,
             now.timeIntervalSince(last) < interval, now >= last

@@ -8,7 +8,7 @@ extension SyncEngine {
     ///
     /// Mutations already sent at their current revision by an earlier round of this run are left out (S24); their
     /// creates still count as open, so their children keep waiting.
-    func push(_ captured: [PendingMutation], _ counters: inout RoundCounters) async throws -> Bool {
+    func push(_ captured: [PendingMutation], _ counters: inout SyncCounts) async throws -> Bool {
         let pushSet = captured.filter { sentThisRun[$0.id] != $0.revision }
         guard !pushSet.isEmpty else { return false }
         let engineState = try readEngineState()
@@ -76,7 +76,7 @@ extension SyncEngine {
         return PushPlan.parentIds(of: mutation).contains { run.openCreates.contains($0) }
     }
 
-    func deferMutation(_ mutation: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters) {
+    func deferMutation(_ mutation: PendingMutation, _ run: inout PushRun, _ counters: inout SyncCounts) {
         counters.deferred += 1
         run.untouched.remove(mutation.id)
     }
@@ -106,7 +106,7 @@ extension SyncEngine {
     // MARK: Single requests (phases 1–3, 5, 6)
 
     private func pushSingle(
-        _ mutation: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ mutation: PendingMutation, _ run: inout PushRun, _ counters: inout SyncCounts
     )
         async throws
     {
@@ -158,7 +158,7 @@ extension SyncEngine {
     /// about the lost answer (as for batches, §4.7): the send stays unsettled and the row pays an attempt. Returns the
     /// row to send next, claimed again, or nil when nothing more goes this round.
     private func settleEarlierSend(
-        _ earlier: PendingMutation, of row: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ earlier: PendingMutation, of row: PendingMutation, _ run: inout PushRun, _ counters: inout SyncCounts
     ) async throws -> PendingMutation? {
         let resolution: Resolution
         let effect: BreakerEffect
@@ -221,7 +221,7 @@ extension SyncEngine {
     /// §4.5/§4.6 for a thrown error: the resolution of the mutation and the breaker effect; throws `RoundStop`
     /// for errors that end the round and `BreakerTripped` when a probe is answered 429.
     func resolve(
-        _ error: any Error, _ row: PendingMutation, _ run: inout PushRun, _ counters: inout RoundCounters
+        _ error: any Error, _ row: PendingMutation, _ run: inout PushRun, _ counters: inout SyncCounts
     )
         async throws -> (Resolution, BreakerEffect)
     {
@@ -311,7 +311,7 @@ extension SyncEngine {
     /// same unit of work.
     func record(
         _ outcomes: [(PendingMutation, Resolution)], breaker effect: BreakerEffect, answering batchKey: String? = nil,
-        _ run: inout PushRun, _ counters: inout RoundCounters
+        _ run: inout PushRun, _ counters: inout SyncCounts
     ) throws {
         if effect != .none { run.probe = false }
         try unitOfWork { store in

@@ -12,7 +12,7 @@ extension SyncEngine {
     /// the entity meanwhile. 200 writes the entity whole; 404 (or a "not found" 5xx) deletes it locally with the local
     /// cascade. A transport error, a 401 or a 429 ends the round and keeps the debt; any other failure keeps it too.
     /// Read-backs count as pulled; the breaker neither gates them nor counts them.
-    func readBackOwed(_ counters: inout RoundCounters) async throws {
+    func readBackOwed(_ counters: inout SyncCounts) async throws {
         let due = try unitOfWork { store in
             let queued = Set(try store.fetchPendingMutations().map(\.entityId))
             return try store.owedEntities().filter { !Self.waits($0, queued) }
@@ -72,7 +72,7 @@ extension SyncEngine {
     /// Writes the answers of one chunk in one unit of work. An answer is dropped, its entity staying owed, when the
     /// debt changed while its GET was in flight (settled by an applied entry, or incurred again) or when a mutation of
     /// the entity was queued meanwhile.
-    private func write(_ read: [(OwedEntity, APIEntity?)], _ counters: inout RoundCounters) throws {
+    private func write(_ read: [(OwedEntity, APIEntity?)], _ counters: inout SyncCounts) throws {
         guard !read.isEmpty else { return }
         try bindAccount(read.compactMap { $0.1?.userId })
         try unitOfWork { store in

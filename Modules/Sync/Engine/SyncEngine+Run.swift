@@ -17,20 +17,10 @@ enum RoundStop: Error, Equatable {
     static let cancelled = RoundStop.error("cancelled")
 }
 
-/// Counters of one round, as history records them (§1.10).
-struct RoundCounters {
-    var pushed = 0
-    var failed = 0
-    var deadLettered = 0
-    var deferred = 0
-    var pulled = 0
-    var fenced = 0
-}
-
 /// How a round ended and what it did.
 struct RoundResult {
     var outcome: SyncOutcome
-    var counters: RoundCounters
+    var counters: SyncCounts
     /// The state to publish when the run ends with this round.
     var terminalState: SyncState
 }
@@ -65,11 +55,7 @@ extension SyncEngine {
             rerunRequested = false
             let round = await runRound()
             report.outcome = round.outcome
-            report.pushed += round.counters.pushed
-            report.pulled += round.counters.pulled
-            report.failed += round.counters.failed
-            report.deadLettered += round.counters.deadLettered
-            report.deferred += round.counters.deferred
+            report.counts += round.counters
             report.message = round.outcome.message
             try? refreshObservation()
             report.pending = observedCounts.pending
@@ -92,7 +78,7 @@ extension SyncEngine {
     // MARK: One round (§4.2–§4.12)
 
     func runRound() async -> RoundResult {
-        var counters = RoundCounters()
+        var counters = SyncCounts()
         let engineState: EngineState
         do {
             engineState = try readEngineState()
@@ -255,7 +241,7 @@ extension SyncEngine {
     // MARK: Completion (§4.12)
 
     private func complete(
-        startedAt: Date, kind: SyncHistoryEntry.Kind, counters: RoundCounters, stop: RoundStop?, breakerLimited: Bool,
+        startedAt: Date, kind: SyncHistoryEntry.Kind, counters: SyncCounts, stop: RoundStop?, breakerLimited: Bool,
         completedPull: Bool, pushSetIds: Set<String>
     ) -> RoundResult {
         var outcome: SyncOutcome
@@ -277,8 +263,7 @@ extension SyncEngine {
                         id: historyIds.generate(at: finished), startedAt: startedAt, finishedAt: finished,
                         durationMs: Int((finished.timeIntervalSince(startedAt) * 1000).rounded()), kind: kind,
                         status: decided.0.historyStatus, outcome: decided.0.name, message: decided.0.message,
-                        pushed: counters.pushed, failed: counters.failed, deadLettered: counters.deadLettered,
-                        deferred: counters.deferred, pulled: counters.pulled, fenced: counters.fenced),
+                        counts: counters),
                     keepLast: configuration.historyLimit)
                 try store.saveEngineState(engineState)
                 observedEngineState = engineState

@@ -190,7 +190,7 @@ extension SyncEngine {
         try unitOfWork { store in
             for entity in differing { try store.markOwed(entity.type, id: entity.id, reason: .verify) }
         }
-        var counters = RoundCounters()
+        var counters = SyncCounts()
         try await readBackOwed(&counters)
         let stillOwed = try unitOfWork { store in Set(try store.owedEntities().map(\.id)) }
         return differing.filter { !stillOwed.contains($0.id) }.count
@@ -219,7 +219,8 @@ extension SyncEngine {
             case .notCompared: (.failed, "error")
             }
         let finished = now
-        let repaired =
+        var counts = SyncCounts()
+        counts.pulled =
             switch result {
             case .verified(let repaired), .diverged(_, let repaired): repaired
             default: 0
@@ -230,8 +231,7 @@ extension SyncEngine {
                     SyncHistoryEntry(
                         id: historyIds.generate(at: finished), startedAt: startedAt, finishedAt: finished,
                         durationMs: Int((finished.timeIntervalSince(startedAt) * 1000).rounded()), kind: .verify,
-                        status: status, outcome: outcome, message: message, pushed: 0, failed: 0, deadLettered: 0,
-                        deferred: 0, pulled: repaired, fenced: 0),
+                        status: status, outcome: outcome, message: message, counts: counts),
                     keepLast: configuration.historyLimit)
             }
         } catch {

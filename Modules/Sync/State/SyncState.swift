@@ -98,14 +98,12 @@ public enum SyncOutcome: Equatable, Sendable {
     }
 }
 
-/// The result of `performSync()`: counts summed over the rounds of the run, sizes after the last round.
+/// The result of `performSync()`: counts summed over the rounds of the run (`counts`, read and written as members of
+/// the report: `report.pushed`), sizes after the last round.
+@dynamicMemberLookup
 public struct SyncReport: Equatable, Sendable {
     public var outcome: SyncOutcome
-    public var pushed: Int
-    public var pulled: Int
-    public var failed: Int
-    public var deadLettered: Int
-    public var deferred: Int
+    public var counts: SyncCounts
     public var pending: Int
     public var deadLetters: Int
     /// Entities still owed a read-back after the last round (R4): each blocks `synced`.
@@ -115,22 +113,22 @@ public struct SyncReport: Equatable, Sendable {
     public var message: String?
 
     public init(
-        outcome: SyncOutcome, pushed: Int = 0, pulled: Int = 0, failed: Int = 0, deadLettered: Int = 0,
-        deferred: Int = 0, pending: Int = 0, deadLetters: Int = 0, owed: Int = 0, cursor: Int64 = 0,
-        durationMs: Int = 0, message: String? = nil
+        outcome: SyncOutcome, counts: SyncCounts = SyncCounts(), pending: Int = 0, deadLetters: Int = 0, owed: Int = 0,
+        cursor: Int64 = 0, durationMs: Int = 0, message: String? = nil
     ) {
         self.outcome = outcome
-        self.pushed = pushed
-        self.pulled = pulled
-        self.failed = failed
-        self.deadLettered = deadLettered
-        self.deferred = deferred
+        self.counts = counts
         self.pending = pending
         self.deadLetters = deadLetters
         self.owed = owed
         self.cursor = cursor
         self.durationMs = durationMs
         self.message = message
+    }
+
+    public subscript(dynamicMember path: WritableKeyPath<SyncCounts, Int>) -> Int {
+        get { counts[keyPath: path] }
+        set { counts[keyPath: path] = newValue }
     }
 }
 
