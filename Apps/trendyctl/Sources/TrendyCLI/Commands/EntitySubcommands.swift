@@ -20,6 +20,10 @@ protocol ShowableEntityCommand: EntityCommand {
     static func render(_ entity: Entity, _ context: CommandContext, store: EventStore) throws
 }
 
+extension ShowableEntityCommand {
+    static var referenceHelp: ArgumentHelp { ArgumentHelp("The \(noun)'s id.", valueName: "id") }
+}
+
 /// An entity command whose `rm` deletes entities one by one, with nothing to confirm.
 protocol RemovableEntityCommand: EntityCommand {
     static func delete(id: String, in store: EventStore) async throws

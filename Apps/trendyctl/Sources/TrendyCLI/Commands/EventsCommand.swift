@@ -233,7 +233,6 @@ extension SyncStatus: ExpressibleByArgument {}
 
 extension EventsCommand: ShowableEntityCommand, RemovableEntityCommand {
     static let noun = "event"
-    static let referenceHelp = ArgumentHelp("The event's id.", valueName: "id")
     static func lookup(_ reference: String, in store: EventStore) throws -> Event {
         try Lookup.event(reference, in: store)
     }

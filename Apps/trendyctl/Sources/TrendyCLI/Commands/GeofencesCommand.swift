@@ -137,7 +137,6 @@ struct GeofencesCommand: AsyncParsableCommand {
 
 extension GeofencesCommand: ShowableEntityCommand, RemovableEntityCommand {
     static let noun = "geofence"
-    static let referenceHelp = ArgumentHelp("The geofence's id.", valueName: "id")
     static func lookup(_ reference: String, in store: EventStore) throws -> Geofence {
         try Lookup.geofence(reference, in: store)
     }
