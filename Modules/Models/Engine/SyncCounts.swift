@@ -11,7 +11,7 @@ public struct SyncCounts: Sendable, Hashable {
     public var deferred = 0
     /// Change-feed entries and snapshot rows applied.
     public var pulled = 0
-    /// Change-feed entries and snapshot rows skipped by a fence (§5.4).
+    /// Change-feed entries and snapshot rows skipped by a fence (§4.10).
     public var fenced = 0
 
     /// All zero; a round counts up from here.
