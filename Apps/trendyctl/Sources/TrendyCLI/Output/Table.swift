@@ -5,18 +5,14 @@ import Foundation
 /// and a cell longer than `maximumCellWidth` is cut with `…` unless `--wide`.
 struct Table {
     let headers: [String]
-    private(set) var rows: [[String]] = []
+    let rows: [[String]]
     static let maximumCellWidth = 48
-
-    init(_ headers: String...) { self.headers = headers }
 
     /// A table of `items`, one row each, its cells made by `row`.
     init<Item>(_ headers: String..., rows items: [Item], _ row: (Item) -> [String]) {
         self.headers = headers
         rows = items.map(row)
     }
-
-    mutating func add(_ cells: String...) { rows.append(cells) }
 
     /// `text` on one line: control characters escaped; cut to `maximumCellWidth` characters unless `wide`.
     static func cell(_ text: String, wide: Bool) -> String {
