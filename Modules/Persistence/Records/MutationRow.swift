@@ -121,7 +121,7 @@ enum EngineRows {
         + SyncCounts.fields.map(\.key)
     static let historyColumns = historyColumnNames.joined(separator: ", ")
     static let historyInsert =
-        "INSERT INTO sync_history (\(historyColumns)) VALUES (\(historyColumnNames.map { _ in "?" }.joined(separator: ", ")))"
+        "INSERT INTO sync_history (\(historyColumns)) VALUES (\(Array(repeating: "?", count: historyColumnNames.count).joined(separator: ", ")))"
 
     static func decodeHistory(_ row: Row) throws -> SyncHistoryEntry {
         SyncHistoryEntry(

@@ -23,8 +23,7 @@ extension LocalStore {
     public func appendSyncHistory(_ entry: SyncHistoryEntry, keepLast: Int) throws {
         try perform { db in
             try db.execute(
-                sql:
-                    EngineRows.historyInsert,
+                sql: EngineRows.historyInsert,
                 arguments: StatementArguments(EngineRows.historyValues(entry)))
             try db.execute(
                 sql: """
