@@ -15,14 +15,19 @@ struct FirstHourTests {
         let refused = try await cli.run("events", "list")
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.contains("\(path):3") && refused.stderr.contains("1–86400"), "\(refused)")
+        #expect(refused.stderr.contains("`trendyctl config set sync.interval VALUE`"), "names the repair: \(refused)")
         #expect(try await cli.run("config", "set", "sync.interval", "30").status == 0, "the repair runs")
         #expect(try await cli.run("events", "list").status == 0)
 
         try Data("colour = \"blue\"\n".utf8).write(to: URL(fileURLWithPath: path))
         let unknown = try await cli.run("types", "list")
         #expect(unknown.status == 1 && unknown.stderr.contains("\(path):1: unknown key \"colour\""), "\(unknown)")
-        #expect(try await cli.run("config", "unset", "colour").status == 64, "unset names known keys only")
-        #expect(try await cli.run("config", "list").status == 0, "config list still shows the file")
+        #expect(unknown.stderr.contains("remove it with `trendyctl config unset colour`"), "\(unknown)")
+        #expect(try await cli.run("config", "list").stdout.contains("colour=blue"), "config list still shows the file")
+        #expect(try await cli.run("config", "unset", "colour").status == 0, "the repair it names works")
+        #expect(try await cli.run("types", "list").status == 0)
+        let typo = try await cli.run("config", "unset", "colour")
+        #expect(typo.status == 64, "a key neither known nor in the file is refused: \(typo)")
     }
 
     @Test(

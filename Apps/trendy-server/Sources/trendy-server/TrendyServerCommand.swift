@@ -12,12 +12,13 @@ struct TrendyServerCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               trendy-server --dev --in-memory --port 0
-              trendy-server --db ~/trendy/server.sqlite --tokens-file tokens.txt --rate-limit 600
-              trendy-server --in-memory --token t1:0190f5c0-3f00-7a11-8b22-000000000001 --fault-429 0.2 --fault-seed 7
+              trendy-server --db ~/trendy/server.sqlite --tokens-file tokens.txt
+              trendy-server --postgres postgres://trendy@127.0.0.1:5432/trendy --dev
+              trendy-server --in-memory --dev --fault-429 0.2 --fault-seed 7
 
-            The server prints one line, "trendy-server listening on http://HOST:PORT", when it is ready; logs go
-            to stderr. SIGINT or SIGTERM stop it gracefully; SIGHUP reloads --tokens-file. See docs/server.md and
-            docs/security.md.
+            When it is ready the server prints one line, "trendy-server listening on
+            http://HOST:PORT"; logs go to stderr. SIGINT or SIGTERM stop it gracefully;
+            SIGHUP reloads --tokens-file. See docs/server.md and docs/security.md.
             """,
         version: "trendy-server \(TrendyRelease.version)")
 

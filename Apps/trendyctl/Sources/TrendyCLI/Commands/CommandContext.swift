@@ -62,9 +62,7 @@ extension TrendyCommand {
         do {
             let settings = try Settings(globals, environment: environment)
             if !Self.runsWithConfigProblems, let problem = settings.configProblems.first {
-                throw CLIError.failure(
-                    problem + " (fix it with `trendyctl config set KEY VALUE` or `trendyctl config unset KEY`)",
-                    code: "config")
+                throw CLIError.failure(problem, code: "config")
             }
             let context = CommandContext(console: console, settings: settings)
             try await run(context)

@@ -8,6 +8,7 @@ import TOMLKit
 ///
 /// Only the keys below are settable; `config set` refuses others, and a file that holds others, or a value out of
 /// its range, is refused on load with its line (`problems`), so a typo is an error rather than a silent no-op.
+/// `config unset` removes any key the file holds, known or not, so the command a problem names repairs it.
 /// Writing re-renders the whole document under a header comment.
 struct ConfigFile: Equatable {
     struct Key: Sendable {
@@ -89,13 +90,17 @@ struct ConfigFile: Equatable {
         for name in values.keys.sorted() {
             let place = path + (Self.line(of: name, in: document).map { ":\($0)" } ?? "")
             guard let key = Self.keys.first(where: { $0.name == name }) else {
-                found.append("\(place): unknown key \"\(name)\" (known keys: \(known))")
+                found.append(
+                    "\(place): unknown key \"\(name)\" (known keys: \(known)); remove it with "
+                        + "`trendyctl config unset \(name)`")
                 continue
             }
             if let value = values[name], let problem = key.validate(value) {
                 // A value holding credentials is not repeated: the message would print them.
                 let shown = Settings.holdsCredentials(value) ? "" : " = \(value)"
-                found.append("\(place): \(name)\(shown) is not allowed: \(problem)")
+                found.append(
+                    "\(place): \(name)\(shown) is not allowed: \(problem); fix it with "
+                        + "`trendyctl config set \(name) VALUE` or `trendyctl config unset \(name)`")
             }
         }
         return found
@@ -147,8 +152,10 @@ struct ConfigFile: Equatable {
         }
     }
 
+    /// Removes `name`: a known key, or any key the file holds (a typo, or a key of another version), which is how
+    /// the unknown-key problem is repaired. A name that is neither is refused, so a typo in `unset` is not a no-op.
     mutating func unset(_ name: String) throws(CLIError) {
-        _ = try Self.key(name)
+        if values[name] == nil { _ = try Self.key(name) }
         try edit { table in
             let path = name.split(separator: ".").map(String.init)
             var parents = [table]
