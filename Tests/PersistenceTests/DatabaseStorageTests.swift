@@ -31,17 +31,52 @@ struct DatabaseStorageTests {
         #expect(try reader.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
     }
 
-    @Test("a file that is not a database is refused with a clear error and left byte for byte unchanged")
-    func notADatabase() throws {
+    @Test(
+        "a file that is not a database is refused with a clear error and left byte for byte unchanged",
+        arguments: [
+            Data("these are my notes, not a database\n".utf8),
+            // One byte: SQLite alone would take it for an empty database and write over it.
+            Data("x".utf8),
+            // Longer than a page: SQLite refuses it itself.
+            Data(String(repeating: "not a database page; ", count: 400).utf8),
+        ])
+    func notADatabase(contents: Data) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("notes.sqlite")
-        let contents = Data("these are my notes, not a database\n".utf8)
         try contents.write(to: URL(fileURLWithPath: path))
         #expect(throws: DataStoreError.notADatabase(path: path)) { try DatabaseStorage.open(.file(path: path)) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["notes.sqlite"])
         let message = DataStoreError.notADatabase(path: path).description
         #expect(message.contains("not a Trendy database") && message.contains("--db"))
+    }
+
+    /// Closing any descriptor of a file drops every POSIX lock the process holds on it. Opening a second storage
+    /// on a file must not do that to the first's connections: without their shared lock on the file, the next
+    /// process to close the database takes itself for the last one and deletes the WAL under them.
+    @Test(
+        "a second storage on one file leaves the first's SQLite locks in place",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/locks"), "Linux's /proc/locks lists the locks"))
+    func secondStorageKeepsLocks() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("trendy.sqlite")
+        let first = try DefaultDataStoreFactory(.file(path: path))
+        let store = first.makeDataStore()
+        try store.upsertEventType(id: Build.id(1)) { $0.name = "Kept" }
+        try store.save()
+        _ = try first.makeDataStore().fetchAllEventTypes()
+        let inode = try #require(
+            try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)
+        func heldByThisProcess() throws -> Bool {
+            let pid = ProcessInfo.processInfo.processIdentifier
+            return try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n").contains {
+                $0.contains(" \(pid) ") && $0.contains(":\(inode.uint64Value) ")
+            }
+        }
+        #expect(try heldByThisProcess(), "the open storage holds SQLite's shared lock on the file")
+        let second = try DefaultDataStoreFactory(.file(path: path))
+        #expect(try heldByThisProcess(), "opening a second storage dropped the first's locks")
+        #expect(try second.makeDataStore().fetchAllEventTypes().map(\.name) == ["Kept"])
     }
 
     @Test("a database migrated by a newer version is refused and its data is untouched")

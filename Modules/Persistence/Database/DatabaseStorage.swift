@@ -43,7 +43,7 @@ public final class DatabaseStorage: Sendable {
         case .inMemory:
             writer = try mapErrors(path: ":memory:") { try DatabaseQueue(configuration: configuration) }
         case .file(let path):
-            try validateFile(at: path)
+            try prepareFile(at: path)
             writer = try mapErrors(path: path) { try DatabasePool(path: path, configuration: configuration) }
         }
         let path = location.displayPath
@@ -60,17 +60,20 @@ public final class DatabaseStorage: Sendable {
         return DatabaseStorage(location: location, writer: writer, busyTimeout: busyTimeout, clock: clock)
     }
 
-    /// Refuses an existing non-empty file whose header is not SQLite's, without letting SQLite touch it. A new
-    /// database is created empty first, 0600 in a 0700 folder (`PrivateFiles`); SQLite gives its WAL and
-    /// shared-memory files the database file's mode.
-    private static func validateFile(at path: String) throws {
+    /// A new database is created empty first, 0600 in a 0700 folder (`PrivateFiles`); SQLite gives its WAL and
+    /// shared-memory files the database file's mode. An existing file shorter than one page (512 bytes) but not
+    /// empty is no database, and SQLite would take it for an empty one and write over it: it is refused here. A
+    /// longer one is left to SQLite, which refuses a file without its header (`SQLITE_NOTADB`, `notADatabase`)
+    /// before writing anything. An empty file is a new database (or one whose pages are all still in its WAL).
+    ///
+    /// Nothing here opens an existing file, only `stat`s it: closing any descriptor of a file drops every POSIX lock
+    /// this process holds on it, SQLite's included. Were another connection of this process open on the file (a
+    /// second storage on it), its shared lock would be gone, and the next process to close the database would take
+    /// itself for the last one, checkpoint and delete the WAL under this process's connections: a corrupt database.
+    private static func prepareFile(at path: String) throws {
         try PrivateFiles.createFileIfMissing(path)
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        if !header.isEmpty && header != Data("SQLite format 3\0".utf8) {
-            throw DataStoreError.notADatabase(path: path)
-        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        if (1..<512).contains(size) { throw DataStoreError.notADatabase(path: path) }
     }
 
     private static func mapErrors<T>(path: String, _ body: () throws -> T) throws -> T {

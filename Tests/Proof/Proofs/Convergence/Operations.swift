@@ -37,6 +37,10 @@ enum Operation: String, CaseIterable {
     /// the server goes back to the run's faults; later pulls fetch them again, and the quiet checks and the end
     /// compare the device once they have.
     case bootstrapWithoutDefinitions
+    /// A device's `trendyctl sync` killed with SIGKILL at a random point (sync-engine §9 guarantees 1, 2 and 5 across a
+    /// process death): the push's batch may be on the wire, its answer lost with the process, a page applied without
+    /// its cursor; the device's next sync must replay and finish it (`ProofClient.killedCLISync`).
+    case killedSync
 
     /// Relative frequency.
     var weight: Int {
@@ -70,6 +74,7 @@ enum Operation: String, CaseIterable {
         case .stageDuplicateType: 2
         case .createEventBurst: 2
         case .bootstrapWithoutDefinitions: 1
+        case .killedSync: 3
         }
     }
 
@@ -283,6 +288,14 @@ extension ConvergenceRun {
                 }
                 clock.advance(by: wait)
                 return acted("\(name) → \(one.outcome) and, after waiting for the lock, \(other.outcome)")
+            case .killedSync:
+                guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
+                // Up to a quarter second: trendyctl starts in about 50 ms and a round here takes 20–200 ms, so the
+                // kill lands before, during and after the transfer.
+                let delay = Int.random(in: 0...250, using: &random)
+                let (killed, line) = try await client.killedCLISync(afterMilliseconds: delay)
+                if !killed { moves["killedSync ended before its kill", default: 0] += 1 }
+                return acted("\(name): \(line)")
             case .concurrentEdits:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = "both \(Int.random(in: 0..<1000, using: &random))"

@@ -6,6 +6,11 @@ import Persistence
 import Protocols
 import Sync
 import TestSupport
+import TrendyServerTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One device of the run: an `EventStore` and a `SyncEngine` on a SQLite file, `APIClient` over loopback — twice,
 /// as an app and its widget (or trendyctl's `--watch` and a one-off `sync`) are two processes on one database: each
@@ -14,6 +19,11 @@ struct ProofClient {
     let name: String
     /// The device's database file.
     let path: String
+    /// Where the device's files other than its database live (trendyctl's home, for `killedCLISync`).
+    let directory: URL
+    /// The server the device talks to (its balancer lane behind several instances), and its static token.
+    let root: ServerRoot
+    let token: String
     let engine: SyncEngine
     let events: EventStore
     /// The second process on the same database.
@@ -51,6 +61,9 @@ struct ProofClient {
     ) throws {
         isLive = live
         self.name = name
+        self.directory = directory
+        self.root = root
+        self.token = token
         let path = directory.appendingPathComponent("\(name).sqlite").path
         self.path = path
         func process() throws -> (SyncEngine, EventStore, DefaultDataStoreFactory) {
@@ -103,6 +116,31 @@ struct ProofClient {
     func sync(twin: Bool = false) async -> SyncReport {
         let engine = twin ? twinEngine : engine
         return await lock.withLock { await engine.performSync() }
+    }
+
+    /// `trendyctl sync` on this device's database — a third process, as a user runs one beside the app — killed with
+    /// SIGKILL `milliseconds` after it starts unless it ended first. It runs under the device's sync lock, as
+    /// trendyctl's `flock` holds the device's other rounds back. What the kill leaves (a batch on the wire without
+    /// its answer, a mutation marked in flight, a page applied without its cursor, a read-back owed) the device's
+    /// next sync must finish with nothing lost and nothing twice.
+    func killedCLISync(afterMilliseconds milliseconds: Int) async throws -> (killed: Bool, line: String) {
+        let environment = trendyctlEnvironment(
+            home: directory.appendingPathComponent("home-\(name)"), database: path, root: root, token: token)
+        let outcome: Result<(Bool, String), any Error> = await lock.withLock {
+            do {
+                let running = try await ChildProcess.start("trendyctl", ["sync", "--json"], environment: environment)
+                try await Task.sleep(for: .milliseconds(milliseconds))
+                if running.exitStatus == nil { running.send(SIGKILL) }
+                let status = await running.result().status
+                return .success(
+                    status == SIGKILL
+                        ? (true, "trendyctl sync killed after \(milliseconds) ms")
+                        : (false, "trendyctl sync ended (exit \(status)) before its kill at \(milliseconds) ms"))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 
     /// Starts live mode on the device's engine; each live round takes the device's sync lock.
