@@ -41,6 +41,10 @@ enum Operation: String, CaseIterable {
     /// process death): the push's batch may be on the wire, its answer lost with the process, a page applied without
     /// its cursor; the device's next sync must replay and finish it (`ProofClient.killedCLISync`).
     case killedSync
+    /// The server killed with SIGKILL while a device syncs (0–80 ms into the round), then started again on the same
+    /// storage and port: a write may be committed without its answer, or never arrive, under any request of the
+    /// round — an update's patch, a delete, a batch, a read-back — not only the creates of the crash test.
+    case serverKilledMidSync
 
     /// Relative frequency.
     var weight: Int {
@@ -75,6 +79,7 @@ enum Operation: String, CaseIterable {
         case .createEventBurst: 2
         case .bootstrapWithoutDefinitions: 1
         case .killedSync: 3
+        case .serverKilledMidSync: 2
         }
     }
 
@@ -290,12 +295,28 @@ extension ConvergenceRun {
                 return acted("\(name) → \(one.outcome) and, after waiting for the lock, \(other.outcome)")
             case .killedSync:
                 guard client.offlineFor == 0 else { return "\(name): offline, skipped" }
-                // Up to a quarter second: trendyctl starts in about 50 ms and a round here takes 20–200 ms, so the
-                // kill lands before, during and after the transfer.
-                let delay = Int.random(in: 0...250, using: &random)
+                // trendyctl starts in about 50 ms and most rounds here take 20–100 ms: up to 150 ms, the kill lands
+                // before, during and after the transfer (the move totals count the rounds that ended first).
+                let delay = Int.random(in: 0...150, using: &random)
                 let (killed, line) = try await client.killedCLISync(afterMilliseconds: delay)
                 if !killed { moves["killedSync ended before its kill", default: 0] += 1 }
                 return acted("\(name): \(line)")
+            case .serverKilledMidSync:
+                guard client.offlineFor == 0, servers.count == 1 else { return "\(name): skipped" }
+                let delay = Int.random(in: 0...80, using: &random)
+                let seed = settings.seed &+ UInt64(Int.random(in: 0..<1_000_000, using: &random))
+                async let round = client.sync()
+                try await Task.sleep(for: .milliseconds(delay))
+                await servers[0].crash()
+                servers[0] = try await servers[0].restart(faults: settings.faults, seed: seed)
+                serverRestarts += 1
+                let report = await round
+                if case .synced = report.outcome {
+                    moves["serverKilledMidSync after its round", default: 0] += 1
+                }
+                return acted(
+                    "\(name): trendy-server killed \(delay) ms into a round, started again; the round: "
+                        + "\(report.outcome.name) pushed \(report.pushed) pulled \(report.pulled)")
             case .concurrentEdits:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = "both \(Int.random(in: 0..<1000, using: &random))"
