@@ -129,7 +129,8 @@ struct ProofClient {
         let outcome: Result<(Bool, String), any Error> = await lock.withLock {
             do {
                 let running = try await ChildProcess.start("trendyctl", ["sync", "--json"], environment: environment)
-                try await Task.sleep(for: .milliseconds(milliseconds))
+                // A cancelled wait kills at once: no trendyctl outlives the move.
+                try? await Task.sleep(for: .milliseconds(milliseconds))
                 if running.exitStatus == nil { running.send(SIGKILL) }
                 let status = await running.result().status
                 return .success(
