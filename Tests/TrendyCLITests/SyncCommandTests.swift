@@ -65,8 +65,9 @@ struct SyncCommandTests {
 
     @Test("exit 75: the server is down — nothing lost, the changes wait")
     func serverDown() async throws {
-        let port = try await LiveTrendyServer.with(serverConfiguration(tokens: Users.tokens)) { $0.root.text }
-        let cli = try CLI(server: port, token: "alice-token")
+        // Port 1: below the ephemeral range, so no server of a parallel test can take it. (The address of a server
+        // this test stopped could: once another test's server answered it, with a 401.)
+        let cli = try CLI(server: "http://127.0.0.1:1", token: "alice-token")
         _ = try await cli.json("types", "add", "Tea")
         let run = try await cli.run("sync", "--json")
         #expect(run.status == 75 && run.json?["outcome"] == "offline" && run.json?["pending"] == 1, "\(run)")
