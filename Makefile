@@ -10,7 +10,7 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 .PHONY: demo test test-fast test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof fuzz-build schemathesis man install docs \
+	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -88,6 +88,18 @@ proof: deps fuzz-build schemathesis
 		--fuzz-requests $(PROOF_FUZZ_REQUESTS) --libfuzzer-seconds $(PROOF_LIBFUZZER_SECONDS) \
 		--libfuzzer-binary .build-fuzz/debug/trendy-fuzz --feed-rounds $(PROOF_FEED_ROUNDS) \
 		--instance-seeds $(PROOF_INSTANCE_SEEDS)
+
+## The black-box device chaos run (docs/reliability.md): trendyctl and trendy-server processes only, four devices with
+## concurrent commands, live watchers, SIGKILLs and a faulty server that is killed too; one line per seed.
+CHAOS_SEEDS ?= 5
+CHAOS_FIRST_SEED ?= 1
+CHAOS_SECONDS ?= 60
+chaos: deps
+	$(SWIFT) build --product trendy-server
+	$(SWIFT) build --product trendyctl
+	@failed=0; for seed in $$(seq $(CHAOS_FIRST_SEED) $$(($(CHAOS_FIRST_SEED) + $(CHAOS_SEEDS) - 1))); do \
+		scripts/device-chaos --seed $$seed --seconds $(CHAOS_SECONDS) --bin-dir .build/debug || failed=1; \
+	done; exit $$failed
 
 ## The parsers' libFuzzer binary, in its own build folder (every module in it is instrumented).
 fuzz-build:

@@ -79,6 +79,75 @@ struct DatabaseStorageTests {
         #expect(try second.makeDataStore().fetchAllEventTypes().map(\.name) == ["Kept"])
     }
 
+    /// Two processes that open a new database at once (a watcher starting beside a command) both find it
+    /// unmigrated; each migration runs in a transaction of its own, so the second to get there used to fail with
+    /// "table event_type already exists". Storages in one process race the same way: each has its own connections.
+    @Test("storages opened at once on a new file all open it, and it is migrated once")
+    func concurrentFirstOpens() async throws {
+        for round in 0..<10 {
+            let directory = try TemporaryDirectory()
+            let path = directory.path("trendy-\(round).sqlite")
+            let opened = try await withThrowingTaskGroup(of: DatabaseStorage.self) { group in
+                for _ in 0..<6 { group.addTask { try DatabaseStorage.open(.file(path: path)) } }
+                return try await group.reduce(into: [DatabaseStorage]()) { $0.append($1) }
+            }
+            #expect(opened.count == 6)
+            let reader = try DatabaseQueue(path: path)
+            let applied = try await reader.read { try Schema.migrator.appliedIdentifiers($0) }
+            #expect(applied == Set(Schema.migrator.migrations))
+            let store = DefaultDataStoreFactory(storage: opened[5]).makeDataStore()
+            try store.upsertEventType(id: Build.id(1)) { $0.name = "Coffee" }
+            try store.save()
+            #expect(try DefaultDataStoreFactory(storage: opened[0]).makeDataStore().fetchAllEventTypes().count == 1)
+        }
+    }
+
+    /// An export reads many lists and pages: on one snapshot they agree with each other, whatever a sync commits
+    /// meanwhile, and the sync does not wait for the export.
+    @Test("a snapshot's reads all see the file as at the first one; writers meanwhile do not wait for it")
+    func snapshotOfAFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("trendy.sqlite")
+        let factory = try DefaultDataStoreFactory(.file(path: path))
+        let otherProcess = try DefaultDataStoreFactory(.file(path: path))
+        func add(_ number: Int, through stores: DefaultDataStoreFactory) throws {
+            let store = stores.makeDataStore()
+            try store.upsertEventType(id: Build.id(number)) { $0.name = "Type \(number)" }
+            try store.save()
+        }
+        try add(1, through: factory)
+        let (first, last) = try factory.readSnapshot { snapshot in
+            let first = try snapshot.fetchAllEventTypes().map(\.name)
+            // Both commit at once (a writer that waited for the snapshot would fail with busy after 5 s).
+            try add(2, through: otherProcess)
+            try add(3, through: factory)
+            return (first, try snapshot.fetchAllEventTypes().map(\.name))
+        }
+        #expect(first == ["Type 1"] && last == ["Type 1"])
+        #expect(try factory.makeDataStore().fetchAllEventTypes().count == 3)
+        #expect(throws: DataStoreError.self) {
+            try factory.readSnapshot { try $0.upsertEventType(id: Build.id(4)) { $0.name = "Type 4" } }
+        }
+        #expect(try factory.makeDataStore().findEventType(id: Build.id(4)) == nil)
+    }
+
+    @Test(
+        "a snapshot of an in-memory store or the mock reads what is committed, and a write through it changes nothing",
+        arguments: ["in-memory", "mock"])
+    func snapshotOfOneConnection(kind: String) throws {
+        let factory: any DataStoreFactory & LocalSnapshotReading =
+            kind == "mock" ? try MockDataStoreFactory() : try DefaultDataStoreFactory(.inMemory)
+        let store = factory.makeDataStore()
+        try store.upsertEventType(id: Build.id(1)) { $0.name = "Kept" }
+        try store.save()
+        let names = try factory.readSnapshot { snapshot in
+            _ = try? snapshot.upsertEventType(id: Build.id(2)) { $0.name = "Dropped" }
+            return try snapshot.fetchAllEventTypes().map(\.name).filter { $0 == "Kept" }
+        }
+        #expect(names == ["Kept"])
+        #expect(try factory.makeDataStore().fetchAllEventTypes().map(\.name) == ["Kept"])
+    }
+
     @Test("a database migrated by a newer version is refused and its data is untouched")
     func schemaTooNew() throws {
         let directory = try TemporaryDirectory()

@@ -41,23 +41,59 @@ public final class DatabaseStorage: Sendable {
         let writer: any DatabaseWriter
         switch location {
         case .inMemory:
-            writer = try mapErrors(path: ":memory:") { try DatabaseQueue(configuration: configuration) }
+            writer = try mapErrors(path: ":memory:") {
+                let queue = try DatabaseQueue(configuration: configuration)
+                try migrate(queue, path: ":memory:")
+                return queue
+            }
         case .file(let path):
             try prepareFile(at: path)
-            writer = try mapErrors(path: path) { try DatabasePool(path: path, configuration: configuration) }
-        }
-        let path = location.displayPath
-        try mapErrors(path: path) {
-            let migrator = Schema.migrator
-            let unknown = try writer.read { db -> [String] in
-                guard try migrator.hasBeenSuperseded(db) else { return [] }
-                let known = Set(migrator.migrations)
-                return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+            writer = try mapErrors(path: path) {
+                try openMigratedPool(path: path, configuration: configuration, patience: busyTimeout)
             }
-            if !unknown.isEmpty { throw DataStoreError.schemaTooNew(path: path, unknownMigrations: unknown) }
-            try migrator.migrate(writer)
         }
         return DatabaseStorage(location: location, writer: writer, busyTimeout: busyTimeout, clock: clock)
+    }
+
+    /// Opens the file as a pool and migrates it. Processes that open a new file at once (a watcher starting beside
+    /// a command) race: each migration runs in a transaction of its own after a look at what is applied, so two
+    /// connections can both find a migration missing and the second to run it fails ("table already exists"), and
+    /// turning a new file to WAL can meet a lock without waiting for it. Either way the attempt is repeated: while
+    /// another connection is making progress (the applied migrations grew) or held a lock, for up to `patience`.
+    /// Nothing is half-written: a failed migration rolls back whole.
+    private static func openMigratedPool(
+        path: String, configuration: Configuration, patience: TimeInterval
+    ) throws -> DatabasePool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(patience * 1000))
+        while true {
+            var opened: DatabasePool?
+            var appliedBefore: Set<String> = []
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                opened = pool
+                appliedBefore = try pool.read { try Schema.migrator.appliedIdentifiers($0) }
+                try migrate(pool, path: path)
+                return pool
+            } catch let error as DatabaseError where ContinuousClock.now < deadline {
+                let locked = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+                let appliedNow = try? opened?.read { try Schema.migrator.appliedIdentifiers($0) }
+                guard locked || (appliedNow.map { $0 != appliedBefore } ?? false) else { throw error }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
+    }
+
+    /// Refuses a database a newer version migrated (its unknown migrations are named), then runs every migration
+    /// this version has that the database lacks.
+    private static func migrate(_ writer: some DatabaseWriter, path: String) throws {
+        let migrator = Schema.migrator
+        let unknown = try writer.read { db -> [String] in
+            guard try migrator.hasBeenSuperseded(db) else { return [] }
+            let known = Set(migrator.migrations)
+            return try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+        }
+        if !unknown.isEmpty { throw DataStoreError.schemaTooNew(path: path, unknownMigrations: unknown) }
+        try migrator.migrate(writer)
     }
 
     /// A new database is created empty first, 0600 in a 0700 folder (`PrivateFiles`); SQLite gives its WAL and
@@ -83,6 +119,24 @@ public final class DatabaseStorage: Sendable {
             throw DataStoreError.notADatabase(path: path)
         } catch {
             throw StoreErrors.map(error)
+        }
+    }
+}
+
+extension DatabaseStorage: LocalSnapshotReading {
+    /// A file is read on one of the pool's reader connections, in one read transaction: WAL gives it the database
+    /// as it stood at its first read, and writers go on meanwhile. An in-memory database has one connection: there
+    /// the snapshot is a unit of work that is rolled back, and writers wait for it.
+    public func readSnapshot<Value>(_ body: (any DataStoreProtocol) throws -> Value) throws -> Value {
+        switch location {
+        case .file:
+            do {
+                return try writer.read { db in try body(LocalStore(storage: self, snapshot: db)) }
+            } catch {
+                throw StoreErrors.map(error)
+            }
+        case .inMemory:
+            return try body(LocalStore(storage: self))
         }
     }
 }

@@ -7,14 +7,18 @@ import Protocols
 ///
 /// The first operation takes the storage's writer lease and runs `BEGIN IMMEDIATE`; every later operation
 /// runs inside that transaction until `save()` commits it. A throwing operation, or releasing the store
-/// unsaved, rolls the whole transaction back and frees the lease (sync-engine §2.6).
+/// unsaved, rolls the whole transaction back and frees the lease (sync-engine §2.6). A snapshot's store
+/// (`DatabaseStorage.readSnapshot`) runs on a reader connection's transaction instead, and only reads.
 ///
 /// Not `Sendable`, by design: it is a transaction in progress.
 public final class LocalStore: DataStoreProtocol {
     let storage: DatabaseStorage
+    /// The reader connection of a snapshot (`DatabaseStorage.readSnapshot`), inside its read transaction: every
+    /// operation runs there, and there is nothing to commit or roll back.
+    private let snapshot: Database?
     private var isInTransaction = false
     /// Hot statements kept for this store's lifetime: looking them up in GRDB's cache hashes the whole SQL text,
-    /// which costs more than running them once per pulled row. Valid because the writer connection never changes.
+    /// which costs more than running them once per pulled row. Valid because a store's connection never changes.
     private var hotStatements: [HotStatement: Statement] = [:]
 
     struct HotStatement: Hashable {
@@ -24,6 +28,13 @@ public final class LocalStore: DataStoreProtocol {
 
     public init(storage: DatabaseStorage) {
         self.storage = storage
+        self.snapshot = nil
+    }
+
+    /// A store that reads `snapshot`, a reader connection in its read transaction, for as long as that lasts.
+    init(storage: DatabaseStorage, snapshot: Database) {
+        self.storage = storage
+        self.snapshot = snapshot
     }
 
     deinit {
@@ -33,6 +44,13 @@ public final class LocalStore: DataStoreProtocol {
     /// Runs `body` inside this store's transaction, beginning it when needed. Errors roll back and are mapped to
     /// `DataStoreError`.
     func perform<T>(_ body: (Database) throws -> T) throws -> T {
+        if let snapshot {
+            do {
+                return try body(snapshot)
+            } catch {
+                throw StoreErrors.map(error)
+            }
+        }
         if !isInTransaction {
             guard storage.lease.acquire() else { throw DataStoreError.busy(seconds: storage.lease.timeout) }
             do {
@@ -101,6 +119,12 @@ public struct DefaultDataStoreFactory: DataStoreFactory {
 
     public func makeDataStore() -> any DataStoreProtocol {
         LocalStore(storage: storage)
+    }
+}
+
+extension DefaultDataStoreFactory: LocalSnapshotReading {
+    public func readSnapshot<Value>(_ body: (any DataStoreProtocol) throws -> Value) throws -> Value {
+        try storage.readSnapshot(body)
     }
 }
 

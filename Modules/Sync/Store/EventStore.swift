@@ -63,8 +63,10 @@ public final class EventStore: Sendable {
     public func event(id: String) throws -> Event? { try unitOfWork { try $0.findEvent(id: id) } }
 
     /// Geofences by name.
-    public func geofences() throws -> [Geofence] {
-        try unitOfWork { try $0.fetchAllGeofences() }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    public func geofences() throws -> [Geofence] { Self.byName(try unitOfWork { try $0.fetchAllGeofences() }) }
+
+    static func byName(_ geofences: [Geofence]) -> [Geofence] {
+        geofences.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
 
     public func geofence(id: String) throws -> Geofence? { try unitOfWork { try $0.findGeofence(id: id) } }

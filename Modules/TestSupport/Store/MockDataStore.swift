@@ -397,6 +397,14 @@ public final class MockDataStoreFactory: DataStoreFactory, Sendable {
     }
 }
 
+extension MockDataStoreFactory: LocalSnapshotReading {
+    /// Reads under the mock's lock, on a store of its own that is then dropped: no caller's unit of work can commit
+    /// in between, and none is touched or counted.
+    public func readSnapshot<Value>(_ body: (any DataStoreProtocol) throws -> Value) throws -> Value {
+        try store.read(body)
+    }
+}
+
 extension MockDataStoreFactory: LocalDataObserving {
     /// The twin of R13 on the mock's in-memory database: the observation sees every unit of work the mock's
     /// callers save; its own queries run on a store of their own, so they never touch the shared unit of work,

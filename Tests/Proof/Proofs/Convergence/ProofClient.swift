@@ -5,6 +5,7 @@ import Networking
 import Persistence
 import Protocols
 import Sync
+import Synchronization
 import TestSupport
 import TrendyServerTesting
 
@@ -66,7 +67,7 @@ struct ProofClient {
         self.token = token
         let path = directory.appendingPathComponent("\(name).sqlite").path
         self.path = path
-        func process() throws -> (SyncEngine, EventStore, DefaultDataStoreFactory) {
+        @Sendable func process() throws -> (SyncEngine, EventStore, DefaultDataStoreFactory) {
             let client = APIClient(
                 configuration: try APIClient.Configuration(
                     serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
@@ -81,8 +82,19 @@ struct ProofClient {
                 configuration: configuration)
             return (engine, EventStore(engine: engine, dataStoreFactory: stores, clock: clock), stores)
         }
-        (engine, events, stores) = try process()
-        (twinEngine, twinEvents, _) = try process()
+        // Both processes open the new file at once, as a watcher and a command starting together do: each finds it
+        // unmigrated, and both must open it.
+        let opened = Mutex<[Int: Result<(SyncEngine, EventStore, DefaultDataStoreFactory), any Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let result = Result { try process() }
+            opened.withLock { $0[index] = result }
+        }
+        let both = opened.withLock { $0 }
+        guard let first = both[0], let second = both[1] else {
+            throw ProofError("a device's two processes did not open")
+        }
+        (engine, events, stores) = try first.get()
+        (twinEngine, twinEvents, _) = try second.get()
     }
 
     /// Ids this device may hold apart from the server by design: those with a queued mutation (a dead letter keeps

@@ -36,44 +36,82 @@ struct ExportCommand: TrendyCommand {
             until: try until.map { text throws(CLIError) in
                 try TimeInput.parse(text, option: "--until", now: now, bound: .end)
             })
-        // Events are read a page at a time, oldest first (the order they happened), and written as they are read:
-        // an export of a million events holds one page, not the account.
-        let pages = ExportDocument.EventPages { after in
+        let chosen = format ?? output.flatMap(ExportFormat.guess(path:)) ?? .json
+        // One snapshot for the whole file, while a sync beside it goes on: its lists agree with each other, and
+        // no event is written twice or missed because a pulled change moved it between two pages.
+        let (written, typeCount, fencesLeftOut) = try store.readingSnapshot { snapshot in
+            let document = try Self.document(of: snapshot, query: query, filtered: filtered, at: now)
+            return (try emit(document, chosen), document.eventTypes.count, document.geofencesLeftOut)
+        }
+        let leftOut = [(written.leftOut, "event(s)"), (fencesLeftOut, "geofence(s)")].filter { $0.0 > 0 }
+        if !leftOut.isEmpty {
+            context.console.note(
+                "warning: left out \(leftOut.map { "\($0.0) \($0.1)" }.joined(separator: " and ")) that name a type "
+                    + "or geofence this database no longer holds (a change the server refused: `trendyctl queue "
+                    + "list`); the file imports without them")
+        }
+        if let output {
+            context.console.note("exported \(written.events) event(s) and \(typeCount) type(s) to \(output)")
+        }
+    }
+
+    /// The export of one snapshot. Events are read a page at a time, oldest first (the order they happened), and
+    /// written as they are read: an export of a million events holds one page, not the account. The file must
+    /// import: a geofence naming a type that is gone here, and an event whose type or geofence is gone here (kept
+    /// because the server refused its change, sync-engine §9.1), are left out.
+    static func document(
+        of snapshot: LocalSnapshot, query: EventQuery, filtered: Bool, at now: Date
+    ) throws -> ExportDocument {
+        var types = try snapshot.eventTypes()
+        let typeIds = Set(types.map(\.id))
+        let held = try snapshot.geofences()
+        var geofences = held.filter { fence in
+            [fence.eventTypeEntryId, fence.eventTypeExitId].allSatisfy { $0.map(typeIds.contains) ?? true }
+        }
+        let geofencesLeftOut = held.count - geofences.count
+        let fenceIds = Set(geofences.map(\.id))
+        var pages = ExportDocument.EventPages { after in
             var page = query
             (page.oldestFirst, page.after, page.limit) = (true, after, ExportDocument.pageSize)
-            return try store.events(page)
+            return try snapshot.events(page)
         }
-        var geofences = try store.geofences()
-        var typeIds = Set<String>()
+        pages.keep = { typeIds.contains($0.eventTypeId) && ($0.geofenceId.map(fenceIds.contains) ?? true) }
         if filtered {
-            var used = Set<String>()
+            var usedTypes = Set<String>()
+            var usedFences = Set<String>()
             try pages.walk { event in
-                typeIds.insert(event.eventTypeId)
-                if let fence = event.geofenceId { used.insert(fence) }
+                usedTypes.insert(event.eventTypeId)
+                if let fence = event.geofenceId { usedFences.insert(fence) }
             }
-            geofences = geofences.filter { used.contains($0.id) }
+            geofences = geofences.filter { usedFences.contains($0.id) }
+            for fence in geofences {
+                usedTypes.formUnion([fence.eventTypeEntryId, fence.eventTypeExitId].compactMap { $0 })
+            }
+            types = types.filter { usedTypes.contains($0.id) }
         }
-        for fence in geofences { typeIds.formUnion([fence.eventTypeEntryId, fence.eventTypeExitId].compactMap { $0 }) }
-        let types = try store.eventTypes().filter { !filtered || typeIds.contains($0.id) }
-        let definitions = try types.flatMap { try store.propertyDefinitions(eventTypeId: $0.id) }
-        let chosen = format ?? output.flatMap(ExportFormat.guess(path:)) ?? .json
-        let document = ExportDocument(
+        let definitions = try types.flatMap { try snapshot.propertyDefinitions(eventTypeId: $0.id) }
+        var document = ExportDocument(
             eventTypes: types, propertyDefinitions: definitions, geofences: geofences, events: pages,
             exportedAt: now)
-        var written = 0
-        if let output {
-            do {
-                try PrivateFiles.write(to: output) { handle in
-                    written = try document.write(chosen) { try handle.write(contentsOf: $0) }
-                }
-            } catch let error as CLIError {
-                throw error
-            } catch {
-                throw CLIError.failure("cannot write \(output): \(error.localizedDescription)", code: "io")
+        document.geofencesLeftOut = filtered ? 0 : geofencesLeftOut
+        return document
+    }
+
+    /// Writes `document` to `--output` (whole or not at all) or to stdout.
+    private func emit(_ document: ExportDocument, _ format: ExportFormat) throws -> ExportDocument.Written {
+        guard let output else {
+            return try document.write(format) { FileHandle.standardOutput.write($0) }
+        }
+        do {
+            var written = ExportDocument.Written()
+            try PrivateFiles.write(to: output) { handle in
+                written = try document.write(format) { try handle.write(contentsOf: $0) }
             }
-            context.console.note("exported \(written) event(s) and \(types.count) type(s) to \(output)")
-        } else {
-            _ = try document.write(chosen) { FileHandle.standardOutput.write($0) }
+            return written
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.failure("cannot write \(output): \(error.localizedDescription)", code: "io")
         }
     }
 }

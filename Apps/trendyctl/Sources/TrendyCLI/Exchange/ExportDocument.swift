@@ -23,16 +23,22 @@ struct ExportDocument {
     static let chunkBytes = 1 << 20
 
     /// The events of an export, oldest first, one page after another: `next(after)` reads the page after an event
-    /// (the first page for nil); an empty page ends them.
+    /// (the first page for nil); an empty page ends them. Only the events `keep` accepts are walked.
     struct EventPages {
         let next: (EventPosition?) throws -> [Event]
+        var keep: (Event) -> Bool = { _ in true }
 
-        func walk(_ body: (Event) throws -> Void) throws {
+        /// Calls `body` with every event kept; returns how many it left out.
+        @discardableResult
+        func walk(_ body: (Event) throws -> Void) throws -> Int {
             var after: EventPosition?
+            var leftOut = 0
             while true {
                 let page = try next(after)
-                guard let last = page.last else { return }
-                for event in page { try body(event) }
+                guard let last = page.last else { return leftOut }
+                for event in page {
+                    if keep(event) { try body(event) } else { leftOut += 1 }
+                }
                 after = EventPosition(last)
             }
         }
@@ -48,9 +54,17 @@ struct ExportDocument {
     var geofences: [Geofence]
     var events: EventPages
     var exportedAt: Date
+    /// Geofences held here but not written: they name a type this database no longer holds.
+    var geofencesLeftOut = 0
 
-    /// Writes the document in `format` through `sink`, a chunk at a time; returns how many events it wrote.
-    func write(_ format: ExportFormat, to sink: (Data) throws -> Void) throws -> Int {
+    /// How many events a document wrote, and how many its pages left out.
+    struct Written {
+        var events = 0
+        var leftOut = 0
+    }
+
+    /// Writes the document in `format` through `sink`, a chunk at a time.
+    func write(_ format: ExportFormat, to sink: (Data) throws -> Void) throws -> Written {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(Self.chunkBytes + 4096)
         func flush(_ force: Bool = false) throws {
@@ -59,6 +73,7 @@ struct ExportDocument {
             buffer.removeAll(keepingCapacity: true)
         }
         var count = 0
+        var leftOut = 0
         switch format {
         case .json:
             // `JSONText` writes members in sorted order: event_types, events, then the rest. The events are
@@ -72,7 +87,7 @@ struct ExportDocument {
             ])
             buffer.append(contentsOf: head.utf8.dropLast())
             buffer.append(contentsOf: #","events":["#.utf8)
-            try events.walk { event in
+            leftOut = try events.walk { event in
                 if count > 0 { buffer.append(UInt8(ascii: ",")) }
                 JSONText.write(EntityJSON.event(event), into: &buffer)
                 count += 1
@@ -84,14 +99,14 @@ struct ExportDocument {
         case .csv:
             let types = Dictionary(uniqueKeysWithValues: eventTypes.map { ($0.id, $0) })
             buffer.append(contentsOf: (Self.csvColumns.joined(separator: ",") + "\r\n").utf8)
-            try events.walk { event in
+            leftOut = try events.walk { event in
                 buffer.append(contentsOf: (Self.csvRow(event, type: types[event.eventTypeId]) + "\r\n").utf8)
                 count += 1
                 try flush()
             }
         }
         try flush(true)
-        return count
+        return Written(events: count, leftOut: leftOut)
     }
 
     // MARK: JSON

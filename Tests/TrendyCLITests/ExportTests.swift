@@ -1,0 +1,51 @@
+import Foundation
+import Models
+import Testing
+import TrendyServerTesting
+
+/// `export` writes a file `import` takes, whatever the database holds beside what the server has.
+@Suite("trendyctl export")
+struct ExportTests {
+    /// A device keeps an event whose create the server refused because another device deleted its type (sync-engine
+    /// §9.1: no local write is lost). Its type is gone here, so the export cannot carry it: it used to write the
+    /// event anyway, and `import` refused the whole file ("no event type …; nothing was imported").
+    @Test(
+        "an export beside a dead letter whose type another device deleted imports elsewhere, and says what it left out")
+    func deadLetterWithoutItsType() async throws {
+        try await withTwoDevices { _, laptop, phone in
+            _ = try await laptop.json("types", "add", "Tea")
+            _ = try await laptop.json("types", "add", "Walk")
+            let kept = try #require(
+                try await laptop.json("events", "add", "Walk", "--notes", "kept")["id"]?.stringValue)
+            #expect(try await laptop.json("sync")["outcome"] == "synced")
+            #expect(try await phone.json("sync")["outcome"] == "synced")
+
+            let orphan = try #require(try await laptop.json("events", "add", "Tea")["id"]?.stringValue)
+            _ = try await phone.json("types", "rm", "Tea", "--yes")
+            #expect(try await phone.json("sync")["outcome"] == "synced")
+            var failed = false
+            for _ in 0..<6 where !failed {
+                _ = try await laptop.run("sync", "--json")
+                failed =
+                    try await laptop.json("queue", "list").arrayValue?.contains {
+                        $0["entity_id"]?.stringValue == orphan && $0["state"] == "failed"
+                    } == true
+            }
+            #expect(failed, "the refused create is a dead letter")
+            #expect(try await laptop.run("types", "show", "Tea").status == 1, "the type is gone on the laptop too")
+            #expect(try await laptop.json("events", "show", orphan)["id"]?.stringValue == orphan, "the event is kept")
+
+            let file = laptop.home.appendingPathComponent("backup.json").path
+            let export = try await laptop.run("export", "--output", file)
+            #expect(export.status == 0, "\(export)")
+            #expect(export.stderr.contains("left out 1 event(s) that name a type or geofence"), "\(export)")
+            let document = try #require(try JSONText.parse(String(contentsOfFile: file, encoding: .utf8)))
+            #expect(document["events"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [kept])
+
+            let fresh = try CLI()
+            let imported = try await fresh.run("import", file, "--json")
+            #expect(imported.status == 0, "\(imported)")
+            #expect(try await fresh.json("events", "list").arrayValue?.compactMap { $0["id"]?.stringValue } == [kept])
+        }
+    }
+}
