@@ -334,18 +334,16 @@ struct LocalCommandTests {
     /// process finds the new database unmigrated. They used to fail with "table event_type already exists".
     @Test("commands started at once on a new database all succeed, and each one's write is kept")
     func concurrentFirstCommands() async throws {
-        try await offline { _ in
-            for _ in 0..<5 {
-                let cli = try CLI()
-                let names = (0..<6).map { "Type\($0)" }
-                let runs = try await withThrowingTaskGroup(of: CLI.Run.self) { group in
-                    for name in names { group.addTask { try await cli.run("types", "add", name, "--json") } }
-                    return try await group.reduce(into: [CLI.Run]()) { $0.append($1) }
-                }
-                for run in runs { #expect(run.status == 0, "\(run)") }
-                let listed = try await cli.json("types", "list").arrayValue?.compactMap { $0["name"]?.stringValue }
-                #expect(listed?.sorted() == names)
+        for _ in 0..<5 {
+            let cli = try CLI()
+            let names = (0..<6).map { "Type\($0)" }
+            let runs = try await withThrowingTaskGroup(of: CLI.Run.self) { group in
+                for name in names { group.addTask { try await cli.run("types", "add", name, "--json") } }
+                return try await group.reduce(into: [CLI.Run]()) { $0.append($1) }
             }
+            for run in runs { #expect(run.status == 0, "\(run)") }
+            let listed = try await cli.json("types", "list").arrayValue?.compactMap { $0["name"]?.stringValue }
+            #expect(listed?.sorted() == names)
         }
     }
 
