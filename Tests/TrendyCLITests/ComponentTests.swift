@@ -289,4 +289,32 @@ struct ComponentTests {
         #expect(unnamed.isEmpty, "commands without commandName: \(unnamed)")
         #expect(Trendyctl.configuration.subcommands.count > 5)
     }
+
+    /// What the database holds beside the server (dead letters whose parent another device removed) stays out of an
+    /// export, so that the file imports: every reference in it names an entity in it.
+    @Test("an export leaves out events and geofences naming a type or geofence the database no longer holds")
+    func exportLeavesOutDanglingReferences() throws {
+        let stores = try MockDataStoreFactory()
+        let gone = Build.id(99)
+        let store = stores.makeDataStore()
+        try store.insertEventType(Build.eventType(id: Build.id(1)))
+        try store.insertGeofence(Build.geofence(id: Build.id(200), name: "Kept", eventTypeEntryId: Build.id(1)))
+        try store.insertGeofence(Build.geofence(id: Build.id(201), name: "Dangling", eventTypeExitId: gone))
+        try store.insertEvent(Build.event(id: Build.id(100)) { $0.geofenceId = Build.id(200) })
+        try store.insertEvent(Build.event(id: Build.id(101), eventTypeId: gone))
+        try store.insertEvent(Build.event(id: Build.id(102)) { $0.geofenceId = Build.id(201) })
+        try store.save()
+        let events = EventStore(dataStoreFactory: stores, clock: ManualClock())
+        for filtered in [false, true] {
+            let (document, written) = try events.readingSnapshot { snapshot in
+                let document = try ExportCommand.document(
+                    of: snapshot, query: EventQuery(), filtered: filtered, at: Build.instant)
+                return (document, try document.write(.json) { _ in })
+            }
+            #expect(document.eventTypes.map(\.id) == [Build.id(1)])
+            #expect(document.geofences.map(\.id) == [Build.id(200)])
+            #expect(document.geofencesLeftOut == (filtered ? 0 : 1))
+            #expect(written.events == 1 && written.leftOut == 2, "filtered: \(filtered)")
+        }
+    }
 }

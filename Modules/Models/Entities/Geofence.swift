@@ -29,6 +29,9 @@ public struct Geofence: DeviceRecord {
             createdAt: createdAt, syncStatus: syncStatus)
     }
 
+    /// The event types it names: its entry type, then its exit type, where set.
+    public var eventTypeIds: [String] { [fields.eventTypeEntryId, fields.eventTypeExitId].compactMap { $0 } }
+
     public static func placeholder(id: String, at now: Date) -> Geofence {
         Geofence(
             id: id, name: "Placeholder", latitude: 0, longitude: 0, createdAt: now.roundedToMilliseconds,

@@ -45,7 +45,7 @@ enum Validation {
         try range(fence.latitude, -90...90, "latitude")
         try range(fence.longitude, -180...180, "longitude")
         try range(fence.radius, 50...10_000, "radius")
-        for reference in [fence.eventTypeEntryId, fence.eventTypeExitId].compactMap({ $0 })
+        for reference in fence.eventTypeIds
         where try store.findEventType(id: reference) == nil {
             throw EventStoreError.notFound(.eventType, id: reference)
         }

@@ -65,9 +65,7 @@ struct ExportCommand: TrendyCommand {
         var types = try snapshot.eventTypes()
         let typeIds = Set(types.map(\.id))
         let held = try snapshot.geofences()
-        var geofences = held.filter { fence in
-            [fence.eventTypeEntryId, fence.eventTypeExitId].allSatisfy { $0.map(typeIds.contains) ?? true }
-        }
+        var geofences = held.filter { $0.eventTypeIds.allSatisfy(typeIds.contains) }
         let geofencesLeftOut = held.count - geofences.count
         let fenceIds = Set(geofences.map(\.id))
         var pages = ExportDocument.EventPages { after in
@@ -84,9 +82,7 @@ struct ExportCommand: TrendyCommand {
                 if let fence = event.geofenceId { usedFences.insert(fence) }
             }
             geofences = geofences.filter { usedFences.contains($0.id) }
-            for fence in geofences {
-                usedTypes.formUnion([fence.eventTypeEntryId, fence.eventTypeExitId].compactMap { $0 })
-            }
+            for fence in geofences { usedTypes.formUnion(fence.eventTypeIds) }
             types = types.filter { usedTypes.contains($0.id) }
         }
         let definitions = try types.flatMap { try snapshot.propertyDefinitions(eventTypeId: $0.id) }

@@ -42,11 +42,6 @@ struct ExportDocument {
                 after = EventPosition(last)
             }
         }
-
-        /// Pages of events already in memory.
-        static func all(_ events: [Event]) -> EventPages {
-            EventPages { after in after == nil ? events : [] }
-        }
     }
 
     var eventTypes: [EventType]
