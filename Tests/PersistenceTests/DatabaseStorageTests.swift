@@ -51,6 +51,37 @@ struct DatabaseStorageTests {
         #expect(message.contains("not a Trendy database") && message.contains("--db"))
     }
 
+    @Test("a damaged page is a clear error that names the file and the way out, and writes nothing")
+    func damagedPage() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("trendy.sqlite")
+        do {
+            let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+            for index in 1...300 { try store.upsertEventType(id: Build.id(index)) { $0.name = "Type \(index)" } }
+            try store.save()
+        }
+        let rootPage = try DatabaseQueue(path: path).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            return try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'event_type'")
+        }
+        let page = try #require(rootPage)
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try file.seek(toOffset: UInt64((page - 1) * 4096))
+        try file.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try file.close()
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+        let error = try #require(throws: DataStoreError.self) { try store.fetchAllEventTypes() }
+        guard case .damaged(let named, _) = error else {
+            Issue.record("expected .damaged, got \(error)")
+            return
+        }
+        #expect(named == path)
+        #expect(error.description.contains(path) && error.description.contains("sync --full"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged)
+    }
+
     /// Closing any descriptor of a file drops every POSIX lock the process holds on it. Opening a second storage
     /// on a file must not do that to the first's connections: without their shared lock on the file, the next
     /// process to close the database takes itself for the last one and deletes the WAL under them.

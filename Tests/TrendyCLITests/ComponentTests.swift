@@ -269,6 +269,7 @@ struct ComponentTests {
         #expect(CLIError.from(EventStoreError.invalid(field: "name", reason: "must not be empty")).exitCode == 64)
         #expect(CLIError.from(DataStoreError.busy(seconds: 5)).exitCode == 75)
         #expect(CLIError.from(DataStoreError.notADatabase(path: "/x")).exitCode == 1)
+        #expect(CLIError.from(DataStoreError.damaged(path: "/x", detail: "malformed")).exitCode == 1)
         #expect(CLIError.invalidInput("x").exitCode == 65 && CLIError.authentication("x").exitCode == 4)
     }
 

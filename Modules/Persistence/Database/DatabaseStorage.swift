@@ -118,7 +118,7 @@ public final class DatabaseStorage: Sendable {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw DataStoreError.notADatabase(path: path)
         } catch {
-            throw StoreErrors.map(error)
+            throw StoreErrors.map(error, path: path)
         }
     }
 }
@@ -133,7 +133,7 @@ extension DatabaseStorage: LocalSnapshotReading {
             do {
                 return try writer.read { db in try body(LocalStore(storage: self, snapshot: db)) }
             } catch {
-                throw StoreErrors.map(error)
+                throw StoreErrors.map(error, path: location.displayPath)
             }
         case .inMemory:
             return try body(LocalStore(storage: self))
@@ -152,13 +152,16 @@ extension DatabaseStorage.Location {
 
 /// Translates GRDB errors into `DataStoreError`, so no caller outside Persistence sees GRDB types.
 enum StoreErrors {
-    static func map(_ error: any Error) -> any Error {
+    /// `path` names the database in the errors that tell the user what to do with its file.
+    static func map(_ error: any Error, path: String) -> any Error {
         switch error {
         case let error as DataStoreError:
             return error
         case let error as DatabaseError:
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED: return DataStoreError.busy(seconds: 5)
+            case .SQLITE_CORRUPT:
+                return DataStoreError.damaged(path: path, detail: error.message ?? "\(error.resultCode)")
             default: return DataStoreError.storage(error.message ?? error.description)
             }
         case let error as EncodingError:

@@ -85,6 +85,11 @@ struct RawStatement {
     private func failure(_ code: Int32) -> DataStoreError {
         let message = sqlite3_errmsg(sqlite3_db_handle(handle)).map { String(cString: $0) } ?? "SQLite error \(code)"
         if code == SQLITE_BUSY || code == SQLITE_LOCKED { return .busy(seconds: 5) }
+        if code & 0xFF == SQLITE_CORRUPT {
+            let file = sqlite3_db_filename(sqlite3_db_handle(handle), "main")
+            let path = file.map { String(cString: $0) } ?? "the database"
+            return .damaged(path: path, detail: message)
+        }
         return .storage(message)
     }
 

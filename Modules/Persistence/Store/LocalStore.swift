@@ -48,7 +48,7 @@ public final class LocalStore: DataStoreProtocol {
             do {
                 return try body(snapshot)
             } catch {
-                throw StoreErrors.map(error)
+                throw StoreErrors.map(error, path: storage.location.displayPath)
             }
         }
         if !isInTransaction {
@@ -57,7 +57,7 @@ public final class LocalStore: DataStoreProtocol {
                 try storage.writer.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
             } catch {
                 storage.lease.release()
-                throw StoreErrors.map(error)
+                throw StoreErrors.map(error, path: storage.location.displayPath)
             }
             isInTransaction = true
         }
@@ -65,7 +65,7 @@ public final class LocalStore: DataStoreProtocol {
             return try storage.writer.writeWithoutTransaction(body)
         } catch {
             rollback()
-            throw StoreErrors.map(error)
+            throw StoreErrors.map(error, path: storage.location.displayPath)
         }
     }
 
@@ -75,7 +75,7 @@ public final class LocalStore: DataStoreProtocol {
             try storage.writer.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         } catch {
             rollback()
-            throw StoreErrors.map(error)
+            throw StoreErrors.map(error, path: storage.location.displayPath)
         }
         isInTransaction = false
         storage.lease.release()

@@ -15,6 +15,9 @@ public enum DataStoreError: Error, Sendable, Equatable {
     case duplicateMutation(MutationEntityType, entityId: String, operation: MutationOperation)
     /// The file exists but is not an SQLite database.
     case notADatabase(path: String)
+    /// SQLite found the file damaged (`SQLITE_CORRUPT`): a page or the WAL no longer holds what it should. The
+    /// statement failed and its transaction rolled back, so nothing more was written.
+    case damaged(path: String, detail: String)
     /// The database was migrated by a newer version of this code.
     case schemaTooNew(path: String, unknownMigrations: [String])
     /// Another unit of work held the database longer than the busy timeout.
@@ -40,6 +43,10 @@ extension DataStoreError: CustomStringConvertible {
             "a \(operation.rawValue) of \(type.rawValue) \(id) is already queued"
         case .notADatabase(let path):
             "\(path) is not a Trendy database (not SQLite); move it away or pass another path with --db"
+        case .damaged(let path, let detail):
+            "\(path) is damaged (SQLite: \(detail)); nothing more was written to it. Keep a copy of the file, then "
+                + "restore it from a backup, or move it away and run `trendyctl sync --full` for a new database "
+                + "holding the server's data (changes it had not pushed stay in the copy only)"
         case .schemaTooNew(let path, let unknown):
             "\(path) was written by a newer version (migrations \(unknown.joined(separator: ", "))); "
                 + "upgrade trendy or use another database"
