@@ -21,6 +21,17 @@ struct DatabaseStorageTests {
         return path
     }
 
+    /// A new database file in `directory` holding what `body` wrote through one store, saved and closed.
+    static func file(
+        in directory: TemporaryDirectory, writing body: (any DataStoreProtocol) throws -> Void
+    ) throws -> String {
+        let path = directory.path("trendy.sqlite")
+        let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+        try body(store)
+        try store.save()
+        return path
+    }
+
     @Test("a file opens in WAL mode with a busy timeout, creating its folder")
     func walMode() throws {
         let directory = try TemporaryDirectory()
@@ -54,11 +65,8 @@ struct DatabaseStorageTests {
     @Test("a damaged page is a clear error that names the file and the way out, and writes nothing")
     func damagedPage() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("trendy.sqlite")
-        do {
-            let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+        let path = try Self.file(in: directory) { store in
             for index in 1...300 { try store.upsertEventType(id: Build.id(index)) { $0.name = "Type \(index)" } }
-            try store.save()
         }
         let rootPage = try DatabaseQueue(path: path).writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
@@ -182,13 +190,7 @@ struct DatabaseStorageTests {
     @Test("a database migrated by a newer version is refused and its data is untouched")
     func schemaTooNew() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("trendy.sqlite")
-        do {
-            let factory = try DefaultDataStoreFactory(.file(path: path))
-            let store = factory.makeDataStore()
-            try store.upsertEventType(id: Build.id(1)) { $0.name = "Kept" }
-            try store.save()
-        }
+        let path = try Self.file(in: directory) { try $0.upsertEventType(id: Build.id(1)) { $0.name = "Kept" } }
         let queue = try DatabaseQueue(path: path)
         let applied = try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM grdb_migrations") }
         try queue.write { db in
@@ -249,14 +251,11 @@ struct DatabaseStorageTests {
     @Test("S17 data and engine state survive closing and reopening the file")
     func survivesRestart() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("trendy.sqlite")
-        do {
-            let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
+        let path = try Self.file(in: directory) { store in
             try store.saveEngineState(
                 EngineState(cursor: 42, quietUntil: Build.instant, geofencesRefreshedAt: Build.instant))
             _ = try store.enqueueMutation(
                 entityType: .eventType, operation: .delete, entityId: Build.id(1), payload: nil, at: Build.instant)
-            try store.save()
         }
         let store = try DefaultDataStoreFactory(.file(path: path)).makeDataStore()
         // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
