@@ -48,7 +48,7 @@ public final class LocalStore: DataStoreProtocol {
             do {
                 return try body(snapshot)
             } catch {
-                throw StoreErrors.map(error, path: storage.location.displayPath)
+                throw storeError(error)
             }
         }
         if !isInTransaction {
@@ -57,7 +57,7 @@ public final class LocalStore: DataStoreProtocol {
                 try storage.writer.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
             } catch {
                 storage.lease.release()
-                throw StoreErrors.map(error, path: storage.location.displayPath)
+                throw storeError(error)
             }
             isInTransaction = true
         }
@@ -65,8 +65,13 @@ public final class LocalStore: DataStoreProtocol {
             return try storage.writer.writeWithoutTransaction(body)
         } catch {
             rollback()
-            throw StoreErrors.map(error, path: storage.location.displayPath)
+            throw storeError(error)
         }
+    }
+
+    /// `error` as a `DataStoreError`, naming this store's file where the user must act on it.
+    private func storeError(_ error: any Error) -> any Error {
+        StoreErrors.map(error, path: storage.location.displayPath)
     }
 
     public func save() throws {
@@ -75,7 +80,7 @@ public final class LocalStore: DataStoreProtocol {
             try storage.writer.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         } catch {
             rollback()
-            throw StoreErrors.map(error, path: storage.location.displayPath)
+            throw storeError(error)
         }
         isInTransaction = false
         storage.lease.release()
