@@ -88,6 +88,11 @@ struct DatabaseStorageTests {
         #expect(named == path)
         #expect(error.description.contains(path) && error.description.contains("sync --full"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged)
+        // The page above failed in a statement of our own (`RawStatement`); a GRDB query's failure maps the same way.
+        let grdbFailure = DatabaseError(resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed")
+        #expect(
+            StoreErrors.map(grdbFailure, path: path) as? DataStoreError
+                == .damaged(path: path, detail: "database disk image is malformed"))
     }
 
     /// Closing any descriptor of a file drops every POSIX lock the process holds on it. Opening a second storage
