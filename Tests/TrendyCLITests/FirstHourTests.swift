@@ -92,6 +92,48 @@ struct FirstHourTests {
         #expect(edited["location_longitude"] == -1.5)
     }
 
+    @Test("any value may start with -: a relative --end, a negative --default and --order, notes that begin with -")
+    func valuesStartingWithADash() async throws {
+        let cli = try CLI()
+        _ = try await cli.json("types", "add", "Walk")
+        let event = try await cli.json("events", "add", "Walk", "--at", "-2h", "--end", "-1h", "--notes", "-5")
+        #expect(event["notes"] == "-5")
+        let start = try #require(event["timestamp"]?.stringValue.flatMap(RFC3339.date(from:)))
+        let end = try #require(event["end_date"]?.stringValue.flatMap(RFC3339.date(from:)))
+        #expect(abs(end.timeIntervalSince(start) - 3600) < 5, "--end -1h is an hour after --at -2h: \(event)")
+        let id = try #require(event["id"]?.stringValue)
+        let edited = try await cli.json("events", "edit", id, "--notes", "- tired", "--end", "-30m")
+        #expect(edited["notes"] == "- tired")
+        let definition = try await cli.json(
+            "props", "add", "Walk", "delta", "--label", "Delta", "--kind", "number", "--default", "-1", "--order", "-2")
+        #expect(definition["default_value"] == -1 && definition["display_order"] == -2, "\(definition)")
+        let outOfRange = try await cli.run("events", "list", "--limit", "-1")
+        #expect(outOfRange.status == 64 && outOfRange.stderr.contains("--limit must be 1 or more"), "\(outOfRange)")
+        let missing = try await cli.run("events", "add", "Walk", "--notes")
+        #expect(missing.status == 64 && missing.stderr.contains("Missing value for '--notes"), "\(missing)")
+    }
+
+    @Test("every option of every command takes its next word as its value, as getopt does")
+    func everyOptionTakesTheNextWord() async throws {
+        let dump = try await ChildProcess.run("trendyctl", ["--experimental-dump-help"], environment: [:])
+        var strategies: [String: String] = [:]
+        func walk(_ command: JSONValue?, _ path: String) {
+            for argument in command?["arguments"]?.arrayValue ?? [] where argument["kind"] == "option" {
+                let name = argument["preferredName"]?["name"]?.stringValue ?? "?"
+                strategies["\(path) --\(name)"] = argument["parsingStrategy"]?.stringValue ?? "?"
+            }
+            for subcommand in command?["subcommands"]?.arrayValue ?? [] {
+                walk(subcommand, path + " " + (subcommand["commandName"]?.stringValue ?? "?"))
+            }
+        }
+        walk(try JSONText.parse(dump.stdout)["command"], "trendyctl")
+        #expect(
+            strategies.count > 40 && strategies["trendyctl events add --notes"] != nil, "\(strategies.keys.sorted())")
+        let others = strategies.filter { $0.value != "unconditional" }
+        #expect(
+            others.isEmpty, "a value starting with - would be taken for a flag: \(others.sorted { $0.key < $1.key })")
+    }
+
     @Test("tables stay tables: line breaks and tabs escaped, long cells cut with …, --wide shows them whole")
     func tablesStayTables() async throws {
         let cli = try CLI()

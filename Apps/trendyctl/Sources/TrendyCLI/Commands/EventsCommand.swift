@@ -62,15 +62,17 @@ struct EventsCommand: AsyncParsableCommand {
         @Argument(help: "The event type: an id or a name.") var type: String
         @Option(parsing: .unconditional, help: "When it happened (default now). \(TimeInput.accepted).")
         var at: String?
-        @Option(help: "When it ended.") var end: String?
+        @Option(parsing: .unconditional, help: "When it ended.") var end: String?
         @Flag(help: "An all-day event.") var allDay = false
-        @Option(help: "Free text.") var notes: String?
-        @Option(name: .customLong("prop"), help: "A property, KEY=VALUE (repeatable).") var properties: [String] = []
+        @Option(parsing: .unconditional, help: "Free text.") var notes: String?
+        @Option(
+            name: .customLong("prop"), parsing: .unconditionalSingleValue, help: "A property, KEY=VALUE (repeatable).")
+        var properties: [String] = []
         @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double?
         @Option(parsing: .unconditional, help: "Longitude in degrees.") var lon: Double?
-        @Option(help: "A place name.") var locationName: String?
-        @Option(help: "An id from another system.") var externalId: String?
-        @Option(help: "The title in another system.") var title: String?
+        @Option(parsing: .unconditional, help: "A place name.") var locationName: String?
+        @Option(parsing: .unconditional, help: "An id from another system.") var externalId: String?
+        @Option(parsing: .unconditional, help: "The title in another system.") var title: String?
 
         func validate() throws { _ = try EventsCommand.location(lat, lon) }
 
@@ -118,12 +120,12 @@ struct EventsCommand: AsyncParsableCommand {
     struct List: TrendyCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List events, newest first.")
         @OptionGroup var globals: GlobalOptions
-        @Option(help: "Only this event type.") var type: String?
+        @Option(parsing: .unconditional, help: "Only this event type.") var type: String?
         @Option(parsing: .unconditional, help: "From this time on (a day: from its start; -7d: a week ago).")
         var since: String?
         @Option(parsing: .unconditional, help: "Up to this time (a day: to its end, included).") var until: String?
-        @Option(help: "pending, synced or failed.") var status: SyncStatus?
-        @Option(help: "At most this many.") var limit: Int?
+        @Option(parsing: .unconditional, help: "pending, synced or failed.") var status: SyncStatus?
+        @Option(parsing: .unconditional, help: "At most this many.") var limit: Int?
 
         func validate() throws {
             if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }
@@ -158,20 +160,26 @@ struct EventsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an event.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event's id.") var id: String
-        @Option(help: "Move it to another event type.") var type: String?
+        @Option(parsing: .unconditional, help: "Move it to another event type.") var type: String?
         @Option(parsing: .unconditional, help: "A new time.") var at: String?
-        @Option(help: "A new end.") var end: String?
+        @Option(parsing: .unconditional, help: "A new end.") var end: String?
         @Flag(help: "Remove the end.") var clearEnd = false
         @Flag(inversion: .prefixedNo, help: "All day or not.") var allDay: Bool?
-        @Option(help: "New notes.") var notes: String?
+        @Option(parsing: .unconditional, help: "New notes.") var notes: String?
         @Flag(help: "Remove the notes.") var clearNotes = false
-        @Option(name: .customLong("prop"), help: "Set a property, KEY=VALUE (repeatable).") var properties: [String] =
+        @Option(
+            name: .customLong("prop"), parsing: .unconditionalSingleValue,
+            help: "Set a property, KEY=VALUE (repeatable).")
+        var properties: [String] =
             []
-        @Option(name: .customLong("unset-prop"), help: "Remove a property (repeatable).") var unset: [String] = []
+        @Option(
+            name: .customLong("unset-prop"), parsing: .unconditionalSingleValue, help: "Remove a property (repeatable)."
+        )
+        var unset: [String] = []
         @Option(parsing: .unconditional, help: "Latitude in degrees.") var lat: Double?
         @Option(parsing: .unconditional, help: "Longitude in degrees.") var lon: Double?
         @Flag(help: "Remove the coordinates.") var clearLocation = false
-        @Option(help: "A place name.") var locationName: String?
+        @Option(parsing: .unconditional, help: "A place name.") var locationName: String?
 
         func validate() throws {
             if end != nil && clearEnd { throw ValidationError("--end and --clear-end exclude each other") }

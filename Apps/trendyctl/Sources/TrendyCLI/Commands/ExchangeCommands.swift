@@ -20,11 +20,12 @@ struct ExportCommand: TrendyCommand {
               trendyctl export --format csv --type Coffee --since 2026-11-01 > coffee.csv
             """)
     @OptionGroup var globals: GlobalOptions
-    @Option(help: "json (default) or csv; guessed from --output's extension.") var format: ExportFormat?
-    @Option(help: "Only this event type.") var type: String?
+    @Option(parsing: .unconditional, help: "json (default) or csv; guessed from --output's extension.") var format:
+        ExportFormat?
+    @Option(parsing: .unconditional, help: "Only this event type.") var type: String?
     @Option(parsing: .unconditional, help: "Events from this time on.") var since: String?
     @Option(parsing: .unconditional, help: "Events up to this time (a day: to its end).") var until: String?
-    @Option(help: "Write here instead of stdout.") var output: String?
+    @Option(parsing: .unconditional, help: "Write here instead of stdout.") var output: String?
 
     func run(_ context: CommandContext) async throws {
         let store = try context.store()
@@ -127,7 +128,7 @@ struct ImportCommand: TrendyCommand {
             """)
     @OptionGroup var globals: GlobalOptions
     @Argument(help: "The file, or - for stdin.") var file: String
-    @Option(help: "json or csv; guessed from the file's extension.") var format: ExportFormat?
+    @Option(parsing: .unconditional, help: "json or csv; guessed from the file's extension.") var format: ExportFormat?
     @Flag(help: "Check everything and report, but write nothing.") var dryRun = false
 
     func run(_ context: CommandContext) async throws {

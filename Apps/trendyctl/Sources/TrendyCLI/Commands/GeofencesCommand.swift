@@ -43,9 +43,9 @@ struct GeofencesCommand: AsyncParsableCommand {
         @Argument(help: "The geofence's name, unique.") var name: String
         @Option(parsing: .unconditional, help: "Latitude of the centre.") var lat: Double
         @Option(parsing: .unconditional, help: "Longitude of the centre.") var lon: Double
-        @Option(help: "Radius in metres, 50–10000.") var radius: Double = 100
-        @Option(help: "Event type logged on entry.") var entryType: String?
-        @Option(help: "Event type logged on exit.") var exitType: String?
+        @Option(parsing: .unconditional, help: "Radius in metres, 50–10000.") var radius: Double = 100
+        @Option(parsing: .unconditional, help: "Event type logged on entry.") var entryType: String?
+        @Option(parsing: .unconditional, help: "Event type logged on exit.") var exitType: String?
         @Flag(help: "Notify on entry.") var notifyEntry = false
         @Flag(help: "Notify on exit.") var notifyExit = false
         @Flag(help: "Create it switched off.") var inactive = false
@@ -88,12 +88,12 @@ struct GeofencesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a geofence.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The geofence's id.") var id: String
-        @Option(help: "A new name.") var name: String?
+        @Option(parsing: .unconditional, help: "A new name.") var name: String?
         @Option(parsing: .unconditional, help: "A new latitude.") var lat: Double?
         @Option(parsing: .unconditional, help: "A new longitude.") var lon: Double?
-        @Option(help: "A new radius in metres.") var radius: Double?
-        @Option(help: "Event type logged on entry.") var entryType: String?
-        @Option(help: "Event type logged on exit.") var exitType: String?
+        @Option(parsing: .unconditional, help: "A new radius in metres.") var radius: Double?
+        @Option(parsing: .unconditional, help: "Event type logged on entry.") var entryType: String?
+        @Option(parsing: .unconditional, help: "Event type logged on exit.") var exitType: String?
         @Flag(help: "Log nothing on entry.") var clearEntryType = false
         @Flag(help: "Log nothing on exit.") var clearExitType = false
         @Flag(inversion: .prefixedNo, help: "Notify on entry or not.") var notifyEntry: Bool?

@@ -6,7 +6,7 @@ import Sync
 struct HistoryCommand: TrendyCommand {
     static let configuration = CommandConfiguration(commandName: "history", abstract: "Past syncs, newest first.")
     @OptionGroup var globals: GlobalOptions
-    @Option(help: "At most this many (1–100).") var limit = 20
+    @Option(parsing: .unconditional, help: "At most this many (1–100).") var limit = 20
 
     func validate() throws {
         if !(1...100).contains(limit) { throw ValidationError("--limit must be 1–100") }

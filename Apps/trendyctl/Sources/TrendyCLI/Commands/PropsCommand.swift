@@ -44,11 +44,15 @@ struct PropsCommand: AsyncParsableCommand {
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The event type: an id or a name.") var type: String
         @Argument(help: "The property's key, unique within the type.") var key: String
-        @Option(help: "What people read.") var label: String
-        @Option(help: "text, number, boolean, date, select, duration, url or email.") var kind: PropertyType
-        @Option(name: .customLong("option"), help: "A choice of a select (repeatable).") var options: [String] = []
-        @Option(name: .customLong("default"), help: "The default value.") var defaultText: String?
-        @Option(help: "Display order.") var order = 0
+        @Option(parsing: .unconditional, help: "What people read.") var label: String
+        @Option(parsing: .unconditional, help: "text, number, boolean, date, select, duration, url or email.") var kind:
+            PropertyType
+        @Option(
+            name: .customLong("option"), parsing: .unconditionalSingleValue, help: "A choice of a select (repeatable).")
+        var options: [String] = []
+        @Option(name: .customLong("default"), parsing: .unconditional, help: "The default value.") var defaultText:
+            String?
+        @Option(parsing: .unconditional, help: "Display order.") var order = 0
 
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
@@ -93,13 +97,16 @@ struct PropsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a property definition.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The definition's id.") var id: String
-        @Option(help: "A new label.") var label: String?
-        @Option(help: "A new kind.") var kind: PropertyType?
-        @Option(name: .customLong("option"), help: "Replace the choices (repeatable).") var options: [String] = []
+        @Option(parsing: .unconditional, help: "A new label.") var label: String?
+        @Option(parsing: .unconditional, help: "A new kind.") var kind: PropertyType?
+        @Option(
+            name: .customLong("option"), parsing: .unconditionalSingleValue, help: "Replace the choices (repeatable).")
+        var options: [String] = []
         @Flag(help: "Remove the choices.") var clearOptions = false
-        @Option(name: .customLong("default"), help: "A new default value.") var defaultText: String?
+        @Option(name: .customLong("default"), parsing: .unconditional, help: "A new default value.") var defaultText:
+            String?
         @Flag(help: "Remove the default value.") var clearDefault = false
-        @Option(help: "A new display order.") var order: Int?
+        @Option(parsing: .unconditional, help: "A new display order.") var order: Int?
 
         func validate() throws {
             if !options.isEmpty && clearOptions {

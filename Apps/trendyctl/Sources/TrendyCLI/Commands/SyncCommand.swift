@@ -37,7 +37,9 @@ struct SyncCommand: TrendyCommand {
     var watch = false
     @Flag(help: "With --watch: sync every --interval seconds instead of holding the server's change stream.")
     var poll = false
-    @Option(help: "Seconds between syncs when polling (default: config sync.interval, else 60).") var interval: Int?
+    @Option(
+        parsing: .unconditional, help: "Seconds between syncs when polling (default: config sync.interval, else 60).")
+    var interval: Int?
 
     func validate() throws {
         if interval != nil && !watch { throw ValidationError("--interval goes with --watch") }

@@ -35,8 +35,8 @@ struct TypesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Create an event type.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The type's name, unique.") var name: String
-        @Option(help: "A colour, e.g. \"#007AFF\".") var color = EventType.defaultColor
-        @Option(help: "A symbol name.") var icon = EventType.defaultIcon
+        @Option(parsing: .unconditional, help: "A colour, e.g. \"#007AFF\".") var color = EventType.defaultColor
+        @Option(parsing: .unconditional, help: "A symbol name.") var icon = EventType.defaultIcon
 
         func run(_ context: CommandContext) async throws {
             let type = try await context.store().createEventType(name: name, color: color, icon: icon)
@@ -64,9 +64,9 @@ struct TypesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change an event type.")
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "An id or a name.") var type: String
-        @Option(help: "A new name.") var name: String?
-        @Option(help: "A new colour.") var color: String?
-        @Option(help: "A new symbol name.") var icon: String?
+        @Option(parsing: .unconditional, help: "A new name.") var name: String?
+        @Option(parsing: .unconditional, help: "A new colour.") var color: String?
+        @Option(parsing: .unconditional, help: "A new symbol name.") var icon: String?
 
         func validate() throws {
             if name == nil && color == nil && icon == nil {
