@@ -33,7 +33,9 @@ public struct SyncConfiguration: Sendable, Hashable {
     /// Multiplier growth and cap (§6.1); fixed.
     public static let multiplierFactor = 2.0
     public static let multiplierCap = 10.0
+}
 
+extension SyncConfiguration {
     /// The defaults of sync-engine §7, which are also the original app's constants.
     public init(
         batchSize: Int = 50,
@@ -62,46 +64,34 @@ public struct SyncConfiguration: Sendable, Hashable {
         guard (0...604_800).contains(geofenceRefreshInterval) else {
             throw .outOfRange("geofenceRefreshInterval", "0–604800 s")
         }
+        // The memberwise init the compiler writes (internal): `live` named, so that no call can mean both.
         self.init(
-            validatedBatchSize: batchSize, changeFeedPageSize: changeFeedPageSize,
-            bootstrapEventsPageSize: bootstrapEventsPageSize, maxAttempts: maxAttempts,
-            breakerThreshold: breakerThreshold, baseBackoff: baseBackoff, maxBackoff: maxBackoff,
-            retryAfterCap: retryAfterCap, historyLimit: historyLimit, geofenceRefreshInterval: geofenceRefreshInterval,
-            serverRoot: serverRoot)
-    }
-
-    /// For values known to be in range.
-    private init(
-        validatedBatchSize batchSize: Int, changeFeedPageSize: Int = 100, bootstrapEventsPageSize: Int = 50,
-        maxAttempts: Int = 5, breakerThreshold: Int = 3, baseBackoff: TimeInterval = 30, maxBackoff: TimeInterval = 300,
-        retryAfterCap: TimeInterval = 3600, historyLimit: Int = 100, geofenceRefreshInterval: TimeInterval = 0,
-        serverRoot: ServerRoot? = nil
-    ) {
-        self.batchSize = batchSize
-        self.changeFeedPageSize = changeFeedPageSize
-        self.bootstrapEventsPageSize = bootstrapEventsPageSize
-        self.maxAttempts = maxAttempts
-        self.breakerThreshold = breakerThreshold
-        self.baseBackoff = baseBackoff
-        self.maxBackoff = maxBackoff
-        self.retryAfterCap = retryAfterCap
-        self.historyLimit = historyLimit
-        self.geofenceRefreshInterval = geofenceRefreshInterval
-        self.serverRoot = serverRoot
+            batchSize: batchSize, changeFeedPageSize: changeFeedPageSize,
+            bootstrapEventsPageSize: bootstrapEventsPageSize,
+            maxAttempts: maxAttempts, breakerThreshold: breakerThreshold, baseBackoff: baseBackoff,
+            maxBackoff: maxBackoff, retryAfterCap: retryAfterCap, historyLimit: historyLimit,
+            geofenceRefreshInterval: geofenceRefreshInterval, serverRoot: serverRoot, live: LiveTimings())
     }
 
     /// §7 defaults, bound to `serverRoot` when given.
     public static func standard(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
-        SyncConfiguration(validatedBatchSize: 50, serverRoot: serverRoot)
+        do {
+            return try SyncConfiguration(serverRoot: serverRoot)
+        } catch {
+            preconditionFailure("the defaults of SyncConfiguration.init are in range: \(error)")
+        }
     }
 
     /// Larger units for throughput (trendyctl's choice): 500 events per batch, 500 changes per page, 1000 events
     /// per bootstrap page, geofences refreshed at most hourly (S78), the other constants as §7. See
     /// docs/performance.md for the measured difference.
     public static func throughput(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
-        SyncConfiguration(
-            validatedBatchSize: 500, changeFeedPageSize: 500, bootstrapEventsPageSize: 1000,
-            geofenceRefreshInterval: 3600, serverRoot: serverRoot)
+        var configuration = standard(serverRoot: serverRoot)
+        configuration.batchSize = 500
+        configuration.changeFeedPageSize = 500
+        configuration.bootstrapEventsPageSize = 1000
+        configuration.geofenceRefreshInterval = 3600
+        return configuration
     }
 
     private static func check(_ name: String, _ value: Int, in range: ClosedRange<Int>) throws(SyncConfigurationError) {
