@@ -48,4 +48,24 @@ struct ExportTests {
             #expect(try await fresh.json("events", "list").arrayValue?.compactMap { $0["id"]?.stringValue } == [kept])
         }
     }
+
+    /// A spreadsheet or a Windows editor saves a file with a UTF-8 byte order mark, and an editor leaves blank lines
+    /// at the end: `import` used to refuse both ("the CSV header has no id column", "not JSON … at byte 0").
+    @Test("import reads a file saved with a byte order mark and blank lines at the end, as editors save them")
+    func importReadsAnEditorsFile() async throws {
+        let laptop = try CLI()
+        _ = try await laptop.json("types", "add", "Tea")
+        _ = try await laptop.json("events", "add", "Tea", "--notes", "he said \"hi\", then\nleft")
+        let exported = try await laptop.json("events", "list")
+        for format in ["csv", "json"] {
+            let file = laptop.home.appendingPathComponent("saved.\(format)")
+            #expect(try await laptop.run("export", "--output", file.path).status == 0)
+            let saved = Data([0xEF, 0xBB, 0xBF]) + (try Data(contentsOf: file)) + Data("\r\n\r\n".utf8)
+            try saved.write(to: file)
+            let fresh = try CLI()
+            let imported = try await fresh.run("import", file.path)
+            #expect(imported.status == 0, "\(format): \(imported)")
+            #expect(try await fresh.json("events", "list") == exported, "\(format)")
+        }
+    }
 }

@@ -145,7 +145,7 @@ struct ImportCommand: TrendyCommand {
                 throw CLIError.failure("cannot read \(file): \(error.localizedDescription)", code: "io")
             }
         }
-        let batch = chosen == .json ? try ExportDocument.readJSON(bytes) : try ExportDocument.readCSV(bytes)
+        let batch = try ExportDocument.read(bytes, as: chosen)
         let summary: ImportSummary
         do {
             let console = context.console

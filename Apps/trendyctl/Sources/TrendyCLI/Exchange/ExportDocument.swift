@@ -104,6 +104,16 @@ struct ExportDocument {
         return Written(events: count, leftOut: leftOut)
     }
 
+    /// An import file's entities. A leading UTF-8 byte order mark, which Windows editors and spreadsheets write, is
+    /// not part of the content (RFC 8259 §8.1 lets a reader ignore it).
+    static func read(_ bytes: Data, as format: ExportFormat) throws(CLIError) -> ImportBatch {
+        let content = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(bytes.dropFirst(3)) : bytes
+        return switch format {
+        case .json: try readJSON(content)
+        case .csv: try readCSV(content)
+        }
+    }
+
     // MARK: JSON
 
     static func readJSON(_ bytes: Data) throws(CLIError) -> ImportBatch {
@@ -198,6 +208,7 @@ struct ExportDocument {
         var typeIds = Set<String>()
         for (index, row) in rows.dropFirst().enumerated() {
             let line = index + 2
+            if row == [nil] { continue }  // a blank line, as an editor leaves at the end
             guard row.count == names.count else {
                 throw .invalidInput("line \(line) has \(row.count) cells; the header has \(names.count)")
             }
