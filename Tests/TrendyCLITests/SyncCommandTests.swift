@@ -72,6 +72,12 @@ struct SyncCommandTests {
         let run = try await cli.run("sync", "--json")
         #expect(run.status == 75 && run.json?["outcome"] == "offline" && run.json?["pending"] == 1, "\(run)")
         #expect(try await cli.json("status")["pending"] == 1)
+        // A wrong address reads like a server that is down: the message names the address and where it was set.
+        let told = try await cli.run("sync")
+        #expect(told.status == 75, "\(told)")
+        #expect(
+            told.stderr.contains("the server at http://127.0.0.1:1 (from TRENDY_SERVER) is unreachable")
+                && told.stderr.contains("nothing was lost") && told.stderr.contains("check the address"), "\(told)")
     }
 
     @Test("exit 75: another sync holds the database's lock; the network is not touched")

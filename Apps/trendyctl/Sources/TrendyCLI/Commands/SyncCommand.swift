@@ -312,7 +312,11 @@ struct SyncCommand: TrendyCommand {
             switch outcome {
             case .partial: advice = "some changes failed; `trendyctl queue list` shows why"
             case .offline(let message):
-                advice = "the server is unreachable (\(message)); nothing was lost, try again later"
+                // A wrong address looks the same as a server that is down (a 404, a captive portal's page): name it.
+                let server = context.settings.server.map { " at \($0.root) (from \($0.source))" } ?? ""
+                advice =
+                    "the server\(server) is unreachable (\(message)); nothing was lost: try again later, "
+                    + "or check the address"
             case .rateLimited(let seconds): advice = "rate limited; try again in \(Int(seconds.rounded(.up))) s"
             case .authRequired: advice = "the server rejected the token: run `trendyctl login --with-token < token.txt`"
             case .error(let message): advice = cancelled ? "interrupted; nothing was half-applied" : message
