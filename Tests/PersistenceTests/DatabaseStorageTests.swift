@@ -62,6 +62,50 @@ struct DatabaseStorageTests {
         #expect(message.contains("not a Trendy database") && message.contains("--db"))
     }
 
+    @Test("a database reached through a symbolic link opens with its rows (the link's own size is not the file's)")
+    func symbolicLink() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.file(in: directory) { store in
+            try store.upsertEventType(id: Build.id(1)) { $0.name = "Linked" }
+        }
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let store = try DefaultDataStoreFactory(.file(path: link)).makeDataStore()
+        #expect(try store.fetchAllEventTypes().map(\.name) == ["Linked"])
+        try store.save()
+    }
+
+    @Test(
+        "a path that cannot be a database file is a clear error naming it and the reason",
+        arguments: ["folder", "under a file", "a link to nowhere"])
+    func cannotOpen(_ case: String) throws {
+        let directory = try TemporaryDirectory()
+        let path: String
+        let reason: String
+        switch `case` {
+        case "folder":
+            path = directory.url.path
+            reason = "it is a folder"
+        case "under a file":
+            try Data().write(to: directory.url.appendingPathComponent("plain"))
+            path = directory.path("plain/notes.sqlite")
+            reason = "Not a directory"
+        default:  // a link to a folder that does not exist: SQLite itself cannot open it (SQLITE_CANTOPEN)
+            path = directory.path("notes.sqlite")
+            try FileManager.default.createSymbolicLink(
+                atPath: path, withDestinationPath: directory.path("gone/notes.sqlite"))
+            reason = "unable to open"
+        }
+        #expect {
+            try DatabaseStorage.open(.file(path: path))
+        } throws: { error in
+            guard case .cannotOpen(let named, let why) = error as? DataStoreError else { return false }
+            return named == path && why.contains(reason)
+        }
+        let message = DataStoreError.cannotOpen(path: path, reason: reason).description
+        #expect(message.contains("cannot open \(path)") && message.contains("--db"))
+    }
+
     @Test("a damaged page is a clear error that names the file and the way out, and writes nothing")
     func damagedPage() throws {
         let directory = try TemporaryDirectory()

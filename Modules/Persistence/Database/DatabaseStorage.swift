@@ -107,8 +107,18 @@ public final class DatabaseStorage: Sendable {
     /// second storage on it), its shared lock would be gone, and the next process to close the database would take
     /// itself for the last one, checkpoint and delete the WAL under this process's connections: a corrupt database.
     private static func prepareFile(at path: String) throws {
-        try PrivateFiles.createFileIfMissing(path)
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw DataStoreError.cannotOpen(path: path, reason: "it is a folder")
+        }
+        do {
+            try PrivateFiles.createFileIfMissing(path)
+        } catch let error as NSError where error.domain == NSPOSIXErrorDomain {
+            throw DataStoreError.cannotOpen(path: path, reason: error.localizedDescription)
+        }
+        // `stat` follows a symbolic link: a database reached through one is measured, not the link.
+        var status = stat()
+        let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
         if (1..<512).contains(size) { throw DataStoreError.notADatabase(path: path) }
     }
 
@@ -160,6 +170,8 @@ enum StoreErrors {
         case let error as DatabaseError:
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED: return DataStoreError.busy(seconds: 5)
+            case .SQLITE_CANTOPEN:
+                return DataStoreError.cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
             case .SQLITE_CORRUPT:
                 return DataStoreError.damaged(path: path, detail: error.message ?? "\(error.resultCode)")
             default: return DataStoreError.storage(error.message ?? error.description)

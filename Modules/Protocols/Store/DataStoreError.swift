@@ -15,6 +15,8 @@ public enum DataStoreError: Error, Sendable, Equatable {
     case duplicateMutation(MutationEntityType, entityId: String, operation: MutationOperation)
     /// The file exists but is not an SQLite database.
     case notADatabase(path: String)
+    /// The file cannot be opened or created: it is a folder, its folder cannot be made, or SQLite cannot open it.
+    case cannotOpen(path: String, reason: String)
     /// SQLite found the file damaged (`SQLITE_CORRUPT`): a page or the WAL no longer holds what it should. The
     /// statement failed and its transaction rolled back, so nothing more was written.
     case damaged(path: String, detail: String)
@@ -43,6 +45,8 @@ extension DataStoreError: CustomStringConvertible {
             "a \(operation.rawValue) of \(type.rawValue) \(id) is already queued"
         case .notADatabase(let path):
             "\(path) is not a Trendy database (not SQLite); move it away or pass another path with --db"
+        case .cannotOpen(let path, let reason):
+            "cannot open \(path) as a database (\(reason)); pass another path with --db"
         case .damaged(let path, let detail):
             "\(path) is damaged (SQLite: \(detail)); nothing more was written to it. Keep a copy of the file, then "
                 + "restore it from a backup, or move it away and run `trendyctl sync --full` for a new database "

@@ -48,7 +48,7 @@ struct CLIError: Error, CustomStringConvertible {
             switch error {
             case .busy:
                 return .temporary("the database is busy (another trendyctl is writing); try again", code: "busy")
-            case .notADatabase, .schemaTooNew:
+            case .notADatabase, .cannotOpen, .schemaTooNew:
                 return .failure(error.description, code: "database")
             case .entityDeleted, .invalidSequence:
                 return .failure(error.description, code: "conflict")
