@@ -153,6 +153,28 @@ struct OperatorSafetyTests {
         }
     }
 
+    @Test(
+        "the binary refuses a --db that cannot be its database: exit 69, the path and the reason on stderr",
+        arguments: ["folder", "under a file", "not SQLite"])
+    func unusableDatabasePath(_ case: String) async throws {
+        let scratch = try Self.scratch()
+        let plain = scratch.appendingPathComponent("plain.txt")
+        try Data(String(repeating: "not a database; ", count: 100).utf8).write(to: plain)
+        let (path, reason) =
+            switch `case` {
+            case "folder": (scratch.path, "it is a folder")
+            case "under a file": (plain.appendingPathComponent("server.sqlite").path, "is a file, not a folder")
+            default: (plain.path, "file is not a database")
+            }
+        let result = try await ChildProcess.run(
+            "trendy-server", ["--port", "0", "--db", path, "--dev"], environment: [:])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("cannot open the database \(path) (") && result.stderr.contains(reason)
+                && result.stderr.contains("pass another file with --db"), "\(result.stderr)")
+        #expect(try Data(contentsOf: plain).count == 1600, "the plain file is left as it was")
+    }
+
     @Test("the binary refuses a newer SQLite database: exit 69 and the reason on stderr")
     func newerDatabaseBinary() async throws {
         let path = try Self.scratch().appendingPathComponent("server.sqlite").path

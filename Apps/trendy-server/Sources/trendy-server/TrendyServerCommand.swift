@@ -106,6 +106,9 @@ struct TrendyServerCommand: AsyncParsableCommand {
         } catch let error as DatabaseTooNew {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(69)
+        } catch let error as CannotOpenDatabase {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(69)
         } catch let error as StorageUnavailable {
             // Not a usage error: the flags are fine, the database is not there (EX_UNAVAILABLE).
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))

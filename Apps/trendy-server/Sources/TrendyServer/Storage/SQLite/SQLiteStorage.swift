@@ -15,9 +15,12 @@ final class SQLiteStorage: ServerStorage {
         configuration.busyMode = .timeout(5)
         configuration.label = "trendy-server"
         if let path {
-            try FileManager.default.createDirectory(
-                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-            writer = try DatabasePool(path: path, configuration: configuration)
+            try CannotOpenDatabase.makeFolder(of: path)
+            do {
+                writer = try DatabasePool(path: path, configuration: configuration)
+            } catch {
+                throw CannotOpenDatabase.opening(path, error)
+            }
         } else {
             writer = try DatabaseQueue(configuration: configuration)
         }
