@@ -151,6 +151,27 @@ struct FirstHourTests {
         #expect(wide.stdout.contains(long.trimmingCharacters(in: .whitespaces)))
     }
 
+    /// `padding(toLength:)` counted UTF-16 units: "🏃 Run" lost its last letter without a `…`, and a CJK name
+    /// pushed every later column of its row two terminal columns a character to the right.
+    @Test("columns are measured in terminal columns: CJK and emoji names line up and are never cut")
+    func wideCharactersLineUp() async throws {
+        let cli = try CLI()
+        for name in ["Tea", "咖啡咖啡", "🏃 Run"] {
+            _ = try await cli.json("types", "add", name)
+            _ = try await cli.json("events", "add", name, "--at", "2026-11-21 08:00")
+        }
+        _ = try await cli.json(
+            "events", "add", "Tea", "--at", "2026-11-20", "--notes", String(repeating: "漢", count: 30))
+        let table = try await cli.run(["events", "list"], extra: ["TZ": "UTC"])
+        // TYPE is as wide as 咖啡咖啡: eight columns, then the two spaces between columns.
+        for shown in ["Tea       2026-11-21 08:00", "咖啡咖啡  2026-11-21 08:00", "🏃 Run    2026-11-21 08:00"] {
+            #expect(table.stdout.contains(shown), "\(shown): \(table.stdout)")
+        }
+        #expect(table.stdout.contains(String(repeating: "漢", count: 23) + "…"), "cut at 47 columns: \(table.stdout)")
+        let types = try await cli.run("types", "list")
+        #expect(types.stdout.contains("🏃 Run    #007AFF") && types.stdout.contains("咖啡咖啡  #007AFF"), "\(types)")
+    }
+
     @Test("all-day events keep their date in every time zone; --until DATE includes the day; -7d and yesterday")
     func timesAsPeopleWriteThem() async throws {
         let cli = try CLI()

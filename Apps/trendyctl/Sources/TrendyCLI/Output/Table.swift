@@ -2,7 +2,8 @@ import Foundation
 
 /// A plain text table: a header row and left-aligned columns two spaces apart; no line ends in spaces. A table stays
 /// a table whatever its cells hold: line breaks, tabs and other control characters are shown escaped (`\n`, `\t`),
-/// and a cell longer than `maximumCellWidth` is cut with `…` unless `--wide`.
+/// a cell wider than `maximumCellWidth` columns is cut with `…` unless `--wide`, and columns are measured in terminal
+/// columns (`DisplayWidth`), so that CJK text and emoji line up and are never cut silently.
 struct Table {
     let headers: [String]
     let rows: [[String]]
@@ -14,7 +15,7 @@ struct Table {
         rows = items.map(row)
     }
 
-    /// `text` on one line: control characters escaped; cut to `maximumCellWidth` characters unless `wide`.
+    /// `text` on one line: control characters escaped; cut to `maximumCellWidth` columns unless `wide`.
     static func cell(_ text: String, wide: Bool) -> String {
         var shown = ""
         for scalar in text.unicodeScalars {
@@ -27,21 +28,21 @@ struct Table {
             default: shown.unicodeScalars.append(scalar)
             }
         }
-        guard !wide, shown.count > maximumCellWidth else { return shown }
-        return String(shown.prefix(maximumCellWidth - 1)) + "…"
+        guard !wide, DisplayWidth.of(shown) > maximumCellWidth else { return shown }
+        return DisplayWidth.prefix(shown, columns: maximumCellWidth - 1) + "…"
     }
 
     func render(_ console: Console) {
         let rows = rows.map { $0.map { Self.cell($0, wide: console.wide) } }
-        var widths = headers.map(\.count)
+        var widths = headers.map(DisplayWidth.of)
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], cell.count)
+                widths[index] = max(widths[index], DisplayWidth.of(cell))
             }
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == cells.count - 1 ? cell : DisplayWidth.padded(cell, to: widths[index])
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }
         console.out(console.emphasis(line(headers)))
@@ -59,11 +60,9 @@ struct Record {
 
     /// Values are shown whole (a record is the place to read a long note), line breaks escaped as in tables.
     func render(_ console: Console) {
-        let width = fields.map(\.0.count).max() ?? 0
+        let width = fields.map { DisplayWidth.of($0.0) }.max() ?? 0
         for (label, value) in fields {
-            console.out(
-                console.dim(label.padding(toLength: width, withPad: " ", startingAt: 0)) + "  "
-                    + Table.cell(value, wide: true))
+            console.out(console.dim(DisplayWidth.padded(label, to: width)) + "  " + Table.cell(value, wide: true))
         }
     }
 }
