@@ -200,5 +200,12 @@ struct FirstHourTests {
         #expect(week.arrayValue?.count == 1, "only the event an hour ago: \(week)")
         let sinceYesterday = try await relative.json("events", "list", "--since", "yesterday")
         #expect(sinceYesterday.arrayValue?.count == 1)
+        for command in ["events list", "export"] {
+            let reversed = try await relative.run(
+                command.split(separator: " ").map(String.init) + ["--since", "-1d", "--until", "-2d"])
+            #expect(
+                reversed.status == 64 && reversed.stderr.contains("--since \"-1d\" is after --until \"-2d\""),
+                "a range that ends before it starts is refused, not answered empty: \(reversed)")
+        }
     }
 }

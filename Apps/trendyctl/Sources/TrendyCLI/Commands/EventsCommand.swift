@@ -133,15 +133,10 @@ struct EventsCommand: AsyncParsableCommand {
 
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
-            let now = context.now
+            let range = try TimeInput.range(since: since, until: until, now: context.now)
             let query = EventQuery(
-                eventTypeId: try type.map { try Lookup.eventType($0, in: store).id },
-                since: try since.map { text throws(CLIError) in try TimeInput.parse(text, option: "--since", now: now)
-                },
-                until: try until.map { text throws(CLIError) in
-                    try TimeInput.parse(text, option: "--until", now: now, bound: .end)
-                },
-                syncStatus: status, limit: limit)
+                eventTypeId: try type.map { try Lookup.eventType($0, in: store).id }, since: range.since,
+                until: range.until, syncStatus: status, limit: limit)
             let events = try store.events(query)
             try context.console.list(events, json: EntityJSON.event) {
                 let names = Dictionary(uniqueKeysWithValues: try store.eventTypes().map { ($0.id, $0.name) })

@@ -31,12 +31,10 @@ struct ExportCommand: TrendyCommand {
         let store = try context.store()
         let now = context.now
         let filtered = type != nil || since != nil || until != nil
+        let range = try TimeInput.range(since: since, until: until, now: now)
         let query = EventQuery(
-            eventTypeId: try type.map { try Lookup.eventType($0, in: store).id },
-            since: try since.map { text throws(CLIError) in try TimeInput.parse(text, option: "--since", now: now) },
-            until: try until.map { text throws(CLIError) in
-                try TimeInput.parse(text, option: "--until", now: now, bound: .end)
-            })
+            eventTypeId: try type.map { try Lookup.eventType($0, in: store).id }, since: range.since, until: range.until
+        )
         let chosen = format ?? output.flatMap(ExportFormat.guess(path:)) ?? .json
         // One snapshot for the whole file, while a sync beside it goes on: its lists agree with each other, and
         // no event is written twice or missed because a pulled change moved it between two pages.

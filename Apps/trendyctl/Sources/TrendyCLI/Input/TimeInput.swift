@@ -31,6 +31,17 @@ enum TimeInput {
         throw .usage("\(option) \"\(text)\" is not a time: use \(accepted)")
     }
 
+    /// `--since` and `--until` of a listing: a day given to `--since` means its start, to `--until` its end. A range
+    /// that ends before it starts matches nothing, so it is refused rather than answered with an empty list.
+    static func range(since: String?, until: String?, now: Date) throws(CLIError) -> (since: Date?, until: Date?) {
+        let start = try since.map { text throws(CLIError) in try parse(text, option: "--since", now: now) }
+        let end = try until.map { text throws(CLIError) in try parse(text, option: "--until", now: now, bound: .end) }
+        if let start, let end, start > end, let since, let until {
+            throw .usage("--since \"\(since)\" is after --until \"\(until)\": no event can match; swap them")
+        }
+        return (start, end)
+    }
+
     /// An all-day event's instant: its calendar date (in the local time zone) at 00:00 UTC, so that the date reads
     /// the same in every time zone (`displayDay`).
     static func allDay(_ date: Date) -> Date {
