@@ -204,13 +204,17 @@ struct LocalCommandTests {
         }
     }
 
-    @Test("TYPE by name: an unknown name lists the known ones; a name two types share asks for an id")
+    @Test(
+        "TYPE by name: an unknown name lists the known ones; a name two types share asks for an id, unless one is spelt so"
+    )
     func typeResolution() async throws {
         try await offline { cli in
-            _ = try await cli.json("types", "add", "Coffee")
-            _ = try await cli.json("types", "add", "coffee")
+            let upper = try #require(try await cli.json("types", "add", "Coffee")["id"]?.stringValue)
+            let lower = try #require(try await cli.json("types", "add", "coffee")["id"]?.stringValue)
             let ambiguous = try await cli.run("events", "add", "COFFEE")
             #expect(ambiguous.status == 64 && ambiguous.stderr.contains("use an id"), "\(ambiguous)")
+            #expect(try await cli.json("events", "add", "Coffee")["event_type_id"]?.stringValue == upper)
+            #expect(try await cli.json("events", "add", "coffee")["event_type_id"]?.stringValue == lower)
             let unknown = try await cli.run("events", "add", "Tea", "--json")
             #expect(unknown.status == 1 && unknown.stdout.isEmpty)
             #expect(unknown.errorJSON?["error"]?["code"] == "not_found")

@@ -4,8 +4,9 @@ import Sync
 
 /// Finds the entities arguments name.
 enum Lookup {
-    /// TYPE: an event-type id, or its name (case-insensitive, exact). Ambiguous or unknown names are errors that
-    /// name the candidates.
+    /// TYPE: an event-type id, or its name (case-insensitive, exact). Names are unique only with their case
+    /// (api-v1 §4.1), so `Tea` and `tea` may both exist: a name spelt exactly as one of them picks that one. Ambiguous
+    /// or unknown names are errors that name the candidates.
     static func eventType(_ argument: String, in store: EventStore) throws -> EventType {
         try eventType(argument, among: try store.eventTypes())
     }
@@ -15,6 +16,8 @@ enum Lookup {
         if let byId = types.first(where: { $0.id == argument.lowercased() }) { return byId }
         let named = types.filter { $0.name.lowercased() == argument.lowercased() }
         if named.count == 1, let type = named.first { return type }
+        let spelt = named.filter { $0.name == argument }
+        if spelt.count == 1, let type = spelt.first { return type }
         if named.count > 1 {
             throw CLIError.usage(
                 "\"\(argument)\" names \(named.count) event types: "
