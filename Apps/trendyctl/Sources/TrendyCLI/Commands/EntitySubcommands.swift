@@ -58,7 +58,9 @@ struct RemoveCommand<Entities: RemovableEntityCommand>: TrendyCommand {
 
     func run(_ context: CommandContext) async throws {
         let store = try context.store()
-        let entities = try ids.map { try Entities.lookup($0, in: store) }
+        var seen = Set<String>()
+        // An id given twice (or in two cases) is one entity, deleted once.
+        let entities = try ids.map { try Entities.lookup($0, in: store) }.filter { seen.insert($0.id).inserted }
         for entity in entities { try await Entities.delete(id: entity.id, in: store) }
         DeletedOutput.render(entities.map(\.id), noun: Entities.noun, context)
     }

@@ -47,7 +47,8 @@ struct QueueCommand: AsyncParsableCommand {
                 throw CLIError.failure("change \(id) has not failed; only failed changes can be retried")
             }
         }
-        return ids.map { $0.lowercased() }
+        var seen = Set<String>()
+        return ids.map { $0.lowercased() }.filter { seen.insert($0).inserted }  // an id given twice is one change
     }
 
     struct Retry: TrendyCommand {
