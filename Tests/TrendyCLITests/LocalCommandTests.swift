@@ -94,6 +94,10 @@ struct LocalCommandTests {
             #expect(
                 edited["notes"] == nil && edited["location_latitude"] == nil && edited["properties"]?.keys == ["km"])
             #expect(try await cli.json("events", "show", firstId) == edited)
+            let contradiction = try await cli.run("events", "edit", firstId, "--prop", "km=3", "--unset-prop", "km")
+            #expect(
+                contradiction.status == 64 && contradiction.stderr.contains("exclude each other"), "\(contradiction)")
+            #expect(try await cli.json("events", "show", firstId) == edited, "nothing was changed")
 
             // An id given twice, once in upper case, is one event: deleted once, exit 0 (it used to fail on the second).
             let removed = try await cli.json("events", "rm", second, third, second.uppercased())

@@ -182,6 +182,10 @@ struct EventsCommand: AsyncParsableCommand {
             if try EventsCommand.location(lat, lon) != nil && clearLocation {
                 throw ValidationError("--lat/--lon and --clear-location exclude each other")
             }
+            let setKeys = Set(properties.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? $0 })
+            if let both = unset.first(where: setKeys.contains) {
+                throw ValidationError("--prop \(both)=… and --unset-prop \(both) exclude each other")
+            }
         }
 
         func run(_ context: CommandContext) async throws {
