@@ -27,6 +27,11 @@ struct TypeMergeTests {
                 queue.arrayValue?.first { $0["entity_id"]?.stringValue == localType }, "\(queue)")
             #expect(deadType["state"] == "failed")
             #expect(deadType["last_error"]?.stringValue?.contains(serverType) == true, "\(deadType)")
+            // A person's sync says it too, whole, with the command that settles it.
+            let told = try await phone.run("sync")
+            #expect(told.status == 5, "\(told)")
+            #expect(told.stderr.contains("failed: create of event_type \(localType): conflict"), "\(told)")
+            #expect(told.stderr.contains("trendyctl types merge \(localType) \(serverType)"), "\(told)")
 
             let merged = try await phone.json("types", "merge", localType, serverType)
             #expect(merged["events"] == 1 && merged["property_definitions"] == 1 && merged["geofences"] == 1)

@@ -35,6 +35,19 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     /// The `last_error` of a create whose parent was removed (sync-engine R8); a retry rebuilds its payload.
     public static let parentDeletedError = "parent deleted"
 
+    /// Ends the `last_error` of a create refused because another server entity holds its name or timestamp (§4.6),
+    /// followed by that entity's id, so that a user can merge into it.
+    public static let heldOnServerMarker = "; held on the server by "
+
+    /// The id of the server entity holding this refused create's name or timestamp, read from `lastError`.
+    public var heldOnServerBy: String? {
+        guard let lastError, let marker = lastError.range(of: Self.heldOnServerMarker, options: .backwards) else {
+            return nil
+        }
+        let id = lastError[marker.upperBound...]
+        return id.isEmpty ? nil : String(id)
+    }
+
     public init(
         seq: Int64 = 0,
         id: String,

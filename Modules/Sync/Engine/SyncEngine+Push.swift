@@ -261,7 +261,7 @@ extension SyncEngine {
         if let existingId {
             guard existingId != row.entityId.lowercased() else { return same }
             // Which server entity holds the name or timestamp, so the user can merge into it.
-            return .deadLetter("conflict: \(message); held on the server by \(existingId)")
+            return .deadLetter("conflict: \(message)\(PendingMutation.heldOnServerMarker)\(existingId)")
         }
         do {
             return try await network.entityExists(row.entityType, id: row.entityId) ? same : conflict

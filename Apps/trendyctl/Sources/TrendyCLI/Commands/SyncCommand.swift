@@ -99,6 +99,9 @@ struct SyncCommand: TrendyCommand {
             forceFull = false
             pause.note(report, context.console)
             exitCode = Self.render(report, interruptExitCode: interrupt.exitCode, context)
+            if case .partial = report.outcome, !context.console.json {
+                await Self.explainFailures(engine, context.console)
+            }
             guard watch && !interrupt.fired else { break }
             let snapshot = await engine.snapshot
             let wait = max(Double(interval ?? context.settings.watchInterval), snapshot.retryAfterSeconds)
@@ -287,6 +290,24 @@ struct SyncCommand: TrendyCommand {
         if report.owed > 0 { line += ", \(report.owed) to read back" }
         line += report.outcome.bootstrapped ? " (full download)" : ""
         return line + " in \(report.durationMs) ms"
+    }
+
+    /// After a sync that left changes failed: each one with its reason, whole, and for a type refused because the
+    /// server holds its name the command that merges it there (issue 28) — without a trip to `queue list --wide`.
+    private static func explainFailures(_ engine: SyncEngine, _ console: Console) async {
+        guard let failed = try? await engine.mutations(state: .failed), !failed.isEmpty else { return }
+        let shown = 5
+        for change in failed.prefix(shown) {
+            console.note(
+                "failed: \(change.operation.rawValue) of \(change.entityType.rawValue) \(change.entityId): "
+                    + (change.lastError ?? "refused"))
+            if change.entityType == .eventType, change.operation == .create, let holder = change.heldOnServerBy {
+                console.note(
+                    "  to move its events into the server's type and drop this one: "
+                        + "trendyctl types merge \(change.entityId) \(holder)")
+            }
+        }
+        if failed.count > shown { console.note("and \(failed.count - shown) more: `trendyctl queue list --wide`") }
     }
 
     private static func render(_ report: SyncReport, interruptExitCode: Int32?, _ context: CommandContext) -> Int32 {
