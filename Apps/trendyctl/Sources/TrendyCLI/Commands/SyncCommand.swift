@@ -99,7 +99,8 @@ struct SyncCommand: TrendyCommand {
             forceFull = false
             pause.note(report, context.console)
             exitCode = Self.render(report, interruptExitCode: interrupt.exitCode, context)
-            if case .partial = report.outcome, !context.console.json {
+            // Once, for a one-off sync: a watch would repeat them every round (`status` and `queue list` keep them).
+            if case .partial = report.outcome, !watch, !context.console.json {
                 await Self.explainFailures(engine, context.console)
             }
             guard watch && !interrupt.fired else { break }
