@@ -75,4 +75,21 @@ struct TypeMergeTests {
             #expect(try await phone.json("sync")["outcome"] == "synced")
         }
     }
+
+    @Test("a key both types define with different kinds is named: the moved events keep their values")
+    func mergeWarnsOfAKindClash() async throws {
+        let cli = try CLI()
+        _ = try await cli.json("types", "add", "Swim")
+        _ = try await cli.json("types", "add", "Pool")
+        _ = try await cli.json("props", "add", "Swim", "size", "--label", "Size", "--kind", "select", "--option", "big")
+        _ = try await cli.json("props", "add", "Pool", "size", "--label", "Size", "--kind", "number")
+        let event = try #require(try await cli.json("events", "add", "Swim", "--prop", "size=big")["id"]?.stringValue)
+        let merged = try await cli.run("types", "merge", "Swim", "Pool")
+        #expect(merged.status == 0, "\(merged)")
+        #expect(
+            merged.stderr.contains("warning: size is select in Swim but number in Pool: the moved events keep"),
+            "\(merged)")
+        let moved = try await cli.json("events", "show", event)
+        #expect(moved["properties"]?["size"] == ["type": "select", "value": "big"], "\(moved)")
+    }
 }

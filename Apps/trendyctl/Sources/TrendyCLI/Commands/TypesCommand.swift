@@ -105,7 +105,21 @@ struct TypesCommand: AsyncParsableCommand {
             let types = try store.eventTypes()
             let from = try Lookup.eventType(source, among: types)
             let into = try Lookup.eventType(target, among: types)
+            // A key both types define with different kinds: the moved events keep their values, of SOURCE's kind.
+            let kinds = Dictionary(
+                try store.propertyDefinitions(eventTypeId: into.id).map { ($0.key, $0.propertyType) }
+            ) { first, _ in first }
+            let clashes = try store.propertyDefinitions(eventTypeId: from.id).filter { definition in
+                kinds[definition.key].map { $0 != definition.propertyType } ?? false
+            }
             let merge = try await store.mergeEventType(from.id, into: into.id)
+            for definition in clashes {
+                context.console.note(
+                    "warning: \(definition.key) is \(definition.propertyType.rawValue) in \(from.name) but "
+                        + "\(kinds[definition.key]?.rawValue ?? "?") in \(into.name): the moved events keep their "
+                        + "\(definition.propertyType.rawValue) values; `trendyctl events edit ID --prop "
+                        + "\(definition.key)=VALUE` rewrites one")
+            }
             if context.console.json {
                 context.console.out(
                     json: [
