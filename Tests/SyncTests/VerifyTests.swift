@@ -93,14 +93,28 @@ struct VerifyTests {
     @Test("R10 no digest at the stored cursor in three reads: busy, exit 75")
     func busy() async throws {
         let (h, _, _) = try await syncedDevice()
-        let stale = try await h.network.getDigest()
-        var behind = stale
-        behind.cursor = 0
-        for _ in 0..<3 { h.network.enqueue(behind, for: .getDigest) }
+        // The account keeps being written to: every digest is of a state the pull after it has not reached yet.
+        var ahead = try await h.network.getDigest()
+        ahead.cursor += 1000
+        for _ in 0..<3 { h.network.enqueue(ahead, for: .getDigest) }
         h.network.resetCalls()
         let report = await h.engine.verify()
         #expect(report.result == .busy && report.exitCode == 75)
         #expect(h.network.callCount(.getDigest) == 3)
+    }
+
+    @Test("R10 a digest below the stored cursor twice: the server's history went back; a bootstrap, then verified")
+    func serverWentBack() async throws {
+        let (h, _, _) = try await syncedDevice()
+        let stored = try h.engineState().cursor
+        var behind = try await h.network.getDigest()
+        behind.cursor = stored - 1
+        for _ in 0..<2 { h.network.enqueue(behind, for: .getDigest) }
+        h.network.resetCalls()
+        let report = await h.engine.verify()
+        #expect(report.result == .verified(repaired: 0), "\(report)")
+        #expect(h.network.callCount(.getDigest) == 3, "read again once, then compared after the bootstrap")
+        #expect(try h.history().contains { $0.kind == .bootstrap }, "the device bootstrapped")
     }
 
     @Test("R10 a difference the read-back cannot repair is diverged, exit 6, the entity named")

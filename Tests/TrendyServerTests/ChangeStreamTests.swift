@@ -145,6 +145,26 @@ struct ChangeStreamTests {
         }
     }
 
+    @Test("§13 a cursor above every change (a restored or reset database): 410 cursor_expired, no stream")
+    func cursorAhead() async throws {
+        try await LiveTrendyServer.with(LiveTrendyServer.testConfiguration()) { server in
+            let token = BearerTokens.hs256(
+                user: UUID().uuidString.lowercased(), secret: LiveTrendyServer.testSecret,
+                expiresAt: Date().addingTimeInterval(86_400))
+            let client = try Self.client(server, token: token)
+            _ = try await client.createEventType(
+                CreateEventTypeRequest(id: nil, name: "kept", color: "#000000", icon: "i"))
+            let latest = try await client.getLatestCursor()
+            let recorder = StreamRecorder(client.changeStream(since: latest + 5))
+            guard case .failure(.http(let failure)) = try await recorder.waitForEnd() else {
+                Issue.record("expected a 410, got \(recorder.snapshot)")
+                return
+            }
+            #expect(failure.status == 410 && failure.problemType == "cursor_expired")
+            #expect(!recorder.snapshot.isOpened)
+        }
+    }
+
     @Test("§13 the original's quirks have no stream: 404, and no `stream` feature")
     func originalHasNoStream() async throws {
         var configuration = LiveTrendyServer.testConfiguration()

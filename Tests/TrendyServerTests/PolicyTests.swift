@@ -308,4 +308,18 @@ struct PolicyTests {
             #expect(fromWatermark.status == 200 && (fromWatermark.json?["changes"] as? [Any])?.count == 1)
         }
     }
+
+    @Test("§6.5 a cursor above every change (a database restored from a backup, or reset): 410 cursor_expired")
+    func cursorAheadOfHistory() async throws {
+        try await ServerHarness.with(LiveTrendyServer.testConfiguration()) { harness in
+            try await harness.eventType("Kept")
+            let latest = try await harness.send("GET", "/api/v1/changes/latest-cursor")
+            let cursor = try #require(latest.json?["cursor"] as? Int)
+            let upToDate = try await harness.send("GET", "/api/v1/changes?since=\(cursor)")
+            #expect(upToDate.status == 200 && (upToDate.json?["changes"] as? [Any])?.isEmpty == true)
+            let ahead = try await harness.send("GET", "/api/v1/changes?since=\(cursor + 5)")
+            #expect(ahead.status == 410 && ahead.problemType == "cursor_expired", "\(ahead)")
+            #expect(ahead.text.contains("ahead of this server's change history"), "\(ahead.text)")
+        }
+    }
 }

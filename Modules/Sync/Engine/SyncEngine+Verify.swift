@@ -106,6 +106,8 @@ extension SyncEngine {
         var repaired = 0
         var repairedOnce = false
         var reads = 0
+        var readsBehind = 0
+        var bootstrapped = false
         while reads < Self.digestsPerVerify {
             reads += 1
             // The device's digest is computed while the server computes its own: each is one consistent snapshot,
@@ -126,7 +128,20 @@ extension SyncEngine {
                 }
                 continue
             }
-            guard server.cursor == local.cursor else { continue }
+            if server.cursor < local.cursor {
+                // Read again (R10). Below twice, the server's history went back (restored from a backup, or reset):
+                // no pull reaches the device's cursor, and only a bootstrap brings the device to the server's state.
+                readsBehind += 1
+                guard readsBehind == 2, !bootstrapped else { continue }
+                bootstrapped = true
+                let round = await forceFullResync()
+                guard round.outcome.name == "synced" || round.outcome.name == "partial" else {
+                    throw RoundStop.error(round.message ?? round.outcome.name)
+                }
+                reads = 0
+                continue
+            }
+            readsBehind = 0
             let digest = local.builder.digest(cursor: local.cursor)
             if digest.hash == server.hash && digest.count == server.count { return .verified(repaired: repaired) }
             guard let differing = try await differingEntities(local, server) else { continue }  // the cursor moved

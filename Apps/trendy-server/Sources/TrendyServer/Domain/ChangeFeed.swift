@@ -41,6 +41,12 @@ enum ChangeFeed {
             if oldestCreatedAt == nil { oldestCreatedAt = ChangeEntryText.createdAt(row) }
             return true
         }
+        // Nothing above `since`: either the device is up to date, or `since` is above every change this database
+        // holds, because it went back to a backup or was reset. Then the device's state is of a history this
+        // server no longer has, and only a bootstrap brings it back (docs/error-recovery.md, "A server restored").
+        if count == 0, request.dialect.expiresCursors, since > (try SyncDigests.latestCursor(request.userId, db)) {
+            throw APIError.cursorAhead(since)
+        }
         text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)
         return APIResponse(
             status: .ok, body: text, observation: .feedPage(changes: count, oldestCreatedAt: oldestCreatedAt))

@@ -93,8 +93,8 @@ struct Dialect: Sendable, Equatable {
     /// Ours pages events by `offset` or keyset (`after`) and event types and geofences by keyset; the original
     /// ignores `after`, pages events by `offset` only and lists types and geofences whole.
     var pagesByKeyset: Bool { !isOriginal }
-    /// A `since` below the retained history: ours 410 `cursor_expired` (the client bootstraps); the original keeps
-    /// no watermark and answers what is left.
+    /// A `since` below the retained history, or above all of it (the database went back to a backup, or was reset):
+    /// ours 410 `cursor_expired` (the client bootstraps); the original keeps no watermark and answers what is left.
     var expiresCursors: Bool { !isOriginal }
     /// A negative `since`: ours 400; the original reads it as a cursor.
     var acceptsNegativeCursor: Bool { isOriginal }

@@ -83,6 +83,13 @@ struct APIError: Error {
 
     static func notFound(_ what: String) -> APIError { APIError(.notFound, "\(what) not found") }
 
+    /// A `since` above every change the database holds: it went back to a backup or was reset (api-v1 §6.5).
+    static func cursorAhead(_ since: Int64) -> APIError {
+        APIError(
+            .cursorExpired,
+            "the cursor \(since) is ahead of this server's change history (restored from a backup or reset); bootstrap")
+    }
+
     static func validation(_ errors: [FieldError]) -> APIError {
         let detail =
             errors.count == 1

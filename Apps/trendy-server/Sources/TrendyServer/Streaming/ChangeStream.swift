@@ -21,10 +21,13 @@ enum ChangeStream {
         let user = context.userId
         let since = try ChangeFeed.cursor(
             request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init), dialect: .ours)
-        let watermark = try await pipeline.storage.read { db in try ChangeFeed.watermark(user: user, db) }
+        let (watermark, latest) = try await pipeline.storage.read { db in
+            (try ChangeFeed.watermark(user: user, db), try SyncDigests.latestCursor(user, db))
+        }
         if since < watermark {
             throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
         }
+        if since > latest { throw APIError.cursorAhead(since) }
         let expiry = pipeline.authenticator.expiry(authorization: request.headers[.authorization])
         let subscription = try pipeline.streams.open(user: user)
         context.channel.closeFuture.whenComplete { [streams = pipeline.streams] _ in streams.close(subscription) }
