@@ -10,7 +10,7 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 .PHONY: demo test test-fast test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-postgres fuzz-build schemathesis man install docs \
+	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-restore chaos-postgres fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -99,6 +99,15 @@ chaos: deps
 	$(SWIFT) build --product trendyctl
 	@failed=0; for seed in $$(seq $(CHAOS_FIRST_SEED) $$(($(CHAOS_FIRST_SEED) + $(CHAOS_SEEDS) - 1))); do \
 		scripts/device-chaos --seed $$seed --seconds $(CHAOS_SECONDS) --bin-dir .build/debug || failed=1; \
+	done; exit $$failed
+
+## The same, with the server's database copied at one kill and put back at a later one (a restored backup).
+chaos-restore: deps
+	$(SWIFT) build --product trendy-server
+	$(SWIFT) build --product trendyctl
+	@failed=0; for seed in $$(seq $(CHAOS_FIRST_SEED) $$(($(CHAOS_FIRST_SEED) + $(CHAOS_SEEDS) - 1))); do \
+		scripts/device-chaos --server-restore --seed $$seed --seconds $(CHAOS_SECONDS) --bin-dir .build/debug \
+			|| failed=1; \
 	done; exit $$failed
 
 ## The same with the server as two instances on one PostgreSQL database behind a balancer (a fresh database a seed).
