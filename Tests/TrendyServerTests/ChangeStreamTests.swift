@@ -121,6 +121,16 @@ struct ChangeStreamTests {
         }
     }
 
+    /// The stream ends before it opens, with a 410 `cursor_expired`: the client bootstraps (api-v1 §6.5).
+    static func expectCursorExpired(_ recorder: StreamRecorder) async throws {
+        guard case .failure(.http(let failure)) = try await recorder.waitForEnd() else {
+            Issue.record("expected a 410, got \(recorder.snapshot)")
+            return
+        }
+        #expect(failure.status == 410 && failure.problemType == "cursor_expired")
+        #expect(!recorder.snapshot.isOpened)
+    }
+
     @Test("§13 a cursor below the retention watermark: 410 cursor_expired before the stream starts")
     func expiredCursor() async throws {
         let (configuration, clock) = manualClockConfiguration {
@@ -135,33 +145,18 @@ struct ChangeStreamTests {
                 CreateEventTypeRequest(id: nil, name: "old", color: "#000000", icon: "i"))
             clock.advance(by: 2 * 86_400)
             try await server.server.runMaintenance()
-            let recorder = StreamRecorder(client.changeStream(since: 0))
-            guard case .failure(.http(let failure)) = try await recorder.waitForEnd() else {
-                Issue.record("expected a 410, got \(recorder.snapshot)")
-                return
-            }
-            #expect(failure.status == 410 && failure.problemType == "cursor_expired")
-            #expect(!recorder.snapshot.isOpened)
+            try await Self.expectCursorExpired(StreamRecorder(client.changeStream(since: 0)))
         }
     }
 
     @Test("§13 a cursor above every change (a restored or reset database): 410 cursor_expired, no stream")
     func cursorAhead() async throws {
         try await LiveTrendyServer.with(LiveTrendyServer.testConfiguration()) { server in
-            let token = BearerTokens.hs256(
-                user: UUID().uuidString.lowercased(), secret: LiveTrendyServer.testSecret,
-                expiresAt: Date().addingTimeInterval(86_400))
-            let client = try Self.client(server, token: token)
+            let client = try Self.client(server, token: server.newUser().token)
             _ = try await client.createEventType(
                 CreateEventTypeRequest(id: nil, name: "kept", color: "#000000", icon: "i"))
             let latest = try await client.getLatestCursor()
-            let recorder = StreamRecorder(client.changeStream(since: latest + 5))
-            guard case .failure(.http(let failure)) = try await recorder.waitForEnd() else {
-                Issue.record("expected a 410, got \(recorder.snapshot)")
-                return
-            }
-            #expect(failure.status == 410 && failure.problemType == "cursor_expired")
-            #expect(!recorder.snapshot.isOpened)
+            try await Self.expectCursorExpired(StreamRecorder(client.changeStream(since: latest + 5)))
         }
     }
 
