@@ -68,4 +68,21 @@ struct ExportTests {
             #expect(try await fresh.json("events", "list") == exported, "\(format)")
         }
     }
+
+    @Test("import - tells JSON from CSV by the content when no --format or extension says: export | import - works")
+    func importFromStdinWithoutFormat() async throws {
+        let laptop = try CLI()
+        _ = try await laptop.json("types", "add", "Tea")
+        _ = try await laptop.json("events", "add", "Tea", "--notes", "piped")
+        let exported = try await laptop.json("events", "list")
+        for format in ["json", "csv"] {
+            let file = try await laptop.run("export", "--format", format)
+            let fresh = try CLI()
+            let imported = try await fresh.run(["import", "-"], stdin: file.stdout)
+            #expect(imported.status == 0, "\(format): \(imported)")
+            #expect(try await fresh.json("events", "list") == exported, "\(format)")
+        }
+        let unknown = try await CLI().run(["import", "-"], stdin: "hello\n")
+        #expect(unknown.status == 64 && unknown.stderr.contains("pass --format json or --format csv"), "\(unknown)")
+    }
 }

@@ -126,13 +126,11 @@ struct ImportCommand: TrendyCommand {
             """)
     @OptionGroup var globals: GlobalOptions
     @Argument(help: "The file, or - for stdin.") var file: String
-    @Option(parsing: .unconditional, help: "json or csv; guessed from the file's extension.") var format: ExportFormat?
+    @Option(parsing: .unconditional, help: "json or csv; guessed from the file's extension, else its content.")
+    var format: ExportFormat?
     @Flag(help: "Check everything and report, but write nothing.") var dryRun = false
 
     func run(_ context: CommandContext) async throws {
-        guard let chosen = format ?? ExportFormat.guess(path: file) else {
-            throw CLIError.usage("cannot tell the format of \(file): pass --format json or --format csv")
-        }
         let bytes: Data
         if file == "-" {
             bytes = FileHandle.standardInput.readDataToEndOfFile()
@@ -142,6 +140,10 @@ struct ImportCommand: TrendyCommand {
             } catch {
                 throw CLIError.failure("cannot read \(file): \(error.localizedDescription)", code: "io")
             }
+        }
+        // `export | import -` works as it reads: a name without an extension is told by what the file holds.
+        guard let chosen = format ?? ExportFormat.guess(path: file) ?? ExportFormat.guess(content: bytes) else {
+            throw CLIError.usage("cannot tell the format of \(file): pass --format json or --format csv")
         }
         let batch = try ExportDocument.read(bytes, as: chosen)
         let summary: ImportSummary

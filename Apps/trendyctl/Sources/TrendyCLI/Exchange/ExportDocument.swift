@@ -11,6 +11,16 @@ enum ExportFormat: String, CaseIterable {
     static func guess(path: String) -> ExportFormat? {
         ExportFormat(rawValue: URL(fileURLWithPath: path).pathExtension.lowercased())
     }
+
+    /// The format of a file whose name does not tell (stdin, no extension), from its first character: `{` is JSON
+    /// (an export is an object); a header naming `id` is CSV. Nil when neither.
+    static func guess(content: Data) -> ExportFormat? {
+        let bytes = content.starts(with: [0xEF, 0xBB, 0xBF]) ? content.dropFirst(3) : content[...]
+        guard let first = bytes.first(where: { !" \t\r\n".utf8.contains($0) }) else { return nil }
+        if first == UInt8(ascii: "{") { return .json }
+        let header = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        return header.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "id" } ? .csv : nil
+    }
 }
 
 /// An export being written: the account's small lists whole, its events read a page at a time.
