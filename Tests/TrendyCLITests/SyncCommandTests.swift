@@ -286,6 +286,9 @@ struct SyncCommandTests {
             #expect(run.status == 65 && run.stderr.contains("error:"), "\(name): \(run)")
         }
         #expect(try await cli.json("events", "list") == [], "nothing was imported")
-        #expect(try await cli.run("import", cli.home.appendingPathComponent("data.txt").path).status == 64)
+        // Neither the extension nor the content tells the format: a usage error that asks for --format.
+        let unknown = cli.home.appendingPathComponent("data.txt")
+        try Data("just some text\n".utf8).write(to: unknown)
+        #expect(try await cli.run("import", unknown.path).status == 64)
     }
 }
