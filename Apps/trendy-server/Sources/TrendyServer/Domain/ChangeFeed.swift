@@ -43,8 +43,9 @@ enum ChangeFeed {
         }
         // Nothing above `since`: either the device is up to date, or `since` is above every change this database
         // holds, because it went back to a backup or was reset. Then the device's state is of a history this
-        // server no longer has, and only a bootstrap brings it back (docs/error-recovery.md, "A server restored").
-        if count == 0, request.dialect.expiresCursors, since > (try SyncDigests.latestCursor(request.userId, db)) {
+        // server no longer has, and only a bootstrap brings it back (docs/error-recovery.md › Verification, "A server
+        // restored from an older backup").
+        if count == 0, request.dialect.expiresCursors, since > (try latestCursor(user: request.userId, db)) {
             throw APIError.cursorAhead(since)
         }
         text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)
@@ -53,10 +54,14 @@ enum ChangeFeed {
     }
 
     static func latestCursor(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        let latest =
-            try db.value(
-                Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [request.userId]) ?? 0
-        return try .json(LatestCursorResponse(cursor: max(latest, try watermark(user: request.userId, db))))
+        try .json(LatestCursorResponse(cursor: try latestCursor(user: request.userId, db)))
+    }
+
+    /// The cursor a device holds once it pulled everything: the user's largest change id, or the watermark when
+    /// retention deleted every row above it.
+    static func latestCursor(user: String, _ db: any StorageTransaction) throws -> Int64 {
+        let latest = try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [user])
+        return max(latest ?? 0, try watermark(user: user, db))
     }
 
     private static func cursor(_ request: APIRequest) throws(APIError) -> Int64 {

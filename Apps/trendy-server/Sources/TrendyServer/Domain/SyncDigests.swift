@@ -8,7 +8,7 @@ import Models
 enum SyncDigests {
     static func digest(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         guard request.dialect.servesStreamAndDigest else { throw APIError(.notFound, "no such route") }
-        let cursor = try latestCursor(request.userId, db)
+        let cursor = try ChangeFeed.latestCursor(user: request.userId, db)
         if let bucket = request.query["bucket"] {
             guard EntityDigest.isBucketName(bucket) else {
                 throw APIError(.badRequest, "bucket must be two lowercase hex digits, 00 to ff")
@@ -25,12 +25,6 @@ enum SyncDigests {
             builder.add(type, id: id, sum: sum)
         }
         return try .json(builder.digest(cursor: cursor))
-    }
-
-    /// The cursor a device holds once it pulled everything: as `GET /changes/latest-cursor` answers.
-    static func latestCursor(_ user: String, _ db: any StorageTransaction) throws -> Int64 {
-        let latest = try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [user])
-        return max(latest ?? 0, try ChangeFeed.watermark(user: user, db))
     }
 
     /// Every entity of `user` (of one bucket when given) with its SHA-256. An event's is read from its row

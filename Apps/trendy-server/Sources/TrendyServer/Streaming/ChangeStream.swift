@@ -22,7 +22,7 @@ enum ChangeStream {
         let since = try ChangeFeed.cursor(
             request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init), dialect: .ours)
         let (watermark, latest) = try await pipeline.storage.read { db in
-            (try ChangeFeed.watermark(user: user, db), try SyncDigests.latestCursor(user, db))
+            (try ChangeFeed.watermark(user: user, db), try ChangeFeed.latestCursor(user: user, db))
         }
         if since < watermark {
             throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")

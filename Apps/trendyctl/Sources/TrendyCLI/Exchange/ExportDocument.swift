@@ -15,7 +15,7 @@ enum ExportFormat: String, CaseIterable {
     /// The format of a file whose name does not tell (stdin, no extension), from its first character: `{` is JSON
     /// (an export is an object); a header naming `id` is CSV. Nil when neither.
     static func guess(content: Data) -> ExportFormat? {
-        let bytes = content.starts(with: [0xEF, 0xBB, 0xBF]) ? content.dropFirst(3) : content[...]
+        let bytes = ExportDocument.withoutByteOrderMark(content)
         guard let first = bytes.first(where: { !" \t\r\n".utf8.contains($0) }) else { return nil }
         if first == UInt8(ascii: "{") { return .json }
         let header = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
@@ -117,11 +117,16 @@ struct ExportDocument {
     /// An import file's entities. A leading UTF-8 byte order mark, which Windows editors and spreadsheets write, is
     /// not part of the content (RFC 8259 §8.1 lets a reader ignore it).
     static func read(_ bytes: Data, as format: ExportFormat) throws(CLIError) -> ImportBatch {
-        let content = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(bytes.dropFirst(3)) : bytes
+        let content = withoutByteOrderMark(bytes)
         return switch format {
         case .json: try readJSON(content)
         case .csv: try readCSV(content)
         }
+    }
+
+    /// `bytes` past a leading UTF-8 byte order mark.
+    static func withoutByteOrderMark(_ bytes: Data) -> Data {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(bytes.dropFirst(3)) : bytes
     }
 
     // MARK: JSON
