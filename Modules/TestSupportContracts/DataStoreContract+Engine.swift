@@ -35,7 +35,8 @@ extension DataStoreContract {
         check("DS8 DS9 S17 engine state reads defaults, then round-trips every field") { subject in
             #expect(try subject.read { try $0.loadEngineState() } == EngineState())
             let state = EngineState(
-                cursor: 4_000_000_000_123, bootstrapRequested: true, pendingDeleteIds: [Build.id(1), Build.id(2)],
+                cursor: 4_000_000_000_123, cursorCreatedAt: Build.instant.addingTimeInterval(-5),
+                bootstrapRequested: true, pendingDeleteIds: [Build.id(1), Build.id(2)],
                 breakerConsecutive429: 2, breakerBackoffUntil: Build.instant.addingTimeInterval(30),
                 breakerMultiplier: 4, breakerRetryAfterHint: 12.5, quietUntil: Build.instant.addingTimeInterval(60),
                 lastSuccessAt: Build.instant, serverRoot: "http://127.0.0.1:8080", accountUserId: Build.id(42),
@@ -48,6 +49,7 @@ extension DataStoreContract {
             cleared.breakerRetryAfterHint = nil
             cleared.pendingDeleteIds = []
             cleared.unfetchedDefinitionTypes = []
+            cleared.cursorCreatedAt = nil
             try subject.saved { try $0.saveEngineState(cleared) }
             // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
             #expect(try subject.read { try $0.loadEngineState() } == cleared)

@@ -105,6 +105,27 @@ extension NetworkClientContract {
             let names = (firstPage.changes + secondPage.changes).compactMap { $0.data?["name"]?.stringValue }
             #expect(names == ["A", "B", "C", "D"])
         },
+        check(
+            "§6.5 a position names its change by its time: latest-cursor sends it; another time, or a cursor above "
+                + "every change, is 410 on the feed and the stream"
+        ) { subject in
+            let client = subject.client
+            for name in ["First", "Second"] { _ = try await eventType(client, name: name) }
+            let rows = try await client.getChanges(since: 0, limit: 100).changes
+            let first = try #require(rows.first)
+            #expect(first.createdAt != nil)
+            #expect(try await client.getLatestPosition() == rows.last?.position, "the last change, with its time")
+            let page = try await client.getChanges(since: first.position, limit: 100)
+            #expect(page.changes.map(\.id) == rows.dropFirst().map(\.id), "the time the server sent passes")
+            var written = first.position
+            written.createdAt = first.createdAt?.addingTimeInterval(-1)
+            await expectFailure(410, "cursor_expired") { _ = try await client.getChanges(since: written, limit: 100) }
+            await expectFailure(410, "cursor_expired") {
+                for try await _ in client.changeStream(from: written) { break }
+            }
+            let ahead = FeedPosition(cursor: (rows.last?.id ?? 0) + 1_000_000)
+            await expectFailure(410, "cursor_expired") { _ = try await client.getChanges(since: ahead, limit: 100) }
+        },
         check("change data carries explicit nulls for clearable fields; a tombstone carries none") { client, type in
             let created = try await client.createEventWithIdempotency(
                 event(type: type.id, at: instant(80)), idempotencyKey: key())

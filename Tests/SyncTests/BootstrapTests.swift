@@ -198,7 +198,7 @@ struct BootstrapTests {
     func keysetListingIgnoresConcurrentDeletes() async throws {
         let (b, c, created) = try await fiveEventsAndANewDevice()
         // c reads the cursor and its first page, then b deletes the newest event before c asks for the next page.
-        let cursor = c.model.latestCursor(user: c.network.userId)
+        let cursor = c.model.latestPosition(user: c.network.userId)
         let firstPage = try c.model.listEventsPage(user: c.network.userId, limit: 2, after: nil)
         try await b.events.deleteEvent(id: created[4].id)
         _ = await b.engine.performSync()

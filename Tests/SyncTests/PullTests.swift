@@ -105,6 +105,32 @@ struct PullTests {
         #expect(try !a.engineState().bootstrapRequested)
     }
 
+    @Test(
+        "§6.5 a restored server's new rows took the devices' cursors: the time sent with each cursor tells; they bootstrap"
+    )
+    func restoredHistoryWrittenAgain() async throws {
+        let (a, b, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        _ = try await a.events.createEventType(name: "Lost")
+        _ = await a.engine.performSync()
+        _ = await b.engine.performSync()
+        #expect(try b.events.eventTypes().map(\.name).sorted() == ["Coffee", "Lost"])
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+
+        // b's new type takes the id of the change both cursors name, written a minute later.
+        _ = try await b.events.createEventType(name: "Fresh")
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: true))
+        for device in [a, b] {
+            #expect(try device.events.eventTypes().map(\.name).sorted() == ["Coffee", "Fresh"])
+            let position = try device.engineState().position
+            #expect(position == a.model.latestPosition(user: a.network.userId), "the cursor with its change's time")
+        }
+        let sent = try #require(a.network.calls(of: .getChanges).last?.arguments)
+        #expect(sent["since_created_at"] != nil, "the time goes with the cursor to a server that checks it")
+    }
+
     @Test("S72 the resurrection fence: entries for ids deleted here, pushed this round or still queued, are skipped")
     func resurrectionFence() async throws {
         let (a, b, type) = try await twoDevices()

@@ -50,15 +50,21 @@ struct MockNetworkClientTests {
 
     @Test("the call log keeps every argument, key and body")
     func callLog() async throws {
-        let client = MockNetworkClient(server: InMemoryTrendyServer(clock: SystemClock()))
+        let server = InMemoryTrendyServer(clock: SystemClock())
+        let client = MockNetworkClient(server: server)
         let type = try await newType(client)
         _ = try await client.updateEventTypeWithIdempotency(
             id: type.id, UpdateEventTypeRequest(name: "Black tea", color: nil, icon: nil), idempotencyKey: "k2")
-        _ = try await client.getChanges(since: 7, limit: 25)
+        let created = try #require(server.changes(of: client.userId).first)
+        let createdAt = try #require(created.createdAt)
+        _ = try await client.getChanges(since: created.position, limit: 25)
         let update = try #require(client.calls(of: .updateEventTypeWithIdempotency).first)
         #expect(update.arguments == ["id": type.id] && update.idempotencyKey == "k2")
         #expect(update.body?["name"] == "Black tea" && update.body?["color"] == nil, "a partial update: color left out")
-        #expect(client.calls(of: .getChanges).first?.arguments == ["since": "7", "limit": "25"])
+        #expect(
+            client.calls(of: .getChanges).first?.arguments == [
+                "since": "\(created.id)", "since_created_at": RFC3339.string(from: createdAt), "limit": "25",
+            ])
         #expect(
             client.calls.map(\.method) == [
                 .createEventTypeWithIdempotency, .updateEventTypeWithIdempotency, .getChanges,

@@ -19,6 +19,8 @@ public struct ServerFeatures: Sendable, Hashable {
     public static let stream = "stream"
     /// `GET /api/v1/sync/digest` (api-v1 §14).
     public static let digest = "digest"
+    /// The feed and the stream check `since_created_at` against the change `since` names (api-v1 §6.5).
+    public static let sinceCreatedAt = FeedPosition.createdAtParameter
 
     /// The header's name.
     public static let headerName = "Trendy-Features"

@@ -4,6 +4,8 @@ import Foundation
 public struct EngineState: Sendable, Hashable {
     /// Change-feed position up to which local data reflects the server; 0 means "never synced".
     public var cursor: Int64
+    /// The `created_at` of the change `cursor` names, as the server sent it; nil when not known (api-v1 §6.5).
+    public var cursorCreatedAt: Date?
     public var bootstrapRequested: Bool
     /// Ids deleted locally whose deletion a completed pull has not yet followed (resurrection fence).
     public var pendingDeleteIds: Set<String>
@@ -27,6 +29,7 @@ public struct EngineState: Sendable, Hashable {
 
     public init(
         cursor: Int64 = 0,
+        cursorCreatedAt: Date? = nil,
         bootstrapRequested: Bool = false,
         pendingDeleteIds: Set<String> = [],
         breakerConsecutive429: Int = 0,
@@ -42,6 +45,7 @@ public struct EngineState: Sendable, Hashable {
         serverFeatures: ServerFeatures = ServerFeatures()
     ) {
         self.cursor = cursor
+        self.cursorCreatedAt = cursorCreatedAt
         self.bootstrapRequested = bootstrapRequested
         self.pendingDeleteIds = pendingDeleteIds
         self.breakerConsecutive429 = breakerConsecutive429
@@ -55,5 +59,16 @@ public struct EngineState: Sendable, Hashable {
         self.unfetchedDefinitionTypes = unfetchedDefinitionTypes
         self.geofencesRefreshedAt = geofencesRefreshedAt
         self.serverFeatures = serverFeatures
+    }
+}
+
+extension EngineState {
+    /// `cursor` with its time: what a pull or a stream starts from. Setting it sets both.
+    public var position: FeedPosition {
+        get { FeedPosition(cursor: cursor, createdAt: cursorCreatedAt) }
+        set {
+            cursor = newValue.cursor
+            cursorCreatedAt = newValue.createdAt
+        }
     }
 }

@@ -10,7 +10,8 @@ extension APIClient {
     /// (api-v1 §13 sends `: ping` after 15 s of quiet).
     static let streamIdleTimeout: Int64 = 45
 
-    /// N9. `GET /api/v1/changes/stream` with `Last-Event-ID: cursor` (api-v1 §13): `.opened`, then each entry as
+    /// N9. `GET /api/v1/changes/stream` with `Last-Event-ID: cursor` (api-v1 §13), and `since_created_at` when the
+    /// position has its time: `.opened`, then each entry as
     /// the server sends it. One connection: the stream finishes when the server closes it (after `reset` or
     /// `reauth`, or at shutdown) and throws `NetworkError` when it cannot open (`http` with the status: 404 on a
     /// server without the route, 410, 429 `stream_limit`, 401 after one token refresh) or drops (`transport`, also
@@ -21,13 +22,13 @@ extension APIClient {
     /// delegate as it arrives, but a transfer that stays open with a timeout set keeps libcurl's timer firing on
     /// libdispatch — an idle stream cost 40–60 % of a core (measured 2026-11-25: 394–545 ticks of CPU in 10 s; none
     /// with this client). Without a timeout URLSession delivered nothing.
-    public func changeStream(since cursor: Int64) -> AsyncThrowingStream<StreamEvent, any Error> {
+    public func changeStream(from position: FeedPosition) -> AsyncThrowingStream<StreamEvent, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var token = await tokenProvider.currentToken()
                 var refreshed = false
                 while true {
-                    switch await openStream(since: cursor, token: token, continuation) {
+                    switch await openStream(from: position, token: token, continuation) {
                     case .unauthorized(let failure):
                         guard !refreshed else { return continuation.finish(throwing: NetworkError.http(failure)) }
                         refreshed = true
@@ -49,16 +50,17 @@ extension APIClient {
 
     /// One connection, until it ends.
     private func openStream(
-        since cursor: Int64, token: String?, _ continuation: AsyncThrowingStream<StreamEvent, any Error>.Continuation
+        from position: FeedPosition, token: String?,
+        _ continuation: AsyncThrowingStream<StreamEvent, any Error>.Continuation
     ) async -> StreamEnd {
         guard
-            let url = Endpoint.get("changes/stream", query: [("since", "\(cursor)")]).url(
+            let url = Endpoint.get("changes/stream", query: position.query).url(
                 root: configuration.serverRoot.url)
         else { return .failed(.invalidResponse) }
         let requestId = UUID().uuidString.lowercased()
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "text/event-stream")
-        request.headers.add(name: "Last-Event-ID", value: "\(cursor)")
+        request.headers.add(name: "Last-Event-ID", value: "\(position.cursor)")
         request.headers.add(name: "X-Request-ID", value: requestId)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         var settings = HTTPClient.Configuration()

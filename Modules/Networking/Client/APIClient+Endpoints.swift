@@ -179,8 +179,8 @@ extension APIClient {
 
     // MARK: Change feed
 
-    public func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse {
-        let answer = try await send(.get("changes", query: [("since", "\(cursor)"), ("limit", "\(limit)")]))
+    public func getChanges(since position: FeedPosition, limit: Int) async throws -> ChangeFeedResponse {
+        let answer = try await send(.get("changes", query: position.query + [("limit", "\(limit)")]))
         do {
             return try ChangeFeedResponse(jsonBytes: answer.body)
         } catch {
@@ -190,8 +190,8 @@ extension APIClient {
         }
     }
 
-    public func getLatestCursor() async throws -> Int64 {
-        try await send(.get("changes/latest-cursor"), as: LatestCursorResponse.self).cursor
+    public func getLatestPosition() async throws -> FeedPosition {
+        try await send(.get("changes/latest-cursor"), as: LatestCursorResponse.self).position
     }
 
     // MARK: N2

@@ -14,7 +14,14 @@ enum Schema {
         migrator.registerMigration("v5-owed-features-batches", migrate: addOwedFeaturesAndBatches)
         migrator.registerMigration("v6-history-verify", migrate: allowVerifyHistory)
         migrator.registerMigration("v7-sent-updates", migrate: addSentUpdates)
+        migrator.registerMigration("v8-cursor-created-at", migrate: addCursorCreatedAt)
         return migrator
+    }
+
+    /// The time of the change the cursor names, sent back with it so that the server can tell its history from a
+    /// restored one (api-v1 §6.5). Null for a cursor stored before: such a cursor is sent alone until it moves.
+    private static func addCursorCreatedAt(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sync_engine_state ADD COLUMN cursor_created_at INTEGER")
     }
 
     /// An update's unsettled send, kept so that a merge never re-applies it under a new key (`PendingMutation.sentKey`).

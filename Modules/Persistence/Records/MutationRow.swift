@@ -75,7 +75,7 @@ enum MutationRow {
 /// `sync_engine_state` and `sync_history` rows (sync-engine §1.9, §1.10).
 enum EngineRows {
     static func decodeState(_ row: Row) throws -> EngineState {
-        EngineState(
+        var state = EngineState(
             cursor: try row.decode(Int64.self, atIndex: 0),
             bootstrapRequested: try Column.bool(row, 1),
             pendingDeleteIds: try Column.stringSet(row, 2),
@@ -91,12 +91,15 @@ enum EngineRows {
             geofencesRefreshedAt: try Column.optionalDate(row, 12),
             serverFeatures: ServerFeatures(try Column.stringSet(row, 13))
         )
+        state.cursorCreatedAt = try Column.optionalDate(row, 14)
+        return state
     }
 
     static let stateColumnNames = [
         "cursor", "bootstrap_requested", "pending_delete_ids", "breaker_consecutive_429", "breaker_backoff_until",
         "breaker_multiplier", "breaker_retry_after_hint", "quiet_until", "last_success_at", "server_root",
         "account_user_id", "unfetched_definition_types", "geofences_refreshed_at", "server_features",
+        "cursor_created_at",
     ]
     static let loadStateSQL = "SELECT \(stateColumnNames.joined(separator: ", ")) FROM sync_engine_state WHERE id = 1"
     static let saveStateSQL =
@@ -113,6 +116,7 @@ enum EngineRows {
             Column.milliseconds(state.lastSuccessAt),
             state.serverRoot, state.accountUserId, Column.json(state.unfetchedDefinitionTypes.sorted()),
             Column.milliseconds(state.geofencesRefreshedAt), Column.json(state.serverFeatures.names.sorted()),
+            Column.milliseconds(state.cursorCreatedAt),
         ]
     }
 

@@ -72,11 +72,14 @@ public protocol NetworkClientProtocol: Sendable {
 
     // MARK: Change feed
 
-    /// `GET /api/v1/changes?since&limit`: rows with id > `since`, ascending, at most `limit`.
-    func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse
+    /// `GET /api/v1/changes?since&limit`: rows with id > `since`, ascending, at most `limit`. A position with its
+    /// time also sends `since_created_at`, and a server with that feature answers 410 when the change `since`
+    /// names is not the one the time says (api-v1 §6.5).
+    func getChanges(since position: FeedPosition, limit: Int) async throws -> ChangeFeedResponse
 
-    /// `GET /api/v1/changes/latest-cursor`: the largest change id of the user, 0 when none.
-    func getLatestCursor() async throws -> Int64
+    /// `GET /api/v1/changes/latest-cursor`: the largest change id of the user, 0 when none, with that change's time
+    /// where the server sends it.
+    func getLatestPosition() async throws -> FeedPosition
 
     // MARK: Additions N1–N6 (sync-engine §2.2)
 
@@ -127,8 +130,9 @@ public protocol NetworkClientProtocol: Sendable {
     /// every entry above `cursor` once, in id order, as it commits; `.reset` or `.reauth` before the server closes
     /// it. One connection: the sequence finishes when the server closes, and throws `NetworkError` when it cannot
     /// open (404 on a server without the route, 410, 429 `stream_limit`, 401) or drops. The caller reconnects from
-    /// the last entry it applied (sync-engine R12). Only on servers with the `stream` feature.
-    func changeStream(since cursor: Int64) -> AsyncThrowingStream<StreamEvent, any Error>
+    /// the last entry it applied (sync-engine R12). Only on servers with the `stream` feature. A position with its
+    /// time is checked as `getChanges` checks it.
+    func changeStream(from position: FeedPosition) -> AsyncThrowingStream<StreamEvent, any Error>
 
     /// N10. `GET /api/v1/sync/digest` (api-v1 §14): the server's digest of everything the user holds, at a cursor.
     /// Only on servers with the `digest` feature (R10).
@@ -143,6 +147,19 @@ public protocol NetworkClientProtocol: Sendable {
 }
 
 extension NetworkClientProtocol {
+    /// `GET /api/v1/changes?since&limit` from a bare cursor, unchecked.
+    public func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse {
+        try await getChanges(since: FeedPosition(cursor: cursor), limit: limit)
+    }
+
+    /// The largest change id of the user, 0 when none.
+    public func getLatestCursor() async throws -> Int64 { try await getLatestPosition().cursor }
+
+    /// The change stream from a bare cursor, unchecked.
+    public func changeStream(since cursor: Int64) -> AsyncThrowingStream<StreamEvent, any Error> {
+        changeStream(from: FeedPosition(cursor: cursor))
+    }
+
     /// `POST /api/v1/event-types` with a fresh random `Idempotency-Key`.
     public func createEventType(_ request: CreateEventTypeRequest) async throws -> APIEventType {
         try await createEventTypeWithIdempotency(request, idempotencyKey: Self.freshKey())

@@ -100,10 +100,10 @@ extension SyncEngine {
     public func skipToLatestCursor() async throws -> Int64 {
         if let run = currentRun { _ = await run.value }
         try checkMayContactServer()
-        let latest = try await network.getLatestCursor()
-        try updateEngineState { $0.cursor = latest }
+        let latest = try await network.getLatestPosition()
+        try updateEngineState { $0.position = latest }
         publish()
-        return latest
+        return latest.cursor
     }
 
     /// §4.11 on demand: refreshes geofences and returns how many were written; throws instead of ignoring errors.

@@ -22,24 +22,24 @@ extension SyncEngine {
     /// Against a server with keyset paging (`after`, R11) one listing is complete, so it is taken once.
     func bootstrap(_ counters: inout SyncCounts) async throws {
         enter(.pulling)
-        var latest = try await latestCursor()
+        var latest = try await latestPosition()
         let keyset = try noteServerFeatures().has(ServerFeatures.after)
         var snapshot = ServerSnapshot()
         for taken in 1...SyncConfiguration.maximumSnapshots {
             snapshot = try await fetchSnapshot(keyset: keyset)
             if keyset { break }
-            let again = try await latestCursor()
-            if again == latest || taken == SyncConfiguration.maximumSnapshots { break }
+            let again = try await latestPosition()
+            if again.cursor == latest.cursor || taken == SyncConfiguration.maximumSnapshots { break }
             latest = again
         }
-        try applySnapshot(snapshot, cursor: latest, &counters)
+        try applySnapshot(snapshot, at: latest, &counters)
     }
 
-    private func latestCursor() async throws -> Int64 {
+    private func latestPosition() async throws -> FeedPosition {
         do {
-            let cursor = try await network.getLatestCursor()
+            let position = try await network.getLatestPosition()
             probing = false
-            return cursor
+            return position
         } catch {
             throw failure(of: error)
         }
@@ -126,7 +126,9 @@ extension SyncEngine {
     }
 
     /// §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
-    private func applySnapshot(_ snapshot: ServerSnapshot, cursor: Int64, _ counters: inout SyncCounts) throws {
+    private func applySnapshot(
+        _ snapshot: ServerSnapshot, at position: FeedPosition, _ counters: inout SyncCounts
+    ) throws {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
             let fences = try Fences(store: store, engineState: engineState)
@@ -180,7 +182,7 @@ extension SyncEngine {
                 try written(.event, id)
             }
             try store.clearStagedEvents()
-            engineState.cursor = cursor
+            engineState.position = position
             engineState.bootstrapRequested = false
             engineState.unfetchedDefinitionTypes = snapshot.unfetchedTypes
             engineState.geofencesRefreshedAt = now  // the snapshot held every geofence (S78's clock restarts)

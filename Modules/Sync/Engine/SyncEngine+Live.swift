@@ -160,13 +160,14 @@ extension SyncEngine {
         _ inbox: LiveInbox, _ backoff: inout LiveBackoff, pushHeld: TimeInterval? = nil
     ) async -> StreamEnd {
         enterLive(.connecting)
-        let cursor = (try? readEngineState().cursor) ?? 0
-        liveCursor = cursor
+        let stored = (try? readEngineState()) ?? EngineState()
+        let position = requestPosition(stored)
+        liveCursor = position.cursor
         let network = self.network
         let generation = inbox.beginStream()
         let reader = Task {
             do {
-                for try await event in network.changeStream(since: cursor) { inbox.put(event, generation: generation) }
+                for try await event in network.changeStream(from: position) { inbox.put(event, generation: generation) }
                 inbox.streamEnded(nil, generation: generation)
             } catch {
                 inbox.streamEnded(error, generation: generation)
@@ -245,7 +246,7 @@ extension SyncEngine {
                 guard let last = fresh.last else { return [] }
                 let fences = try Fences(store: store, engineState: engineState)
                 for entry in fresh { try apply(entry, fences, store, &counters) }
-                engineState.cursor = last.id
+                engineState.position = last.position
                 try store.saveEngineState(engineState)
                 observedEngineState = engineState
                 return fresh

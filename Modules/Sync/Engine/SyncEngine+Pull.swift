@@ -14,10 +14,12 @@ extension SyncEngine {
     func pull(_ counters: inout SyncCounts) async throws -> PullEnd {
         while true {
             if Task.isCancelled { throw RoundStop.cancelled }
-            let since = try readEngineState().cursor
+            let stored = try readEngineState()
+            let since = stored.cursor
             let page: ChangeFeedResponse
             do {
-                page = try await network.getChanges(since: since, limit: configuration.changeFeedPageSize)
+                page = try await network.getChanges(
+                    since: requestPosition(stored), limit: configuration.changeFeedPageSize)
                 probing = false
             } catch let NetworkError.http(failure) where failure.status == 410 {
                 probing = false
@@ -51,15 +53,24 @@ extension SyncEngine {
         }
     }
 
-    /// One unit of work: every entry in order, then `cursor ← max(cursor, next_cursor)`; false (nothing applied)
-    /// when the stored cursor is no longer the page's `since`.
+    /// The stored position as a pull or a stream sends it: with the time of its change only to a server that
+    /// checks it (R0, api-v1 §6.5).
+    func requestPosition(_ engineState: EngineState) -> FeedPosition {
+        engineState.serverFeatures.has(ServerFeatures.sinceCreatedAt)
+            ? engineState.position : FeedPosition(cursor: engineState.cursor)
+    }
+
+    /// One unit of work: every entry in order, then `cursor ← max(cursor, next_cursor)`, with the time of the change
+    /// it names; false (nothing applied) when the stored cursor is no longer the page's `since`.
     private func applyPage(_ page: ChangeFeedResponse, since: Int64, _ counters: inout SyncCounts) throws -> Bool {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
             guard engineState.cursor == since else { return false }
             let fences = try Fences(store: store, engineState: engineState)
             for entry in page.changes { try apply(entry, fences, store, &counters) }
-            engineState.cursor = max(engineState.cursor, page.nextCursor)
+            if page.nextCursor > engineState.cursor {
+                engineState.position = page.nextPosition(after: engineState.position)
+            }
             try store.saveEngineState(engineState)
             observedEngineState = engineState
             return true

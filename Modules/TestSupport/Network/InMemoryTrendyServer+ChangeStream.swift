@@ -20,8 +20,15 @@ public enum ScriptedStreamFault: Sendable, Equatable {
 extension InMemoryTrendyServer {
     /// `GET /api/v1/changes/stream` (api-v1 §13): `.opened`, the entries of `user` above `since`, then each entry
     /// as it is logged, until the consumer stops or `closeStreams` ends it. Backlog and registration happen in one
-    /// critical section with the log, so no entry is missed or sent twice.
-    public func changeStream(user: String, since: Int64) -> AsyncThrowingStream<StreamEvent, any Error> {
+    /// critical section with the log, so no entry is missed or sent twice. A position the history does not hold
+    /// is refused before the stream opens, as `/changes` refuses it.
+    public func changeStream(
+        user: String, from position: FeedPosition
+    ) throws(NetworkError)
+        -> AsyncThrowingStream<StreamEvent, any Error>
+    {
+        try checkPosition(position, in: changes(of: user))
+        let since = position.cursor
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: StreamEvent.self)
         let id = UUID()
         state.withLock { state in

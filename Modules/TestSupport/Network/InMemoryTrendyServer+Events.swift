@@ -260,14 +260,45 @@ extension InMemoryTrendyServer {
         }
     }
 
-    /// `GET /changes`: rows after `since` (exclusive), at most `limit` (1–500, else 100).
-    public func changes(user: String, since: Int64, limit: Int) throws(NetworkError) -> ChangeFeedResponse {
+    /// `GET /changes`: rows after `since` (exclusive), at most `limit` (1–500, else 100); 410 for a position this
+    /// history does not hold (`checkPosition`).
+    public func changes(
+        user: String, since position: FeedPosition, limit: Int
+    ) throws(NetworkError)
+        -> ChangeFeedResponse
+    {
+        let since = position.cursor
         guard since >= 0 else { throw Problems.badRequest("since must not be negative") }
+        let log = changes(of: user)
+        try checkPosition(position, in: log)
         let pageSize = (1...500).contains(limit) ? limit : 100
-        let rows = changes(of: user).filter { $0.id > since }
+        let rows = log.filter { $0.id > since }
         let page = Array(rows.prefix(pageSize))
         return ChangeFeedResponse(changes: page, nextCursor: page.last?.id ?? since, hasMore: rows.count > pageSize)
     }
 
-    public func latestCursor(user: String) -> Int64 { changes(of: user).last?.id ?? 0 }
+    /// `GET /changes/latest-cursor`: the user's last change, with its time.
+    public func latestPosition(user: String) -> FeedPosition {
+        changes(of: user).last?.position ?? FeedPosition(cursor: 0)
+    }
+
+    public func latestCursor(user: String) -> Int64 { latestPosition(user: user).cursor }
+
+    /// api-v1 §6.5: a cursor above every change, or one whose change is not the one its time names (the history
+    /// went back and was written again, as after `restore(_:)`), is 410 `cursor_expired`.
+    func checkPosition(_ position: FeedPosition, in log: [ChangeEntry]) throws(NetworkError) {
+        guard position.cursor > 0 else { return }
+        let latest = log.last?.id ?? 0
+        let named = log.first { $0.id == position.cursor }
+        let moved =
+            features.has(ServerFeatures.sinceCreatedAt)
+            && position.createdAt.map { sent in
+                named?.createdAt.map(\.millisecondsSince1970) != sent.millisecondsSince1970
+            } == true
+        if position.cursor > latest || moved {
+            throw Problems.failure(
+                410, "cursor_expired", "the cursor \(position.cursor) is not of this server's change history; bootstrap"
+            )
+        }
+    }
 }

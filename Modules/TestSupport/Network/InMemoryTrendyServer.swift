@@ -37,9 +37,10 @@ public final class InMemoryTrendyServer: Sendable {
     /// The revision-3 features the model implements.
     public static let allFeatures = ServerFeatures([
         ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest, ServerFeatures.stream,
+        ServerFeatures.sinceCreatedAt,
     ])
 
-    struct State {
+    struct State: Sendable {
         var eventTypes: [String: APIEventType] = [:]
         var events: [String: APIEvent] = [:]
         var geofences: [String: APIGeofence] = [:]
@@ -49,14 +50,14 @@ public final class InMemoryTrendyServer: Sendable {
         var replays: [ReplayScope: Replay] = [:]
     }
 
-    struct ReplayScope: Hashable {
+    struct ReplayScope: Hashable, Sendable {
         let user: String
         let method: String
         let path: String
         let key: String
     }
 
-    struct Replay {
+    struct Replay: Sendable {
         let fingerprint: String
         let response: any Sendable
     }

@@ -179,15 +179,16 @@ extension MockNetworkClient {
 
     // MARK: Change feed and N2
 
-    public func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse {
-        try await call(.getChanges, ["since": "\(cursor)", "limit": "\(limit)"]) {
+    public func getChanges(since position: FeedPosition, limit: Int) async throws -> ChangeFeedResponse {
+        try await call(.getChanges, Dictionary(uniqueKeysWithValues: position.query + [("limit", "\(limit)")])) {
             () throws(NetworkError) -> ChangeFeedResponse in
-            try server.changes(user: userId, since: cursor, limit: limit)
+            try server.changes(user: userId, since: position, limit: limit)
         }
     }
 
-    public func getLatestCursor() async throws -> Int64 {
-        try await call(.getLatestCursor) { server.latestCursor(user: userId) }
+    /// Recorded as `getLatestCursor`; a scripted `FeedPosition` answers it.
+    public func getLatestPosition() async throws -> FeedPosition {
+        try await call(.getLatestCursor) { server.latestPosition(user: userId) }
     }
 
     // MARK: N7, N8, features

@@ -9,8 +9,10 @@ enum ChangeFeed {
     static func page(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let since = try cursor(request)
         let limit = try Query.integer(request, "limit", default: 100, valid: 1...500, fallback: 100)
-        if request.dialect.expiresCursors, since < (try watermark(user: request.userId, db)) {
-            throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
+        if request.dialect.expiresCursors {
+            try checkPosition(
+                since, createdAt: try createdAt(request.query[FeedPosition.createdAtParameter]), user: request.userId,
+                db)
         }
         var text: [UInt8] = []
         text.reserveCapacity(limit * 700 + 64)
@@ -54,7 +56,37 @@ enum ChangeFeed {
     }
 
     static func latestCursor(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
-        try .json(LatestCursorResponse(cursor: try latestCursor(user: request.userId, db)))
+        let cursor = try latestCursor(user: request.userId, db)
+        let createdAt = try changeCreatedAt(cursor, user: request.userId, db).map(Date.init(millisecondsSince1970:))
+        return try .json(LatestCursorResponse(cursor: cursor, createdAt: createdAt))
+    }
+
+    /// When the user's change `id` was written, in milliseconds; nil when no such row is left.
+    static func changeCreatedAt(_ id: Int64, user: String, _ db: any StorageTransaction) throws -> Int64? {
+        guard id > 0 else { return nil }
+        return try db.value(
+            Int64.self, sql: "SELECT created_at FROM changes WHERE id = ? AND user_id = ?", arguments: [id, user])
+    }
+
+    /// A `since_created_at` value (api-v1 §5.6) in milliseconds: absent or empty is nil.
+    static func createdAt(_ text: String?) throws(APIError) -> Int64? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let milliseconds = RFC3339.milliseconds(from: text) else {
+            throw APIError(.badRequest, "\(FeedPosition.createdAtParameter) must be an RFC 3339 time")
+        }
+        return milliseconds
+    }
+
+    /// api-v1 §6.5: 410 `cursor_expired` for a `since` this history cannot continue — below the retention watermark,
+    /// or, with `createdAt`, naming a change that is gone or was written at another time (the database went back to
+    /// a backup, then new rows took the ids again). A change retention deleted (`since` at the watermark) passes.
+    static func checkPosition(_ since: Int64, createdAt: Int64?, user: String, _ db: any StorageTransaction) throws {
+        let watermark = try watermark(user: user, db)
+        if since < watermark {
+            throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
+        }
+        guard let createdAt, since > watermark else { return }
+        if try changeCreatedAt(since, user: user, db) != createdAt { throw APIError.cursorMoved(since) }
     }
 
     /// The cursor a device holds once it pulled everything: the user's largest change id, or the watermark when

@@ -90,6 +90,15 @@ struct APIError: Error {
             "the cursor \(since) is ahead of this server's change history (restored from a backup or reset); bootstrap")
     }
 
+    /// A `since` whose change is not the one `since_created_at` names: the history went back and was written again
+    /// (api-v1 §6.5).
+    static func cursorMoved(_ since: Int64) -> APIError {
+        APIError(
+            .cursorExpired,
+            "the change at cursor \(since) is not the one this device saw (the server was restored from a backup); "
+                + "bootstrap")
+    }
+
     static func validation(_ errors: [FieldError]) -> APIError {
         let detail =
             errors.count == 1

@@ -53,6 +53,7 @@ struct APIMiddleware: RouterMiddleware {
     /// The revision-3 capabilities this server has, announced on every answer (api-v1 §2.1); `Dialect.announcesFeatures`.
     static let features = ServerFeatures([
         ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest, ServerFeatures.stream,
+        ServerFeatures.sinceCreatedAt,
     ])
 
     /// 1–128 visible ASCII characters (api-v1 §2.1).

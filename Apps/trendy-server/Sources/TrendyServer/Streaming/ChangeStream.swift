@@ -19,13 +19,16 @@ enum ChangeStream {
     static func respond(_ request: Request, _ context: APIContext, _ pipeline: Pipeline) async throws -> Response {
         guard pipeline.dialect.servesStreamAndDigest else { throw APIError.notFound("route") }
         let user = context.userId
-        let since = try ChangeFeed.cursor(
-            request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init), dialect: .ours)
-        let (watermark, latest) = try await pipeline.storage.read { db in
-            (try ChangeFeed.watermark(user: user, db), try ChangeFeed.latestCursor(user: user, db))
-        }
-        if since < watermark {
-            throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
+        let query = request.uri.queryParameters
+        let lastEventId = request.headers[.lastEventID]
+        let since = try ChangeFeed.cursor(lastEventId ?? query["since"].map(String.init), dialect: .ours)
+        // The time names the change of `since`: a `Last-Event-ID` an SSE client moved on alone is not checked.
+        let createdAt =
+            lastEventId == nil || lastEventId == query["since"].map(String.init)
+            ? try ChangeFeed.createdAt(query[FeedPosition.createdAtParameter[...]].map(String.init)) : nil
+        let latest = try await pipeline.storage.read { db in
+            try ChangeFeed.checkPosition(since, createdAt: createdAt, user: user, db)
+            return try ChangeFeed.latestCursor(user: user, db)
         }
         if since > latest { throw APIError.cursorAhead(since) }
         let expiry = pipeline.authenticator.expiry(authorization: request.headers[.authorization])

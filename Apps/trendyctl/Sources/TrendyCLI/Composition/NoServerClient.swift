@@ -28,8 +28,10 @@ struct NoServerClient: NetworkClientProtocol {
         _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
     ) async throws -> APIPropertyDefinition { throw Self.unavailable }
     func deletePropertyDefinition(id: String) async throws { throw Self.unavailable }
-    func getChanges(since cursor: Int64, limit: Int) async throws -> ChangeFeedResponse { throw Self.unavailable }
-    func getLatestCursor() async throws -> Int64 { throw Self.unavailable }
+    func getChanges(since position: FeedPosition, limit: Int) async throws -> ChangeFeedResponse {
+        throw Self.unavailable
+    }
+    func getLatestPosition() async throws -> FeedPosition { throw Self.unavailable }
     func createEventsBatch(
         _ events: [CreateEventRequest], idempotencyKey: String
     ) async throws -> BatchCreateEventsResponse { throw Self.unavailable }
@@ -50,7 +52,7 @@ struct NoServerClient: NetworkClientProtocol {
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage { throw Self.unavailable }
     var serverFeatures: ServerFeatures? { nil }
     func getDigest() async throws -> SyncDigest { throw Self.unavailable }
-    func changeStream(since cursor: Int64) -> AsyncThrowingStream<StreamEvent, any Error> {
+    func changeStream(from position: FeedPosition) -> AsyncThrowingStream<StreamEvent, any Error> {
         AsyncThrowingStream { $0.finish(throwing: Self.unavailable) }
     }
     func getDigestBucket(_ bucket: String) async throws -> SyncDigestBucket { throw Self.unavailable }
