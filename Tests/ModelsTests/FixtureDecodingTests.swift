@@ -118,7 +118,7 @@ struct FixtureDecodingTests {
         let original = try JSONCoding.decode(ChangeFeedResponse.self, from: try FixtureFiles.data("changes.orig.json"))
         #expect(original.changes[1].knownEntityType == nil && original.changes[2].knownOperation == nil)
         #expect(original.changes[0].data?["user_id"] == "")
-        let latest = try JSONCoding.decode(LatestCursorResponse.self, from: try FixtureFiles.data("latest-cursor.json"))
+        let latest = try JSONCoding.decode(FeedPosition.self, from: try FixtureFiles.data("latest-cursor.json"))
         #expect(latest.cursor == 4_000_000_000_123)
     }
 

@@ -13,7 +13,7 @@ enum FixtureFiles {
         "property-definition": { try JSONCoding.decode(APIPropertyDefinition.self, from: $0) },
         "batch": { try JSONCoding.decode(BatchCreateEventsResponse.self, from: $0) },
         "changes": { try JSONCoding.decode(ChangeFeedResponse.self, from: $0) },
-        "latest-cursor": { try JSONCoding.decode(LatestCursorResponse.self, from: $0) },
+        "latest-cursor": { try JSONCoding.decode(FeedPosition.self, from: $0) },
         "health": { try JSONCoding.decode(HealthResponse.self, from: $0) },
         "problem": { try JSONCoding.decode(ProblemDetails.self, from: $0) },
         "error": { try JSONCoding.decode(ProblemDetails.self, from: $0) },

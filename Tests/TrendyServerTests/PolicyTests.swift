@@ -322,4 +322,42 @@ struct PolicyTests {
             #expect(ahead.text.contains("ahead of this server's change history"), "\(ahead.text)")
         }
     }
+
+    @Test("§6.5 since_created_at names the change of since by its time: the right time pages, another is 410 (SQLite)")
+    func cursorTimeOnSQLite() async throws {
+        try await Self.expectCursorTimeChecked(LiveTrendyServer.testConfiguration())
+    }
+
+    @Test("§6.5 since_created_at names the change of since by its time (PostgreSQL)", .requiresPostgreSQL)
+    func cursorTimeOnPostgreSQL() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        configuration.storage = try #require(LiveTrendyServer.postgresTestStorage())
+        try await Self.expectCursorTimeChecked(configuration)
+    }
+
+    /// latest-cursor answers the time of its change; a page from a cursor with the time it was sent pages on; with
+    /// another time, on the feed and the stream, 410; with a time that is no RFC 3339, 400.
+    static func expectCursorTimeChecked(_ configuration: ServerConfiguration) async throws {
+        try await ServerHarness.with(configuration) { harness in
+            try await harness.eventType("First")
+            try await harness.eventType("Second")
+            let rows = try await harness.send("GET", "/api/v1/changes?since=0")
+            let first = try #require((rows.json?["changes"] as? [[String: Any]])?.first)
+            let id = try #require(first["id"] as? Int)
+            let time = try #require(first["created_at"] as? String)
+            let latest = try await harness.send("GET", "/api/v1/changes/latest-cursor")
+            #expect(latest.json?["created_at"] is String, "\(latest.text)")
+            let next = try await harness.send("GET", "/api/v1/changes?since=\(id)&since_created_at=\(time)")
+            #expect(next.status == 200 && (next.json?["changes"] as? [Any])?.count == 1, "\(next.text)")
+            let other = try #require(RFC3339.date(from: time)).addingTimeInterval(-0.001)
+            let query = "since=\(id)&since_created_at=\(RFC3339.string(from: other))"
+            let moved = try await harness.send("GET", "/api/v1/changes?\(query)")
+            #expect(moved.status == 410 && moved.problemType == "cursor_expired", "\(moved.text)")
+            #expect(moved.text.contains("restored from a backup"), "\(moved.text)")
+            let stream = try await harness.send("GET", "/api/v1/changes/stream?\(query)")
+            #expect(stream.status == 410 && stream.problemType == "cursor_expired", "\(stream.text)")
+            let garbled = try await harness.send("GET", "/api/v1/changes?since=\(id)&since_created_at=yesterday")
+            #expect(garbled.status == 400 && garbled.problemType == "bad_request", "\(garbled.text)")
+        }
+    }
 }

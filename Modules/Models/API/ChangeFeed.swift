@@ -97,36 +97,3 @@ extension ChangeEntry: Codable {
         try container.encodeTimestampIfPresent(createdAt, forKey: .createdAt)
     }
 }
-
-/// Answer to `GET /api/v1/changes/latest-cursor`: the cursor, and on our server the `created_at` of the change it
-/// names (absent when no change is left with that id).
-public struct LatestCursorResponse: Sendable, Hashable {
-    public var cursor: Int64
-    public var createdAt: Date?
-
-    public init(cursor: Int64, createdAt: Date? = nil) {
-        self.cursor = cursor
-        self.createdAt = createdAt
-    }
-
-    public var position: FeedPosition { FeedPosition(cursor: cursor, createdAt: createdAt) }
-}
-
-extension LatestCursorResponse: Codable {
-    enum CodingKeys: String, CodingKey {
-        case cursor
-        case createdAt = "created_at"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        cursor = try container.decode(Int64.self, forKey: .cursor)
-        createdAt = container.decodeTimestampIfPresent(forKey: .createdAt)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(cursor, forKey: .cursor)
-        try container.encodeTimestampIfPresent(createdAt, forKey: .createdAt)
-    }
-}

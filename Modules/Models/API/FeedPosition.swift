@@ -5,6 +5,8 @@ import Foundation
 ///
 /// The id alone cannot tell a server's history from one that went back to a backup and was written again: the ids of
 /// the new rows run under the device's cursor. The time of the change the cursor names can (`since_created_at`).
+/// Also the answer to `GET /api/v1/changes/latest-cursor`: `{"cursor": …, "created_at": …}`, the time absent when
+/// no change is kept with that id.
 public struct FeedPosition: Sendable, Hashable {
     public var cursor: Int64
     /// Nil when not known: no change yet, a server that did not send it, or a cursor from an older client.
@@ -21,6 +23,25 @@ public struct FeedPosition: Sendable, Hashable {
     /// The query of a request from this position: `since`, and `since_created_at` when the time is known.
     public var query: [(String, String)] {
         [("since", "\(cursor)")] + (createdAt.map { [(Self.createdAtParameter, RFC3339.string(from: $0))] } ?? [])
+    }
+}
+
+extension FeedPosition: Codable {
+    enum CodingKeys: String, CodingKey {
+        case cursor
+        case createdAt = "created_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        cursor = try container.decode(Int64.self, forKey: .cursor)
+        createdAt = container.decodeTimestampIfPresent(forKey: .createdAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(cursor, forKey: .cursor)
+        try container.encodeTimestampIfPresent(createdAt, forKey: .createdAt)
     }
 }
 

@@ -191,7 +191,7 @@ extension APIClient {
     }
 
     public func getLatestPosition() async throws -> FeedPosition {
-        try await send(.get("changes/latest-cursor"), as: LatestCursorResponse.self).position
+        try await send(.get("changes/latest-cursor"), as: FeedPosition.self)
     }
 
     // MARK: N2

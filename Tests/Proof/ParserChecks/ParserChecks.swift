@@ -40,7 +40,7 @@ public enum ParserChecks {
         decoder([APIEventType].self), decoder(APIEventType.self), decoder([APIEvent].self), decoder(APIEvent.self),
         decoder([APIGeofence].self), decoder(APIGeofence.self), decoder([APIPropertyDefinition].self),
         decoder(APIPropertyDefinition.self), decoder(BatchCreateEventsResponse.self),
-        decoder(LatestCursorResponse.self), decoder(HealthResponse.self),
+        decoder(FeedPosition.self), decoder(HealthResponse.self),
         ("RFC3339", rfc3339),
     ]
 

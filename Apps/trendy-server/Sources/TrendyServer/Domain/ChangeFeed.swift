@@ -58,7 +58,7 @@ enum ChangeFeed {
     static func latestCursor(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let cursor = try latestCursor(user: request.userId, db)
         let createdAt = try changeCreatedAt(cursor, user: request.userId, db).map(Date.init(millisecondsSince1970:))
-        return try .json(LatestCursorResponse(cursor: cursor, createdAt: createdAt))
+        return try .json(FeedPosition(cursor: cursor, createdAt: createdAt))
     }
 
     /// When the user's change `id` was written, in milliseconds; nil when no such row is left.
