@@ -141,6 +141,19 @@ struct LocalCommandTests {
             #expect(try await cli.json("props", "list", "Work").arrayValue?.count == 1)
             let refused = try await cli.run("events", "add", "Work", "--prop", "mode=beach")
             #expect(refused.status == 64 && refused.stderr.contains("remote, office"), "\(refused)")
+            // A new kind or new choices: the choices go with the select; a kept default must fit, or is refused.
+            let misfit = try await cli.run("props", "edit", definitionId, "--kind", "number")
+            #expect(misfit.status == 64 && misfit.stderr.contains("--clear-default"), "\(misfit)")
+            let renamed = try await cli.run("props", "edit", definitionId, "--option", "home", "--option", "away")
+            #expect(renamed.status == 64 && renamed.stderr.contains("home, away"), "\(renamed)")
+            let unchanged = try await cli.json("props", "list", "Work").arrayValue?.first
+            #expect(unchanged?["options"] == ["remote", "office"] && unchanged?["property_type"] == "select")
+            let text = try await cli.json("props", "edit", definitionId, "--kind", "text")
+            #expect(text["options"] == nil && text["default_value"] == "office", "\(text)")
+            let number = try await cli.json("props", "edit", definitionId, "--kind", "number", "--default", "3")
+            #expect(number["property_type"] == "number" && number["default_value"] == 3)
+            let duration = try await cli.json("props", "edit", definitionId, "--kind", "duration")
+            #expect(duration["default_value"] == 3, "a number default fits a duration")
             #expect(try await cli.json("props", "rm", definitionId) == ["deleted": [.string(definitionId)]])
         }
     }

@@ -38,6 +38,19 @@ struct PropsCommand: AsyncParsableCommand {
         return try PropertyInput.value(text, as: definition, now: now).value
     }
 
+    /// A kept default read again for a new kind or new choices: `3` becomes the text "3", "happy" is no number.
+    static func reread(_ value: JSONValue, as definition: PropertyDefinition, now: Date) throws(CLIError) -> JSONValue {
+        let text = PropertyInput.display(PropertyValue(type: .text, value: value))
+        do {
+            return try PropertyInput.value(text, as: definition, now: now).value
+        } catch {
+            throw .usage(
+                "the default \"\(text)\" does not fit \(definition.key) as a \(definition.propertyType.rawValue)"
+                    + (definition.propertyType == .select ? " of \(definition.options.joined(separator: ", "))" : "")
+                    + ": give --default VALUE or --clear-default")
+        }
+    }
+
     struct Add: TrendyCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Define a property of an event type.")
@@ -123,12 +136,24 @@ struct PropsCommand: AsyncParsableCommand {
             let now = context.now
             // Read and changed inside the transaction that writes it: a concurrent edit of another field is kept.
             let edited = try await store.updatePropertyDefinition(id: found.id) { definition in
+                let before = definition
                 if let label { definition.label = label }
                 if let kind { definition.propertyType = kind }
                 if !options.isEmpty { definition.options = options }
                 if clearOptions { definition.options = [] }
-                definition.defaultValue =
-                    clearDefault ? nil : try PropsCommand.defaultValue(defaultText, for: definition, now: now)
+                // Choices belong to a select: one that becomes another kind drops them, unless --option gives some.
+                if before.propertyType == .select, definition.propertyType != .select, options.isEmpty {
+                    definition.options = []
+                }
+                if clearDefault {
+                    definition.defaultValue = nil
+                } else if defaultText != nil {
+                    definition.defaultValue = try PropsCommand.defaultValue(defaultText, for: definition, now: now)
+                } else if let kept = definition.defaultValue,
+                    definition.propertyType != before.propertyType || definition.options != before.options
+                {
+                    definition.defaultValue = try PropsCommand.reread(kept, as: definition, now: now)
+                }
                 if let order { definition.displayOrder = order }
             }
             PropsCommand.render(edited, context)
