@@ -187,7 +187,7 @@ struct LocalCommandTests {
             let change = try #require(queue.first?["id"]?.stringValue)
             #expect(
                 try await cli.json("queue", "discard", change, change.uppercased()) == ["discarded": 1],
-                "an id given twice is one change")
+                "an id given twice, in either case, is one change")
             #expect(try await cli.json("status")["pending"] == 0)
             // R9: a create never sent leaves with its row: the server never heard of it.
             #expect(try await cli.json("types", "list") == [])

@@ -47,8 +47,9 @@ struct QueueCommand: AsyncParsableCommand {
                 throw CLIError.failure("change \(id) has not failed; only failed changes can be retried")
             }
         }
-        var seen = Set<String>()
-        return ids.map { $0.lowercased() }.filter { seen.insert($0).inserted }  // an id given twice is one change
+        // An id given twice is one change: the engine takes each queued change once (discard filters the queue by
+        // the ids, and a revived change is no longer dead).
+        return ids.map { $0.lowercased() }
     }
 
     struct Retry: TrendyCommand {
