@@ -138,6 +138,8 @@ struct EventStoreTests {
         #expect(h.model.geofences(of: h.network.userId).first?.eventTypeEntryId == nil, "the server clears it too")
     }
 
+    static let instantRule = "must be after 0001-01-01T00:00:00Z and before the year 10000"
+
     @Test("writes the server would refuse fail now, with a message, and leave nothing behind")
     func validation() async throws {
         let h = try SyncHarness()
@@ -151,6 +153,8 @@ struct EventStoreTests {
             ("small radius", .invalid(field: "radius", reason: "must be between 50 and 10000")),
             ("select without options", .invalid(field: "options", reason: "are required for a select property")),
             ("unknown id", .notFound(.event, id: "missing")),
+            ("the zero time", .invalid(field: "timestamp", reason: Self.instantRule)),
+            ("an end in the year 10000", .invalid(field: "end_date", reason: Self.instantRule)),
         ]
         for (label, expected) in failures {
             do {
@@ -168,6 +172,13 @@ struct EventStoreTests {
                 case "select without options":
                     _ = try await h.events.createPropertyDefinition(
                         eventTypeId: type.id, key: "mood", label: "Mood", type: .select)
+                case "the zero time":
+                    // api-v1 §3.2: the wire reads 0001-01-01T00:00:00Z as no time at all; the push could never send it.
+                    _ = try await h.events.createEvent(eventTypeId: type.id, timestamp: Date.zeroInstant)
+                case "an end in the year 10000":
+                    _ = try await h.events.createEvent(eventTypeId: type.id, timestamp: Build.instant) {
+                        $0.endDate = Date(millisecondsSince1970: RFC3339.year10000Milliseconds)
+                    }
                 default: _ = try await h.events.updateEvent(id: "missing") { $0.notes = "x" }
                 }
                 Issue.record("\(label) was accepted")

@@ -207,5 +207,22 @@ struct FirstHourTests {
                 reversed.status == 64 && reversed.stderr.contains("--since \"-1d\" is after --until \"-2d\""),
                 "a range that ends before it starts is refused, not answered empty: \(reversed)")
         }
+
+        // 0001-01-01 at midnight UTC is the wire's "no time" (api-v1 §3.2): such an event could never be pushed.
+        for zone in ["UTC", "Asia/Tokyo"] {
+            let zero = try await relative.run(["events", "add", "Nap", "--at", "0001-01-01"], extra: ["TZ": zone])
+            #expect(zero.status == 64 && zero.stderr.contains("after 0001-01-01T00:00:00Z"), "\(zone): \(zero)")
+        }
+        let first = try await relative.run(
+            ["events", "add", "Nap", "--at", "0001-01-02", "--json"], extra: ["TZ": "UTC"])
+        #expect(first.json?["timestamp"] == "0001-01-02T00:00:00.000Z", "the day after is a time: \(first)")
+        // Days are counted as RFC 3339 counts them (proleptic Gregorian), not in Foundation's Julian before 1582.
+        let early = try await relative.run(
+            ["events", "add", "Nap", "--at", "1500-03-01 12:30", "--json"], extra: ["TZ": "UTC"])
+        #expect(early.json?["timestamp"] == "1500-03-01T12:30:00.000Z", "\(early)")
+        let earlyId = try #require(early.json?["id"]?.stringValue)
+        let shownEarly = try await relative.run(["events", "show", earlyId], extra: ["TZ": "UTC"])
+        #expect(shownEarly.stdout.contains("1500-03-01 12:30"), "\(shownEarly.stdout)")
+        #expect(try await relative.json("queue", "list").arrayValue?.count == 5, "a type and four events, no zero")
     }
 }

@@ -10,6 +10,8 @@ import Foundation
 public enum RFC3339 {
     /// `0001-01-01T00:00:00Z`, the original backend's "no value" instant, in milliseconds.
     public static let zeroInstantMilliseconds: Int64 = -62_135_596_800_000
+    /// `10000-01-01T00:00:00Z` in milliseconds: the first instant four digits of year cannot write.
+    public static let year10000Milliseconds: Int64 = 253_402_300_800_000
 
     /// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func string(fromMilliseconds milliseconds: Int64) -> String {
@@ -21,8 +23,8 @@ public enum RFC3339 {
 
     /// Appends the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ` (for serialisers that build bytes directly).
     public static func write(milliseconds: Int64, into output: inout [UInt8]) {
-        let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
-        let (year, month, day) = civilDate(fromDays: days)
+        let (days, msOfDay) = ProlepticCalendar.split(milliseconds: milliseconds)
+        let (year, month, day) = ProlepticCalendar.civilDate(fromDays: days)
         func digits(_ value: Int64, _ width: Int) {
             var divisor: Int64 = 1
             for _ in 1..<width { divisor *= 10 }
@@ -86,51 +88,15 @@ public enum RFC3339 {
             return nil
         }
         guard parser.isAtEnd, year >= 1, (1...12).contains(month), day >= 1,
-            day <= daysInMonth(year: year, month: month), hour < 24, minute < 60, second < 60
+            day <= ProlepticCalendar.daysInMonth(year: year, month: month), hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = days(fromCivilYear: year, month: month, day: day)
+        let days = ProlepticCalendar.days(fromCivilYear: year, month: month, day: day)
         let local = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
         return local - offsetMinutes * 60_000
     }
 
     public static func date(from text: String) -> Date? {
         milliseconds(from: text).map(Date.init(millisecondsSince1970:))
-    }
-
-    // MARK: Calendar arithmetic (proleptic Gregorian, days since 1970-01-01)
-
-    static func days(fromCivilYear year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civilDate(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
-        let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
-        return (quotient, value - quotient * divisor)
     }
 
     private struct Scanner {

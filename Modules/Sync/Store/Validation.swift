@@ -25,6 +25,8 @@ enum Validation {
         }
         try range(event.locationLatitude, -90...90, "latitude")
         try range(event.locationLongitude, -180...180, "longitude")
+        try instant(event.timestamp, "timestamp")
+        try instant(event.endDate, "end_date")
         if let geofence = event.geofenceId, try store.findGeofence(id: geofence) == nil {
             throw EventStoreError.notFound(.geofence, id: geofence)
         }
@@ -91,6 +93,17 @@ enum Validation {
             throw EventStoreError.invalid(
                 field: field,
                 reason: "must be between \(plain(range.lowerBound)) and \(plain(range.upperBound))")
+        }
+    }
+
+    /// A time the wire carries as a value (api-v1 §3.2): after `0001-01-01T00:00:00Z`, which means "no value", and
+    /// within four-digit years. An event at that instant would be pushed as one without a time, and refused for good.
+    private static func instant(_ value: Date?, _ field: String) throws {
+        guard let value else { return }
+        let milliseconds = value.millisecondsSince1970
+        guard milliseconds > RFC3339.zeroInstantMilliseconds, milliseconds < RFC3339.year10000Milliseconds else {
+            throw EventStoreError.invalid(
+                field: field, reason: "must be after 0001-01-01T00:00:00Z and before the year 10000")
         }
     }
 

@@ -19,15 +19,11 @@ enum TimeInput {
         let word = trimmed.lowercased()
         if word == "now" { return now.roundedToMilliseconds }
         if let offset = ["yesterday": -1, "today": 0, "tomorrow": 1][word] {
-            let calendar = localCalendar
-            guard let day = calendar.date(byAdding: .day, value: offset, to: calendar.startOfDay(for: now)) else {
-                throw .usage("\(option) \"\(text)\" is out of range")
-            }
-            return bounded(day, bound)
+            return bounded(localDay(of: now) + Int64(offset), bound)
         }
         if let relative = relative(trimmed, now: now) { return relative }
         if let date = RFC3339.date(from: trimmed) { return date }
-        if let (date, dayOnly) = local(trimmed) { return dayOnly ? bounded(date, bound) : date }
+        if let (date, day) = local(trimmed) { return day.map { bounded($0, bound) } ?? date }
         throw .usage("\(option) \"\(text)\" is not a time: use \(accepted)")
     }
 
@@ -45,31 +41,46 @@ enum TimeInput {
     /// An all-day event's instant: its calendar date (in the local time zone) at 00:00 UTC, so that the date reads
     /// the same in every time zone (`displayDay`).
     static func allDay(_ date: Date) -> Date {
-        let parts = localCalendar.dateComponents([.year, .month, .day], from: date)
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC") ?? .current
-        return utc.date(from: parts) ?? date
+        Date(millisecondsSince1970: localDay(of: date) * ProlepticCalendar.millisecondsPerDay)
     }
 
     /// How a time reads in tables: local, to the minute; an all-day event's date alone, as stored (UTC).
     static func display(_ date: Date, allDay: Bool = false) -> String {
-        var calendar = localCalendar
-        if allDay { calendar.timeZone = TimeZone(identifier: "UTC") ?? .current }
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        let day = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-        return allDay ? day : day + String(format: " %02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let milliseconds = allDay ? date.millisecondsSince1970 : localMilliseconds(of: date)
+        let (days, millisecondOfDay) = ProlepticCalendar.split(milliseconds: milliseconds)
+        let (year, month, dayOfMonth) = ProlepticCalendar.civilDate(fromDays: days)
+        let day = String(format: "%04d-%02d-%02d", Int(year), Int(month), Int(dayOfMonth))
+        let (hour, minute) = (millisecondOfDay / 3_600_000, millisecondOfDay / 60_000 % 60)
+        return allDay ? day : day + String(format: " %02d:%02d", Int(hour), Int(minute))
     }
 
-    private static var localCalendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone.current
-        return calendar
+    // Dates are counted in the proleptic Gregorian calendar, as RFC 3339 counts them (`ProlepticCalendar`); only
+    // the offset of the time zone comes from Foundation.
+
+    /// The instant as a wall clock of the process's time zone (`TZ`) reads it, in milliseconds from the epoch.
+    private static func localMilliseconds(of date: Date) -> Int64 {
+        date.millisecondsSince1970 + Int64(TimeZone.current.secondsFromGMT(for: date)) * 1000
     }
 
-    /// The start of `day`, or its last millisecond.
-    private static func bounded(_ day: Date, _ bound: Bound) -> Date {
-        guard bound == .end, let next = localCalendar.date(byAdding: .day, value: 1, to: day) else { return day }
-        return next.addingTimeInterval(-0.001)
+    /// The local day number (days since 1970-01-01) on which `date` falls.
+    private static func localDay(of date: Date) -> Int64 {
+        ProlepticCalendar.split(milliseconds: localMilliseconds(of: date)).days
+    }
+
+    /// The instant a local wall-clock time names: the zone's offset at that time (read twice, since the offset of
+    /// the local reading and of the instant differ around a change of offset).
+    private static func instant(localMilliseconds local: Int64) -> Date {
+        let zone = TimeZone.current
+        let guess = Int64(zone.secondsFromGMT(for: Date(millisecondsSince1970: local))) * 1000
+        let offset = Int64(zone.secondsFromGMT(for: Date(millisecondsSince1970: local - guess))) * 1000
+        return Date(millisecondsSince1970: local - offset)
+    }
+
+    /// The start of local day `day`, or its last millisecond (the instant before the next day starts).
+    private static func bounded(_ day: Int64, _ bound: Bound) -> Date {
+        let start = { (day: Int64) in instant(localMilliseconds: day * ProlepticCalendar.millisecondsPerDay) }
+        guard bound == .end else { return start(day) }
+        return start(day + 1).addingTimeInterval(-0.001)
     }
 
     /// `-7d`, `+12h`, `-30m`, `-45s`, `-2w`: now moved by that much.
@@ -89,29 +100,26 @@ enum TimeInput {
         return now.addingTimeInterval((sign == "-" ? -1 : 1) * Double(count) * seconds).roundedToMilliseconds
     }
 
-    /// `YYYY-MM-DD` or `YYYY-MM-DD HH:MM` (also with `T`), read in the process's time zone (`TZ`); whether only a
-    /// day was given.
-    private static func local(_ text: String) -> (Date, dayOnly: Bool)? {
+    /// `YYYY-MM-DD` or `YYYY-MM-DD HH:MM` (also with `T`), read in the process's time zone (`TZ`); the local day
+    /// number when only a day was given.
+    private static func local(_ text: String) -> (Date, day: Int64?)? {
         let parts = text.split(whereSeparator: { $0 == " " || $0 == "T" })
         guard (1...2).contains(parts.count) else { return nil }
-        let day = parts[0].split(separator: "-")
-        guard day.count == 3, day[0].count == 4, day[1].count == 2, day[2].count == 2,
-            let year = Int(day[0]), let month = Int(day[1]), let dayOfMonth = Int(day[2])
+        let date = parts[0].split(separator: "-")
+        guard date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
+            let year = Int(date[0]), let month = Int(date[1]), let dayOfMonth = Int(date[2])
         else { return nil }
-        var components = DateComponents(year: year, month: month, day: dayOfMonth, hour: 0, minute: 0)
-        if parts.count == 2 {
-            let clock = parts[1].split(separator: ":")
-            guard clock.count == 2, clock[0].count == 2, clock[1].count == 2, let hour = Int(clock[0]),
-                let minute = Int(clock[1]), (0..<24).contains(hour), (0..<60).contains(minute)
-            else { return nil }
-            components.hour = hour
-            components.minute = minute
-        }
-        let calendar = localCalendar
-        guard let date = calendar.date(from: components),
-            calendar.dateComponents([.year, .month, .day], from: date)
-                == DateComponents(year: year, month: month, day: dayOfMonth)
-        else { return nil }  // rejects 2026-02-30, which Calendar would roll over
-        return (date, parts.count == 1)
+        // 2026-02-30 is no date (a calendar would roll it over to March).
+        guard (1...12).contains(month),
+            (1...ProlepticCalendar.daysInMonth(year: Int64(year), month: Int64(month))).contains(Int64(dayOfMonth))
+        else { return nil }
+        let day = ProlepticCalendar.days(fromCivilYear: Int64(year), month: Int64(month), day: Int64(dayOfMonth))
+        guard parts.count == 2 else { return (bounded(day, .start), day) }
+        let clock = parts[1].split(separator: ":")
+        guard clock.count == 2, clock[0].count == 2, clock[1].count == 2, let hour = Int(clock[0]),
+            let minute = Int(clock[1]), (0..<24).contains(hour), (0..<60).contains(minute)
+        else { return nil }
+        let local = day * ProlepticCalendar.millisecondsPerDay + Int64(hour) * 3_600_000 + Int64(minute) * 60_000
+        return (instant(localMilliseconds: local), nil)
     }
 }
