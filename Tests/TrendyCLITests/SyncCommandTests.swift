@@ -274,6 +274,9 @@ struct SyncCommandTests {
                 #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"\#(type)","timestamp":"2026-11-20T06:31:00.000Z","notes":"a\u0000b"}]}"#,
             "long-notes.json":
                 #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"\#(type)","timestamp":"2026-11-20T06:31:00.000Z","notes":"\#(String(repeating: "n", count: 16_385))"}]}"#,
+            // The wire's "no time" (api-v1 §3.2): the push could never send it.
+            "zero-time.json":
+                #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"\#(type)","timestamp":"0001-01-01T00:00:00.000Z"}]}"#,
         ]
         var contents = files.mapValues { Data($0.utf8) }
         // A spreadsheet's Latin-1 export: "café" with é as the single byte 0xE9.
@@ -284,6 +287,9 @@ struct SyncCommandTests {
             try bytes.write(to: URL(fileURLWithPath: path))
             let run = try await cli.run("import", path)
             #expect(run.status == 65 && run.stderr.contains("error:"), "\(name): \(run)")
+            if ["nul-notes.json", "long-notes.json", "zero-time.json"].contains(name) {
+                #expect(run.stderr.contains("event 0190f5c0-3f00-7a11-8b22-000000000002"), "names the row: \(run)")
+            }
         }
         #expect(try await cli.json("events", "list") == [], "nothing was imported")
         // Neither the extension nor the content tells the format: a usage error that asks for --format.

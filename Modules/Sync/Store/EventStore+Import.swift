@@ -65,7 +65,11 @@ extension EventStore {
                 return
             }
             try restoring(Entity.entityType, id: entity.id)
-            try insert(entity, store, now)
+            do {
+                try insert(entity, store, now)
+            } catch let error as EventStoreError {
+                throw error.naming(Entity.entityType, id: entity.id)  // which of a file's rows it is
+            }
             created.insert(entity.id)
             summary.created[Entity.entityType, default: 0] += 1
         }

@@ -98,6 +98,16 @@ public enum EventStoreError: Error, Equatable, CustomStringConvertible {
     /// Another local entity already holds the name, key or timestamp; the server would refuse it too.
     case duplicate(String)
 
+    /// The same refusal, saying which entity it is about (an import's row among thousands).
+    func naming(_ type: MutationEntityType, id: String) -> EventStoreError {
+        let entity = "\(type.rawValue.replacingOccurrences(of: "_", with: " ")) \(id)"
+        switch self {
+        case .notFound: return self
+        case .invalid(let field, let reason): return .invalid(field: "\(entity): \(field)", reason: reason)
+        case .duplicate(let message): return .duplicate("\(entity): \(message)")
+        }
+    }
+
     public var description: String {
         switch self {
         case .notFound(let type, let id): "no \(type.rawValue.replacingOccurrences(of: "_", with: " ")) \(id)"
