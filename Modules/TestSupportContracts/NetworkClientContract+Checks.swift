@@ -24,6 +24,17 @@ extension NetworkClientContract {
             #expect(try await !client.entityExists(.eventType, id: first.id))
             #expect(try await client.getEventTypes().map(\.id) == [second.id])
         },
+        check("names are unique byte for byte: Café composed and decomposed are two names; the same bytes conflict") {
+            subject in
+            let client = subject.client
+            let composed = try await eventType(client, name: "Caf\u{E9}")
+            let decomposed = try await eventType(client, name: "Cafe\u{301}")
+            #expect(composed.name == decomposed.name, "Swift calls them equal; the server keeps both")
+            let listed = try await client.getEventTypes()
+            #expect(composed.id != decomposed.id && listed.count == 2)
+            let failure = await expectFailure(409, "conflict") { _ = try await eventType(client, name: "Caf\u{E9}") }
+            #expect(failure?.existingId == composed.id)
+        },
         check("an identical create re-sent returns the stored row; other content under the same id is 409 duplicate_id")
         { subject in
             let client = subject.client

@@ -190,6 +190,24 @@ struct EventStoreTests {
         #expect(try h.events.events().isEmpty && h.events.geofences().isEmpty)
     }
 
+    @Test("a name is a duplicate only byte for byte, as on the server: Café composed and decomposed both edit freely")
+    func namesCompareByBytes() async throws {
+        let h = try SyncHarness()
+        let composed = try await h.events.createEventType(name: "Caf\u{E9}")
+        let decomposed = try await h.events.createEventType(name: "Cafe\u{301}")
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: true), "the server took both")
+        _ = try await h.events.updateEventType(id: composed.id) { $0.color = "#FF0000" }
+        _ = try await h.events.updateEventType(id: decomposed.id) { $0.icon = "cup" }
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(h.model.listEventTypes(user: h.network.userId).map(\.color).contains("#FF0000"))
+        do {
+            _ = try await h.events.createEventType(name: "Caf\u{E9}")
+            Issue.record("the same bytes again were accepted")
+        } catch let error as EventStoreError {
+            #expect(error == .duplicate("an event type named \"Caf\u{E9}\" already exists"))
+        }
+    }
+
     @Test("event queries filter by type, time and status, newest first, limited")
     func queries() async throws {
         let h = try SyncHarness()

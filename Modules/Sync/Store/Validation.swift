@@ -10,7 +10,7 @@ enum Validation {
         try nonEmpty(type.name, "name")
         try nonEmpty(type.color, "color")
         try nonEmpty(type.icon, "icon")
-        if types.contains(where: { $0.name == type.name && $0.id != type.id }) {
+        if types.contains(where: { $0.name.isExactly(type.name) && $0.id != type.id }) {
             throw EventStoreError.duplicate("an event type named \"\(type.name)\" already exists")
         }
     }
@@ -51,7 +51,7 @@ enum Validation {
         where try store.findEventType(id: reference) == nil {
             throw EventStoreError.notFound(.eventType, id: reference)
         }
-        if try store.fetchAllGeofences().contains(where: { $0.name == fence.name && $0.id != fence.id }) {
+        if try store.fetchAllGeofences().contains(where: { $0.name.isExactly(fence.name) && $0.id != fence.id }) {
             throw EventStoreError.duplicate("a geofence named \"\(fence.name)\" already exists")
         }
     }
@@ -67,7 +67,7 @@ enum Validation {
             throw EventStoreError.invalid(field: "options", reason: "are required for a select property")
         }
         if try store.fetchAllPropertyDefinitions().contains(where: {
-            $0.eventTypeId == definition.eventTypeId && $0.key == definition.key && $0.id != definition.id
+            $0.eventTypeId == definition.eventTypeId && $0.key.isExactly(definition.key) && $0.id != definition.id
         }) {
             throw EventStoreError.duplicate("this event type already has a property \"\(definition.key)\"")
         }

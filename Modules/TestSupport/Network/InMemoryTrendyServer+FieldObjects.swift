@@ -48,7 +48,7 @@ extension InMemoryTrendyServer {
         var updated = stored
         try change(&updated)
         guard updated != stored else { return stored }
-        if kind.unique(updated) != kind.unique(stored) { try checkUnique(updated, in: kind, state) }
+        if !kind.unique(updated).isExactly(kind.unique(stored)) { try checkUnique(updated, in: kind, state) }
         updated.updatedAt = now
         state[keyPath: kind.objects][id] = updated
         log(&state, user: user, kind.type, .update, id: id, data: updated)
@@ -60,7 +60,7 @@ extension InMemoryTrendyServer {
     ) throws(NetworkError) {
         let value = kind.unique(object)
         if let holder = state[keyPath: kind.objects].values.first(where: {
-            kind.scope($0) == kind.scope(object) && kind.unique($0) == value && $0.id != object.id
+            kind.scope($0) == kind.scope(object) && kind.unique($0).isExactly(value) && $0.id != object.id
         }) {
             throw Problems.conflict(kind.taken(value), existingId: holder.id)
         }
