@@ -151,6 +151,8 @@ struct EventStoreTests {
             ("unknown type", .notFound(.eventType, id: "missing")),
             ("half a location", .invalid(field: "location", reason: "needs both a latitude and a longitude")),
             ("small radius", .invalid(field: "radius", reason: "must be between 50 and 10000")),
+            ("a latitude that is no number", .invalid(field: "latitude", reason: "must be between -90 and 90")),
+            ("an infinite longitude", .invalid(field: "longitude", reason: "must be between -180 and 180")),
             ("select without options", .invalid(field: "options", reason: "are required for a select property")),
             ("unknown id", .notFound(.event, id: "missing")),
             ("the zero time", .invalid(field: "timestamp", reason: Self.instantRule)),
@@ -166,6 +168,13 @@ struct EventStoreTests {
                 case "half a location":
                     _ = try await h.events.createEvent(eventTypeId: type.id, timestamp: Build.instant) {
                         $0.locationLatitude = 1
+                    }
+                case "a latitude that is no number":
+                    _ = try await h.events.createGeofence(name: "Nowhere", latitude: .nan, longitude: 2)
+                case "an infinite longitude":
+                    _ = try await h.events.createEvent(eventTypeId: type.id, timestamp: Build.instant) {
+                        $0.locationLatitude = 1
+                        $0.locationLongitude = .infinity
                     }
                 case "small radius":
                     _ = try await h.events.createGeofence(name: "Tiny", latitude: 1, longitude: 2) { $0.radius = 10 }

@@ -16,10 +16,7 @@ enum Validation {
     }
 
     static func check(_ event: Event, _ store: any DataStoreProtocol) throws {
-        try text(of: CreateEventRequest(event))
-        guard try store.findEventType(id: event.eventTypeId) != nil else {
-            throw EventStoreError.notFound(.eventType, id: event.eventTypeId)
-        }
+        // Numbers first: a NaN or an infinity cannot even be encoded for the text check.
         if (event.locationLatitude == nil) != (event.locationLongitude == nil) {
             throw EventStoreError.invalid(field: "location", reason: "needs both a latitude and a longitude")
         }
@@ -27,6 +24,10 @@ enum Validation {
         try range(event.locationLongitude, -180...180, "longitude")
         try instant(event.timestamp, "timestamp")
         try instant(event.endDate, "end_date")
+        try text(of: CreateEventRequest(event))
+        guard try store.findEventType(id: event.eventTypeId) != nil else {
+            throw EventStoreError.notFound(.eventType, id: event.eventTypeId)
+        }
         if let geofence = event.geofenceId, try store.findGeofence(id: geofence) == nil {
             throw EventStoreError.notFound(.geofence, id: geofence)
         }
@@ -42,11 +43,11 @@ enum Validation {
     }
 
     static func check(_ fence: Geofence, _ store: any DataStoreProtocol) throws {
-        try text(of: CreateGeofenceRequest(fence))
-        try nonEmpty(fence.name, "name")
         try range(fence.latitude, -90...90, "latitude")
         try range(fence.longitude, -180...180, "longitude")
         try range(fence.radius, 50...10_000, "radius")
+        try text(of: CreateGeofenceRequest(fence))
+        try nonEmpty(fence.name, "name")
         for reference in fence.eventTypeIds
         where try store.findEventType(id: reference) == nil {
             throw EventStoreError.notFound(.eventType, id: reference)
