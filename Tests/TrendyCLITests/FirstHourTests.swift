@@ -115,18 +115,7 @@ struct FirstHourTests {
 
     @Test("every option of every command takes its next word as its value, as getopt does")
     func everyOptionTakesTheNextWord() async throws {
-        let dump = try await ChildProcess.run("trendyctl", ["--experimental-dump-help"], environment: [:])
-        var strategies: [String: String] = [:]
-        func walk(_ command: JSONValue?, _ path: String) {
-            for argument in command?["arguments"]?.arrayValue ?? [] where argument["kind"] == "option" {
-                let name = argument["preferredName"]?["name"]?.stringValue ?? "?"
-                strategies["\(path) --\(name)"] = argument["parsingStrategy"]?.stringValue ?? "?"
-            }
-            for subcommand in command?["subcommands"]?.arrayValue ?? [] {
-                walk(subcommand, path + " " + (subcommand["commandName"]?.stringValue ?? "?"))
-            }
-        }
-        walk(try JSONText.parse(dump.stdout)["command"], "trendyctl")
+        let strategies = try await OptionParsing.strategies(of: "trendyctl")
         #expect(
             strategies.count > 40 && strategies["trendyctl events add --notes"] != nil, "\(strategies.keys.sorted())")
         let others = strategies.filter { $0.value != "unconditional" }

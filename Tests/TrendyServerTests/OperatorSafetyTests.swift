@@ -99,6 +99,14 @@ struct OperatorSafetyTests {
         let overflow = try await ChildProcess.run(
             "trendy-server", ["--in-memory", "--dev", "--idle-timeout", "99999999999999999999999"], environment: [:])
         #expect(overflow.status == 64, "\(overflow.stderr)")
+        // A negative value is a value out of range, named as such, not a "missing value" (getopt's rule).
+        let negative = try await ChildProcess.run(
+            "trendy-server", ["--in-memory", "--dev", "--port", "-1"], environment: [:])
+        #expect(negative.status == 64 && negative.stderr.contains("--port must be 0–65535"), "\(negative.stderr)")
+        let strategies = try await OptionParsing.strategies(of: "trendy-server")
+        #expect(strategies.count > 25 && strategies["trendy-server --port"] != nil, "\(strategies.keys.sorted())")
+        let others = strategies.filter { $0.value != "unconditional" }
+        #expect(others.isEmpty, "an option that would take -1 for a flag: \(others.sorted { $0.key < $1.key })")
     }
 
     @Test("SIGHUP reloads the tokens file: new tokens work, removed ones stop, a bad file keeps the tokens in use")

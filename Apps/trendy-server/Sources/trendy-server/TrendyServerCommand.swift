@@ -22,48 +22,73 @@ struct TrendyServerCommand: AsyncParsableCommand {
             """,
         version: "trendy-server \(TrendyRelease.version)")
 
-    @Option(help: "Address to bind.") var host = "127.0.0.1"
-    @Option(help: "Port to bind; 0 picks a free one.") var port = 8080
-    @Option(help: "SQLite database file (default: $XDG_DATA_HOME/trendy/server.sqlite).") var db: String?
+    @Option(parsing: .unconditional, help: "Address to bind.") var host = "127.0.0.1"
+    @Option(parsing: .unconditional, help: "Port to bind; 0 picks a free one.") var port = 8080
+    @Option(parsing: .unconditional, help: "SQLite database file (default: $XDG_DATA_HOME/trendy/server.sqlite).")
+    var db: String?
     @Flag(help: "Keep everything in memory; nothing remains after exit.") var inMemory = false
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "PostgreSQL database shared by several instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE.",
             discussion: "Also read from TRENDY_DATABASE_URL."))
     var postgres: String?
-    @Option(help: "A static token and its user, TOKEN:USER_ID (repeatable).") var token: [String] = []
-    @Option(help: "File with one TOKEN:USER_ID per line.") var tokensFile: String?
-    @Option(help: "File holding the HS256 secret for JWT bearer tokens.") var jwtSecretFile: String?
+    @Option(parsing: .unconditionalSingleValue, help: "A static token and its user, TOKEN:USER_ID (repeatable).")
+    var token: [String] = []
+    @Option(parsing: .unconditional, help: "File with one TOKEN:USER_ID per line.") var tokensFile: String?
+    @Option(parsing: .unconditional, help: "File holding the HS256 secret for JWT bearer tokens.") var jwtSecretFile:
+        String?
     @Flag(help: "Add the token dev-token for a fixed development user.") var dev = false
-    @Option(help: "Requests per minute per user (off by default).") var rateLimit: Int?
-    @Option(help: "Failed authentications a minute per client address; beyond them, 429 (valid tokens still pass).")
+    @Option(parsing: .unconditional, help: "Requests per minute per user (off by default).") var rateLimit: Int?
+    @Option(
+        parsing: .unconditional,
+        help: "Failed authentications a minute per client address; beyond them, 429 (valid tokens still pass).")
     var authFailuresPerMinute = 60
-    @Option(name: .customLong("fault-500"), help: "Probability of an injected 500.") var fault500 = 0.0
-    @Option(name: .customLong("fault-429"), help: "Probability of an injected 429.") var fault429 = 0.0
-    @Option(help: "Retry-After seconds of an injected 429.") var faultRetryAfter = 1
-    @Option(help: "Probability that a write completes but its answer is dropped.") var faultDrop = 0.0
-    @Option(help: "Milliseconds of injected delay.") var faultDelayMs = 0
-    @Option(help: "Probability of the injected delay.") var faultDelay = 1.0
-    @Option(help: "Probability that a change stream is cut in the middle of a batch of entries.")
+    @Option(name: .customLong("fault-500"), parsing: .unconditional, help: "Probability of an injected 500.")
+    var fault500 = 0.0
+    @Option(name: .customLong("fault-429"), parsing: .unconditional, help: "Probability of an injected 429.")
+    var fault429 = 0.0
+    @Option(parsing: .unconditional, help: "Retry-After seconds of an injected 429.") var faultRetryAfter = 1
+    @Option(parsing: .unconditional, help: "Probability that a write completes but its answer is dropped.")
+    var faultDrop = 0.0
+    @Option(parsing: .unconditional, help: "Milliseconds of injected delay.") var faultDelayMs = 0
+    @Option(parsing: .unconditional, help: "Probability of the injected delay.") var faultDelay = 1.0
+    @Option(
+        parsing: .unconditional, help: "Probability that a change stream is cut in the middle of a batch of entries.")
     var faultStreamCut = 0.0
-    @Option(help: "Seed of the fault generator, for repeatable runs.") var faultSeed: UInt64?
-    @Option(name: .customLong("fault-500-path"), help: "Answer 500 to every request whose path ends with this.")
+    @Option(parsing: .unconditional, help: "Seed of the fault generator, for repeatable runs.") var faultSeed: UInt64?
+    @Option(
+        name: .customLong("fault-500-path"), parsing: .unconditional,
+        help: "Answer 500 to every request whose path ends with this.")
     var fault500Path: String?
-    @Option(help: "Imitate a backend's defects: 'original'.") var quirks: String?
-    @Option(help: "Delete change-feed rows older than this many days.") var changelogRetentionDays: Int?
-    @Option(help: "Seconds before a connection without a request in progress is closed.") var idleTimeout = 60
-    @Option(help: "Seconds from a request's head to the end of its body; beyond it, 408 and the connection closes.")
+    @Option(parsing: .unconditional, help: "Imitate a backend's defects: 'original'.") var quirks: String?
+    @Option(parsing: .unconditional, help: "Delete change-feed rows older than this many days.")
+    var changelogRetentionDays: Int?
+    @Option(parsing: .unconditional, help: "Seconds before a connection without a request in progress is closed.")
+    var idleTimeout = 60
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds from a request's head to the end of its body; beyond it, 408 and the connection closes.")
     var bodyTimeout = 60
-    @Option(help: "Connections held at once; beyond it, /health is still answered, anything else 503.")
+    @Option(
+        parsing: .unconditional,
+        help: "Connections held at once; beyond it, /health is still answered, anything else 503.")
     var maxConnections = 16_384
-    @Option(help: "Connections that have not made an authenticated request yet; beyond it, as --max-connections.")
+    @Option(
+        parsing: .unconditional,
+        help: "Connections that have not made an authenticated request yet; beyond it, as --max-connections.")
     var maxUnauthenticatedConnections = 1024
-    @Option(help: "Change streams the server holds at once; beyond it, 503.") var maxStreams = 10_000
-    @Option(help: "Change streams one user holds at once; beyond it, 429 stream_limit.") var maxStreamsPerUser = 16
-    @Option(help: "Seconds without an event before a change stream sends a keep-alive comment.")
+    @Option(parsing: .unconditional, help: "Change streams the server holds at once; beyond it, 503.") var maxStreams =
+        10_000
+    @Option(parsing: .unconditional, help: "Change streams one user holds at once; beyond it, 429 stream_limit.")
+    var maxStreamsPerUser = 16
+    @Option(
+        parsing: .unconditional, help: "Seconds without an event before a change stream sends a keep-alive comment.")
     var streamKeepalive = 15
-    @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
-    @Option(help: "text (one line a record) or json (one JSON object a line, for log collectors).")
+    @Option(parsing: .unconditional, help: "trace, debug, info, notice, warning, error or critical.") var logLevel =
+        "info"
+    @Option(
+        parsing: .unconditional, help: "text (one line a record) or json (one JSON object a line, for log collectors).")
     var logFormat = "text"
 
     func validate() throws {
