@@ -269,6 +269,13 @@ struct SyncCommandTests {
             "unknown-type.json":
                 #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"0190f5c0-3f00-7a11-8b22-00000000dead","timestamp":"2026-11-20T06:31:00.000Z"}]}"#,
             "short-row.csv": "id,event_type_id,timestamp\n0190f5c0-3f00-7a11-8b22-000000000001,\(type)\n",
+            // A column read twice, or not read at all, would drop a cell without a word.
+            "twice.csv":
+                "id,event_type_id,timestamp,notes,notes\n0190f5c0-3f00-7a11-8b22-000000000001,\(type),"
+                + "2026-11-20T06:30:00.000Z,one,two\n",
+            "unknown-column.csv":
+                "id,event_type_id,timestamp,mood\n0190f5c0-3f00-7a11-8b22-000000000001,\(type),"
+                + "2026-11-20T06:30:00.000Z,happy\n",
             // The server's text rules (TextLimit), checked before anything is written.
             "nul-notes.json":
                 #"{"format":"trendy-export","version":1,"events":[\#(good),{"id":"0190f5c0-3f00-7a11-8b22-000000000002","event_type_id":"\#(type)","timestamp":"2026-11-20T06:31:00.000Z","notes":"a\u0000b"}]}"#,
@@ -287,6 +294,8 @@ struct SyncCommandTests {
             try bytes.write(to: URL(fileURLWithPath: path))
             let run = try await cli.run("import", path)
             #expect(run.status == 65 && run.stderr.contains("error:"), "\(name): \(run)")
+            if name == "twice.csv" { #expect(run.stderr.contains("names notes twice"), "\(run)") }
+            if name == "unknown-column.csv" { #expect(run.stderr.contains("\"mood\" that is no field"), "\(run)") }
             if ["nul-notes.json", "long-notes.json", "zero-time.json"].contains(name) {
                 #expect(run.stderr.contains("event 0190f5c0-3f00-7a11-8b22-000000000002"), "names the row: \(run)")
             }

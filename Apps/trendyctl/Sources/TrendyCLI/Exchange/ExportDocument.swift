@@ -219,6 +219,17 @@ struct ExportDocument {
             throw .invalidInput(
                 "the CSV header has no \(required) column (expected: \(csvColumns.joined(separator: ",")))")
         }
+        // A column read twice, or not at all, would drop what a cell holds without a word.
+        var seen = Set<String>()
+        if let twice = names.first(where: { !seen.insert($0).inserted }) {
+            throw .invalidInput("the CSV header names \(twice) twice; keep one column of that name")
+        }
+        // `sync_status` is the local state an entity had where it was exported: an import makes everything pending.
+        if let unknown = names.first(where: { !csvColumns.contains($0) && $0 != "sync_status" }) {
+            throw .invalidInput(
+                "the CSV header has a column \"\(unknown)\" that is no field of an event; remove it (property "
+                    + "values go in the properties column, as JSON). Columns: \(csvColumns.joined(separator: ","))")
+        }
         var batch = ImportBatch()
         var typeIds = Set<String>()
         for (index, row) in rows.dropFirst().enumerated() {
