@@ -91,5 +91,8 @@ struct TypeMergeTests {
             "\(merged)")
         let moved = try await cli.json("events", "show", event)
         #expect(moved["properties"]?["size"] == ["type": "select", "value": "big"], "\(moved)")
+        // A move is a local edit (sync-engine §1.3): an event the server has not seen stays pending.
+        #expect(moved["event_type_id"] == (try await cli.json("types", "show", "Pool"))["id"])
+        #expect(moved["sync_status"] == "pending", "\(moved)")
     }
 }

@@ -33,14 +33,12 @@ extension EventStore {
             try checkNoTimeClash(sourceEvents, with: try store.fetchEvents(matching: EventQuery(eventTypeId: target)))
             var merge = EventTypeMerge(events: 0, propertyDefinitions: 0, geofences: 0)
             var moved: [String] = []
+            // Moved as any local edit is made (`update`): checked, queued as a patch, its `sync_status` unchanged
+            // (§1.3) — an event the server has not seen yet stays pending.
             for before in sourceEvents {
-                var event = before
-                event.eventTypeId = target
-                guard let patch = try MutationPayload.patch(from: before, to: event) else { continue }
-                try store.upsertEvent(id: event.id) { $0 = event }
-                _ = try store.enqueueMutation(
-                    entityType: .event, operation: .update, entityId: event.id, payload: patch, at: now)
-                moved.append(event.id)
+                let after: Event = try update(before.id, store, now) { $0.eventTypeId = target }
+                guard after != before else { continue }
+                moved.append(after.id)
                 merge.events += 1
             }
             let definitions = try store.fetchAllPropertyDefinitions()
@@ -57,14 +55,12 @@ extension EventStore {
             }
             for before in try store.fetchAllGeofences()
             where before.eventTypeEntryId == source || before.eventTypeExitId == source {
-                var fence = before
-                if fence.eventTypeEntryId == source { fence.eventTypeEntryId = target }
-                if fence.eventTypeExitId == source { fence.eventTypeExitId = target }
-                guard let patch = try MutationPayload.patch(from: before, to: fence) else { continue }
-                try store.upsertGeofence(id: fence.id) { $0 = fence }
-                _ = try store.enqueueMutation(
-                    entityType: .geofence, operation: .update, entityId: fence.id, payload: patch, at: now)
-                moved.append(fence.id)
+                let after: Geofence = try update(before.id, store, now) { fence in
+                    if fence.eventTypeEntryId == source { fence.eventTypeEntryId = target }
+                    if fence.eventTypeExitId == source { fence.eventTypeExitId = target }
+                }
+                guard after != before else { continue }
+                moved.append(after.id)
                 merge.geofences += 1
             }
             // The source's remaining children (its definitions) go with it, as in any type delete; a create the
