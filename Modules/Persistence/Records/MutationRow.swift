@@ -75,8 +75,9 @@ enum MutationRow {
 /// `sync_engine_state` and `sync_history` rows (sync-engine §1.9, §1.10).
 enum EngineRows {
     static func decodeState(_ row: Row) throws -> EngineState {
-        var state = EngineState(
+        EngineState(
             cursor: try row.decode(Int64.self, atIndex: 0),
+            cursorCreatedAt: try Column.optionalDate(row, 14),
             bootstrapRequested: try Column.bool(row, 1),
             pendingDeleteIds: try Column.stringSet(row, 2),
             breakerConsecutive429: try row.decode(Int.self, atIndex: 3),
@@ -91,8 +92,6 @@ enum EngineRows {
             geofencesRefreshedAt: try Column.optionalDate(row, 12),
             serverFeatures: ServerFeatures(try Column.stringSet(row, 13))
         )
-        state.cursorCreatedAt = try Column.optionalDate(row, 14)
-        return state
     }
 
     static let stateColumnNames = [

@@ -78,9 +78,7 @@ extension SyncEngine {
     /// more. Adds one history row of kind `verify`.
     public func verify() async -> VerifyReport {
         let round = await performSync()
-        guard round.outcome.name == "synced" || round.outcome.name == "partial" else {
-            return VerifyReport(sync: round, result: .notCompared)
-        }
+        guard round.outcome.isCompleted else { return VerifyReport(sync: round, result: .notCompared) }
         let started = now
         let result: VerifyReport.Result
         do {
@@ -122,10 +120,7 @@ extension SyncEngine {
             }
             if server.cursor > local.cursor {
                 // The server moved on: pull, then read the digest again.
-                let round = await performSync()
-                guard round.outcome.name == "synced" || round.outcome.name == "partial" else {
-                    throw RoundStop.error(round.message ?? round.outcome.name)
-                }
+                try requireCompleted(await performSync())
                 continue
             }
             if server.cursor < local.cursor {
@@ -134,10 +129,7 @@ extension SyncEngine {
                 readsBehind += 1
                 guard readsBehind == 2, !bootstrapped else { continue }
                 bootstrapped = true
-                let round = await forceFullResync()
-                guard round.outcome.name == "synced" || round.outcome.name == "partial" else {
-                    throw RoundStop.error(round.message ?? round.outcome.name)
-                }
+                try requireCompleted(await forceFullResync())
                 reads = 0
                 continue
             }
@@ -252,6 +244,11 @@ extension SyncEngine {
         } catch {
             logger.warning("the verification's history row was not written", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// A round a verification runs must push and pull, or the comparison means nothing.
+    private func requireCompleted(_ round: SyncReport) throws {
+        guard round.outcome.isCompleted else { throw RoundStop.error(round.message ?? round.outcome.name) }
     }
 }
 

@@ -81,6 +81,14 @@ public enum SyncOutcome: Equatable, Sendable {
         }
     }
 
+    /// The round pushed and pulled: `synced`, or `partial` with changes left.
+    var isCompleted: Bool {
+        switch self {
+        case .synced, .partial: true
+        default: false
+        }
+    }
+
     public var bootstrapped: Bool {
         switch self {
         case .synced(let bootstrapped), .partial(let bootstrapped): bootstrapped

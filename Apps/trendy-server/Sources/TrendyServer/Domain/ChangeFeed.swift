@@ -9,11 +9,11 @@ enum ChangeFeed {
     static func page(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let since = try cursor(request)
         let limit = try Query.integer(request, "limit", default: 100, valid: 1...500, fallback: 100)
-        if request.dialect.expiresCursors {
-            try checkPosition(
+        let watermark =
+            request.dialect.expiresCursors
+            ? try checkPosition(
                 since, createdAt: try createdAt(request.query[FeedPosition.createdAtParameter]), user: request.userId,
-                db)
-        }
+                db) : 0
         var text: [UInt8] = []
         text.reserveCapacity(limit * 700 + 64)
         text.append(contentsOf: #"{"changes":["#.utf8)
@@ -47,7 +47,9 @@ enum ChangeFeed {
         // holds, because it went back to a backup or was reset. Then the device's state is of a history this
         // server no longer has, and only a bootstrap brings it back (docs/error-recovery.md › Verification, "A server
         // restored from an older backup").
-        if count == 0, request.dialect.expiresCursors, since > (try latestCursor(user: request.userId, db)) {
+        if count == 0, request.dialect.expiresCursors,
+            since > (try latestCursor(user: request.userId, db, watermark: watermark))
+        {
             throw APIError.cursorAhead(since)
         }
         text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)
@@ -80,20 +82,24 @@ enum ChangeFeed {
     /// api-v1 §6.5: 410 `cursor_expired` for a `since` this history cannot continue — below the retention watermark,
     /// or, with `createdAt`, naming a change that is gone or was written at another time (the database went back to
     /// a backup, then new rows took the ids again). A change retention deleted (`since` at the watermark) passes.
-    static func checkPosition(_ since: Int64, createdAt: Int64?, user: String, _ db: any StorageTransaction) throws {
+    /// Returns the watermark it read.
+    static func checkPosition(
+        _ since: Int64, createdAt: Int64?, user: String, _ db: any StorageTransaction
+    ) throws -> Int64 {
         let watermark = try watermark(user: user, db)
         if since < watermark {
             throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
         }
-        guard let createdAt, since > watermark else { return }
+        guard let createdAt, since > watermark else { return watermark }
         if try changeCreatedAt(since, user: user, db) != createdAt { throw APIError.cursorMoved(since) }
+        return watermark
     }
 
     /// The cursor a device holds once it pulled everything: the user's largest change id, or the watermark when
-    /// retention deleted every row above it.
-    static func latestCursor(user: String, _ db: any StorageTransaction) throws -> Int64 {
+    /// retention deleted every row above it (`watermark` when the caller has read it already).
+    static func latestCursor(user: String, _ db: any StorageTransaction, watermark: Int64? = nil) throws -> Int64 {
         let latest = try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [user])
-        return max(latest ?? 0, try watermark(user: user, db))
+        return max(latest ?? 0, try watermark ?? self.watermark(user: user, db))
     }
 
     private static func cursor(_ request: APIRequest) throws(APIError) -> Int64 {

@@ -27,8 +27,8 @@ enum ChangeStream {
             lastEventId == nil || lastEventId == query["since"].map(String.init)
             ? try ChangeFeed.createdAt(query[FeedPosition.createdAtParameter[...]].map(String.init)) : nil
         let latest = try await pipeline.storage.read { db in
-            try ChangeFeed.checkPosition(since, createdAt: createdAt, user: user, db)
-            return try ChangeFeed.latestCursor(user: user, db)
+            let watermark = try ChangeFeed.checkPosition(since, createdAt: createdAt, user: user, db)
+            return try ChangeFeed.latestCursor(user: user, db, watermark: watermark)
         }
         if since > latest { throw APIError.cursorAhead(since) }
         let expiry = pipeline.authenticator.expiry(authorization: request.headers[.authorization])
