@@ -44,7 +44,7 @@ struct LiveModeTests {
                 switch activity {
                 case .applied(let changes, _, _): total + changes
                 case .round(let report): total + report.pulled
-                case .ended: total
+                case .ended, .polling, .streaming: total
                 }
             }
         }

@@ -91,6 +91,66 @@ struct ReadBackTests {
         #expect(try a.events.event(id: event.id)?.syncStatus == .synced, "R4 200: written whole")
     }
 
+    @Test("R4 R14 twenty owed entities of every kind, read back eight at a time: each answer lands on its own row")
+    func manyReadBacksAtOnce() async throws {
+        let (a, b, type) = try await twoDevices()
+        var owed: [(MutationEntityType, String)] = [(.eventType, type.id)]
+        for offset in 0..<12 { owed.append((.event, try await a.event(type, Double(offset)).id)) }
+        for index in 0..<3 {
+            let definition = try await a.events.createPropertyDefinition(
+                eventTypeId: type.id, key: "key\(index)", label: "Label \(index)", type: .text)
+            owed.append((.propertyDefinition, definition.id))
+            let fence = try await a.events.createGeofence(name: "Fence \(index)", latitude: 1, longitude: Double(index))
+            owed.append((.geofence, fence.id))
+        }
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        // b edits most of them and deletes a quarter of the events; a misses the feed, so only its read-backs can
+        // bring it there, several of them at once with different answers (200 changed, 200 unchanged, 404).
+        _ = try await b.events.updateEventType(id: type.id) { $0.icon = "edited by b" }
+        for (index, (kind, id)) in owed.enumerated() where index % 4 != 1 {
+            switch kind {
+            case .event where index % 4 == 3: try await b.events.deleteEvent(id: id)
+            case .event: _ = try await b.events.updateEvent(id: id) { $0.notes = "b \(index)" }
+            case .propertyDefinition:
+                _ = try await b.events.updatePropertyDefinition(id: id) { $0.label = "b \(index)" }
+            case .geofence: _ = try await b.events.updateGeofence(id: id) { $0.name = "b \(index)" }
+            case .eventType: break
+            }
+        }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        try a.updateEngineState { $0.cursor = a.model.latestCursor(user: a.network.userId) }
+        try a.saved { store in
+            for (kind, id) in owed { try store.markOwed(kind, id: id, reason: .fenced) }
+        }
+
+        let report = await a.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: false) && report.owed == 0)
+        // The round's geofence refresh rewrites every geofence and settles their debts (§4.11) before read-backs.
+        let readBack = owed.filter { $0.0 != .geofence }.map(\.1).sorted()
+        let fetched = a.network.calls(of: .fetchEntity).compactMap { $0.arguments["id"] }
+        #expect(fetched.sorted() == readBack, "R14 every other debt read back once")
+        // R4: each row is the server's copy of that entity, under its own id; the deleted events are gone.
+        let user = a.network.userId
+        let local = try a.events.events()
+        #expect(local.map(\.id).sorted() == a.serverEvents.map(\.id).sorted(), "R4 the events are the server's")
+        for event in local {
+            let server = try #require(a.serverEvents.first { $0.id == event.id })
+            #expect(event.notes == server.notes && event.eventTypeId == server.eventTypeId, "R4 event \(event.id)")
+        }
+        #expect(try a.events.eventType(id: type.id)?.icon == "edited by b", "R4 the type read back whole")
+        #expect(try a.events.eventTypes().map(\.id) == [type.id], "R4 no other row took the type's answer")
+        let definitions = try a.events.propertyDefinitions(eventTypeId: type.id)
+        #expect(
+            definitions.map { "\($0.id) \($0.label)" }.sorted()
+                == a.model.propertyDefinitions(of: user).map { "\($0.id) \($0.label)" }.sorted(),
+            "R4 the definitions are the server's")
+        #expect(
+            try a.events.geofences().map { "\($0.id) \($0.name)" }.sorted()
+                == a.model.geofences(of: user).map { "\($0.id) \($0.name)" }.sorted(),
+            "R4 the geofences are the server's")
+    }
+
     @Test("R5 a replayed create whose answer is older than a later edit on another device is read back")
     func replayedCreate() async throws {
         let (a, b, _) = try await twoDevices()

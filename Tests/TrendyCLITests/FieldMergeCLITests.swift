@@ -107,6 +107,59 @@ extension NoEditLostTests {
         }
     }
 
+    @Test("R4 R10 sync --verify after rows of every kind changed, removed and added behind trendyctl: each repaired")
+    func verifyRepairsManyRows() async throws {
+        try await devices { clis in
+            let (a, b) = (clis[0], clis[1])
+            let (_, fence, size) = try await sharedEntities(a, b)
+            _ = try await a.json("types", "add", "Tea", "--icon", "leaf")
+            let mood = try id(try await a.json("props", "add", "Tea", "mood", "--label", "Mood", "--kind", "text"))
+            var added: [String] = []
+            for minute in 10..<22 {
+                let at = "2026-11-20T08:\(minute):00Z"
+                added.append(try id(try await a.json("events", "add", "Coffee", "--at", at, "--notes", "n\(minute)")))
+            }
+            let events = added
+            let other = try id(try await a.json("geofences", "add", "Home", "--lat", "48.1", "--lon", "11.5"))
+            #expect(try await a.json("sync")["outcome"] == "synced")
+            #expect(try await b.json("sync")["outcome"] == "synced")
+            let before = try await contents(a)
+            let definitions = try await a.json("props", "list", "Coffee")
+
+            // More differences than one chunk of read-backs (R14: eight at a time), of every kind and every
+            // answer: rows to rewrite (200), rows to remove (404), rows to restore.
+            let database = try DatabaseQueue(path: a.databasePath)
+            try await database.write { db in
+                try db.execute(sql: "UPDATE event_type SET icon = 'tampered'")
+                try db.execute(
+                    sql: "UPDATE event SET notes = 'tampered' WHERE id IN (?, ?, ?, ?)",
+                    arguments: [
+                        events[0], events[1], events[2], events[3],
+                    ])
+                try db.execute(
+                    sql: "DELETE FROM event WHERE id IN (?, ?, ?)", arguments: [events[4], events[5], events[6]])
+                try db.execute(sql: "DELETE FROM property_definition WHERE id IN (?, ?)", arguments: [size, mood])
+                try db.execute(sql: "UPDATE geofence SET name = 'tampered' WHERE id = ?", arguments: [fence])
+                try db.execute(sql: "DELETE FROM geofence WHERE id = ?", arguments: [other])
+                for (index, source) in events.prefix(2).enumerated() {
+                    try db.execute(
+                        sql: "CREATE TEMP TABLE copied AS SELECT * FROM event WHERE id = ?", arguments: [source])
+                    try db.execute(sql: "UPDATE copied SET id = ?", arguments: [Build.id(4300 + index)])
+                    try db.execute(sql: "INSERT INTO event SELECT * FROM copied")
+                    try db.execute(sql: "DROP TABLE copied")
+                }
+            }
+            try database.close()
+            let repaired = try await a.run("sync", "--verify", "--json")
+            #expect(repaired.status == 0 && repaired.json?["verified"] == true, "\(repaired)")
+            #expect((repaired.json?["repaired"]?.intValue ?? 0) >= 12, "\(repaired)")
+            #expect(try await contents(a) == before, "R4 each row is its entity's server copy again")
+            #expect(try await a.json("props", "list", "Coffee") == definitions)
+            #expect(try await a.json("props", "list", "Tea").arrayValue?.map { $0["id"] } == [.string(mood)])
+            try await expectConverged(clis)
+        }
+    }
+
     @Test(
         "R10 sync --verify: a dead letter blocks it (exit 5, named); a cursor ahead of the server's history bootstraps"
     )

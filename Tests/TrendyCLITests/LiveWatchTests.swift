@@ -84,8 +84,44 @@ struct LiveWatchTests {
                 output.split(separator: "\n").filter { $0.contains("\"outcome\"") }.count >= 2
             }
             #expect(server.server.openStreamCount == 0)
+            let fallbacks = watch.stdoutSoFar.split(separator: "\n").filter { $0.contains("\"polling\"") }
+            #expect(fallbacks == [#"{"event":"polling","interval":1,"reason":"no_stream"}"#], "said once")
             watch.send(SIGINT)
             #expect(await watch.result().status == 130)
+        }
+    }
+
+    @Test(
+        "R12 at the server's cap of streams a watcher says it polls, then goes live again on its own once a slot frees")
+    func fallsBackAndComesBack() async throws {
+        var configuration = serverConfiguration(tokens: Users.tokens)
+        configuration.maxStreamsPerUser = 1
+        try await LiveTrendyServer.with(configuration) { server in
+            let laptop = try CLI(server: server.root.text, token: "alice-token")
+            let phone = try CLI(server: server.root.text, token: "alice-token")
+            _ = try await laptop.json("types", "add", "Walk")
+            let first = try await ChildProcess.start(
+                "trendyctl", ["sync", "--watch", "--json"], environment: laptop.environment)
+            try await Self.waitForOutput(first, "the laptop streams") { _ in server.server.openStreamCount == 1 }
+            let second = try await ChildProcess.start("trendyctl", ["sync", "--watch"], environment: phone.environment)
+            try await Self.waitForOutput(second, "the phone's fallback") { _ in
+                second.stderrSoFar.contains("polling; trying the stream again in 5 s")
+            }
+            #expect(server.server.openStreamCount == 1)
+            first.send(SIGTERM)
+            #expect(await first.result().status == 143)
+            try await Self.waitForOutput(second, "the phone live again") { _ in
+                second.stderrSoFar.contains("live again: the change stream is open")
+            }
+            #expect(server.server.openStreamCount == 1)
+            _ = try await laptop.json("events", "add", "Walk", "--notes", "seen live")
+            _ = try await laptop.json("sync")
+            try await Self.waitForOutput(second, "the phone applies it from the stream") {
+                $0.contains("applied 1 change")
+            }
+            second.send(SIGINT)
+            #expect(await second.result().status == 130)
+            #expect(second.stderrSoFar.components(separatedBy: "polling;").count == 2, "the fallback said once")
         }
     }
 }

@@ -135,6 +135,83 @@ struct OperatorSafetyTests {
         #expect(await process.terminate() == 0)
     }
 
+    @Test("api-v1 §13 a reload that removes a stream's token ends that stream with event: reauth, then a close")
+    func hangUpEndsRevokedStreams() async throws {
+        let folder = try Self.scratch()
+        let file = folder.appendingPathComponent("tokens")
+        try Self.write("phone:\(Self.alice)\nlaptop:\(Self.alice)\nother:\(Self.bob)\n", file)
+        let process = try await ServerProcess.start(["--port", "0", "--in-memory", "--tokens-file", file.path])
+        defer { process.stop() }
+        let port = try #require(URL(string: process.url)?.port)
+        func open(_ token: String) async throws -> RawStream {
+            let stream = try RawStream(
+                port: port,
+                "GET /api/v1/changes/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n",
+                timeoutSeconds: 5)
+            #expect(try await stream.read(until: ": open"), "\(token): \(stream.text)")
+            return stream
+        }
+        let (phone, laptop, other) = (try await open("phone"), try await open("laptop"), try await open("other"))
+
+        // The lost phone's token is removed: its stream ends at once; the laptop's, with a token kept, goes on.
+        try Self.write("laptop:\(Self.alice)\nother:\(Self.bob)\n", file)
+        process.running.send(SIGHUP)
+        #expect(try await phone.read(until: "event: reauth"), "\(phone.text)")
+        try await phone.readToEnd()  // the server closes it: a read past the time limit would throw
+        let created = try await RawHTTP.send(
+            "POST", process.url + "/api/v1/event-types", token: "laptop",
+            body: Data(#"{"name":"Tea","color":"green","icon":"leaf"}"#.utf8))
+        #expect(created.status == 201)
+        #expect(try await laptop.read(until: "event: change"), "a stream whose token stays goes on: \(laptop.text)")
+        #expect(!laptop.text.contains("reauth") && !other.text.contains("reauth"))
+
+        // A user left with no token at all: every stream of theirs ends; another user's goes on.
+        try Self.write("other:\(Self.bob)\n", file)
+        process.running.send(SIGHUP)
+        #expect(try await laptop.read(until: "event: reauth"), "\(laptop.text)")
+        try await laptop.readToEnd()
+        #expect(try await RawHTTP.send("GET", process.url + "/api/v1/event-types", token: "laptop").status == 401)
+        try await waitUntil("the revoked streams are counted out") {
+            (try? await Self.openStreams(process.url)) == 1
+        }
+        #expect(!other.text.contains("reauth"))
+        #expect(await process.terminate() == 0)
+    }
+
+    @Test(
+        "api-v1 §13 a hundred streams whose clients went away (FIN or RST, before or after the answer) free their slots"
+    )
+    func droppedStreamsFreeTheirSlots() async throws {
+        let process = try await ServerProcess.start(["--port", "0", "--in-memory", "--dev"])
+        defer { process.stop() }
+        let port = try #require(URL(string: process.url)?.port)
+        let request = "GET /api/v1/changes/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer dev-token\r\n\r\n"
+        for index in 0..<100 {
+            let stream = try RawStream(port: port, request, timeoutSeconds: 10)
+            // Half go before the server answered (it may not even have read the request), half after.
+            if index % 4 >= 2 { #expect(try await stream.read(until: ": open"), "stream \(index): \(stream.text)") }
+            stream.drop(reset: index % 2 == 1)
+        }
+        try await waitUntil("the gauge of open streams is back to 0") {
+            (try? await Self.openStreams(process.url)) == 0
+        }
+        // The user's per-user cap (16) is not held by any of them.
+        let next = try RawStream(port: port, request, timeoutSeconds: 10)
+        #expect(try await next.read(until: ": open"), "\(next.text)")
+        #expect(next.text.hasPrefix("HTTP/1.1 200"), "\(next.text)")
+        #expect(try await Self.openStreams(process.url) == 1)
+        next.drop(reset: false)
+        try await waitUntil("the last stream is counted out") { (try? await Self.openStreams(process.url)) == 0 }
+        #expect(await process.terminate() == 0)
+    }
+
+    /// `trendy_open_streams` of `GET /metrics`.
+    static func openStreams(_ url: String) async throws -> Int? {
+        let metrics = try await RawHTTP.send("GET", url + "/metrics")
+        let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("trendy_open_streams ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) }
+    }
+
     @Test("a database written by a newer server is refused with what to do, not opened (SQLite, PostgreSQL)")
     func newerDatabase() async throws {
         var configuration = LiveTrendyServer.testConfiguration()

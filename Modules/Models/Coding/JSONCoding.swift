@@ -54,6 +54,7 @@ public enum JSONCoding {
         data.withUnsafeBytes { raw in
             // An index loop over typed bytes: `enumerated()` stays generic and slow in debug builds, where the
             // tests and the proofs run every decode through here.
+            // Bytes bound as `UInt8` (any memory may be) and read only inside `withUnsafeBytes`.
             let bytes = raw.bindMemory(to: UInt8.self)
             var depth = 0
             var inString = false

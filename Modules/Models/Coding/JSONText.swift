@@ -59,6 +59,9 @@ public enum JSONText {
     }
 
     /// Writes UTF-8 `bytes` as a JSON string. Runs that need no escape are copied at once.
+    ///
+    /// Memory safety: every slice read lies within `bytes` (`start <= index <= bytes.count`), and `bytes` is only
+    /// read during the call, while the caller's closure keeps it alive (docs/reliability.md, "The audit").
     public static func writeString(bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var start = 0
@@ -175,6 +178,7 @@ public enum JSONText {
         /// True when the bytes from `index` on begin with those of `earlier`, a whole value parsed before: the same
         /// bytes here are the same value.
         func repeats(_ earlier: Range<Int>) -> Bool {
+            // Both ranges lie within `bytes`: `earlier` was parsed from it, and the guard bounds the other.
             guard index + earlier.count <= bytes.count else { return false }
             return bytes.withUnsafeBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return false }

@@ -30,9 +30,15 @@ struct RawStatement {
         }
         var text = value
         text.withUTF8 { bytes in
+            // SQLite copies the bytes before returning (`SQLITE_TRANSIENT`), so the buffer need not outlive the call.
+            // A nil pointer would bind NULL, not "": an empty string is bound from a literal instead.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                _ = sqlite3_bind_text(handle, nextIndex, "", 0, Self.transient)
+                return
+            }
             _ = sqlite3_bind_text(
-                handle, nextIndex, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                Int32(bytes.count), Self.transient)
+                handle, nextIndex, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                Self.transient)
         }
     }
 
@@ -97,6 +103,8 @@ struct RawStatement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// The column's text, copied into a `String` while SQLite's buffer is valid (until the next step or read of the
+    /// column); `sqlite3_column_bytes` is asked after `sqlite3_column_text`, as SQLite requires.
     func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))

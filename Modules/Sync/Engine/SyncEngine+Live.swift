@@ -82,6 +82,8 @@ extension SyncEngine {
         }
         var pollUntil: Date?
         var streamMissing = false
+        /// The fallback to polling live mode is in, announced once (`LiveActivity.polling`) until the stream opens.
+        var fellBack: LivePollReason?
         /// A push the breaker holds: retried when it ends, while the stream goes on (R12).
         var pushHeld: TimeInterval?
         while !Task.isCancelled {
@@ -108,18 +110,27 @@ extension SyncEngine {
             }
             let features = (try? readEngineState().serverFeatures) ?? ServerFeatures()
             if streamMissing || !features.has(ServerFeatures.stream) || (pollUntil.map { now < $0 } ?? false) {
+                if fellBack == nil, streamMissing || !features.has(ServerFeatures.stream) {
+                    fellBack = .noStream
+                    emit(.polling(.noStream))
+                }
                 enterLive(.polling)
                 let interval = pollUntil.map { $0.timeIntervalSince(now) } ?? configuration.live.pollInterval
                 guard await wait(max(interval, 0), inbox, wakeOnWrite: true) else { return }
                 pollUntil = nil
                 continue
             }
-            switch await stream(inbox, &backoff, pushHeld: pushHeld) {
+            switch await stream(inbox, &backoff, pushHeld: pushHeld, afterFallback: &fellBack) {
             case .reconnectNow: continue
             case .reconnectAfterBackoff:
                 guard await wait(backoff.next(), inbox) else { return }
             case .poll(let seconds):
                 if let seconds { pollUntil = now.addingTimeInterval(seconds) } else { streamMissing = true }
+                if fellBack == nil {
+                    let reason = seconds.map { LivePollReason.streamLimit(retryAfter: $0) } ?? .noStream
+                    fellBack = reason
+                    emit(.polling(reason))
+                }
             case .end(let outcome):
                 emit(.ended(outcome))
                 return
@@ -155,9 +166,11 @@ extension SyncEngine {
         }
     }
 
-    /// Holds the stream open until it ends; applies what it brings and runs a round for each local write.
+    /// Holds the stream open until it ends; applies what it brings and runs a round for each local write. When it
+    /// opens after a fallback to polling, says so (`LiveActivity.streaming`) and clears `afterFallback`.
     private func stream(
-        _ inbox: LiveInbox, _ backoff: inout LiveBackoff, pushHeld: TimeInterval? = nil
+        _ inbox: LiveInbox, _ backoff: inout LiveBackoff, pushHeld: TimeInterval? = nil,
+        afterFallback: inout LivePollReason?
     ) async -> StreamEnd {
         enterLive(.connecting)
         let stored = (try? readEngineState()) ?? EngineState()
@@ -191,6 +204,10 @@ extension SyncEngine {
                 case .opened:
                     liveStreamOpen = true
                     enterLive(.streaming)
+                    if afterFallback != nil {
+                        afterFallback = nil
+                        emit(.streaming)
+                    }
                 case .change(let entry):
                     burst.append(entry)
                     if burst.count >= configuration.changeFeedPageSize {

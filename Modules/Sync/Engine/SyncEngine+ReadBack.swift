@@ -23,11 +23,19 @@ extension SyncEngine {
             if Task.isCancelled { throw RoundStop.cancelled }
             let chunk = Array(due[start..<min(start + Self.readBackConcurrency, due.count)])
             start += chunk.count
-            let answers = await fetch(chunk)
             var stopError: (any Error)?
             var read: [(OwedEntity, APIEntity?)] = []
-            for (owed, answer) in zip(chunk, answers) {
-                switch answer {
+            for answer in await fetch(chunk) {
+                let owed = answer.owed
+                switch answer.result {
+                case .success(let entity?) where !Self.answers(owed, with: entity):
+                    // N7 asked for this entity: an answer naming another is never written over it (R4).
+                    logger.error(
+                        "a read-back answered for another entity; the entity stays owed",
+                        metadata: [
+                            "entity": "\(owed.entityType.rawValue) \(owed.id)",
+                            "answer": "\(entity.entityType.rawValue) \(entity.id)",
+                        ])
                 case .success(let entity): read.append((owed, entity))
                 case .failure(let error):
                     switch PushErrorClass.classify(error, operation: .create) {
@@ -46,26 +54,46 @@ extension SyncEngine {
         refreshCounts()
     }
 
+    /// True when `entity` is the one `owed` names: the same kind and id (ids compare without case, §1.1).
+    static func answers(_ owed: OwedEntity, with entity: APIEntity) -> Bool {
+        entity.entityType == owed.entityType && entity.id.lowercased() == owed.id.lowercased()
+    }
+
     /// True while the entity, or the entity it waits for (a parent whose delete goes first), has a queued mutation.
     static func waits(_ owed: OwedEntity, _ queued: Set<String>) -> Bool {
         queued.contains(owed.id) || owed.after.map(queued.contains) == true
     }
 
-    /// N7 for each owed entity of `chunk`, concurrently; the answers in the order of `chunk`.
-    private func fetch(_ chunk: [OwedEntity]) async -> [Result<APIEntity?, any Error>] {
-        await withTaskGroup(of: (Int, Result<APIEntity?, any Error>).self) { [network] group in
-            for (index, owed) in chunk.enumerated() {
+    /// What one read-back's GET answered, with the entity it was asked for.
+    ///
+    /// The answer carries its entity itself, and a task group's child returns this struct rather than a tuple: Swift
+    /// 6.3.1 at `-O` hands back a wrong index from a child result of type `(Int, Result<APIEntity?, any Error>)`,
+    /// and the answers landed on other entities' rows (docs/reliability.md, "Optimizer defects and their shapes").
+    struct ReadBackAnswer: Sendable {
+        /// The entity's place in its chunk: answers are written in the chunk's order, as the store lists debts.
+        let slot: Int
+        let owed: OwedEntity
+        let result: Result<APIEntity?, any Error>
+    }
+
+    /// N7 for each owed entity of `chunk`, concurrently; one answer per entity, in the order of `chunk`.
+    private func fetch(_ chunk: [OwedEntity]) async -> [ReadBackAnswer] {
+        await withTaskGroup(of: ReadBackAnswer.self) { [network] group in
+            for (slot, owed) in chunk.enumerated() {
                 group.addTask {
+                    let result: Result<APIEntity?, any Error>
                     do {
-                        return (index, .success(try await network.fetchEntity(owed.entityType, id: owed.id)))
+                        result = .success(try await network.fetchEntity(owed.entityType, id: owed.id))
                     } catch {
-                        return (index, .failure(error))
+                        result = .failure(error)
                     }
+                    return ReadBackAnswer(slot: slot, owed: owed, result: result)
                 }
             }
-            var answers = [Result<APIEntity?, any Error>](repeating: .success(nil), count: chunk.count)
-            for await (index, answer) in group { answers[index] = answer }
-            return answers
+            var answers: [ReadBackAnswer] = []
+            answers.reserveCapacity(chunk.count)
+            for await answer in group { answers.append(answer) }
+            return answers.sorted { $0.slot < $1.slot }
         }
     }
 

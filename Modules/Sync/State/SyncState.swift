@@ -203,6 +203,19 @@ public enum LiveActivity: Sendable, Equatable {
     case applied(changes: Int, cursor: Int64, latencyMs: Int?)
     /// Live mode ended on its own: the server refused the credentials (R12: a 401 ends live mode).
     case ended(SyncOutcome)
+    /// Live mode fell back to a round every poll interval (R12): the server has no stream, or holds as many of this
+    /// user's streams as it allows. Said once when the fallback begins.
+    case polling(LivePollReason)
+    /// The stream is open again after a fallback to polling: changes arrive as they are made.
+    case streaming
+}
+
+/// Why live mode polls instead of streaming (R12).
+public enum LivePollReason: Sendable, Equatable {
+    /// The server has no change stream (404, or no `stream` feature): polling for good.
+    case noStream
+    /// 429 `stream_limit`: the stream is tried again after `retryAfter` seconds.
+    case streamLimit(retryAfter: TimeInterval)
 }
 
 /// Failures of engine operations other than `performSync` (which reports instead of throwing).

@@ -34,10 +34,13 @@ public final class TrendyServer: Sendable {
     }
 
     /// Reads the tokens file again (SIGHUP): later requests authenticate against its tokens and those of the
-    /// flags. A file that cannot be read or parsed changes nothing; the error says why.
+    /// flags, and an open change stream whose token is gone ends with `event: reauth`. A file that cannot be read
+    /// or parsed changes nothing; the error says why.
     public func reloadTokens() throws(ConfigurationError) {
         let tokens = try configuration.allStaticTokens()
         pipeline.authenticator.replaceStaticTokens(tokens)
+        // Open streams check their tokens at once: a token removed from the file stops streaming (api-v1 §13).
+        pipeline.streams.credentialsChanged()
         logger.notice("tokens reloaded", metadata: ["tokens": "\(tokens.count)"])
     }
 

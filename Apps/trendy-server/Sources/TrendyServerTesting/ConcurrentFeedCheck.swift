@@ -82,9 +82,7 @@ public enum ConcurrentFeedCheck {
             for try await events in group { total += events }
             return total
         }
-        async let seen: [(ids: [Int64], pages: Int, findings: [String])] = withThrowingTaskGroup(
-            of: (ids: [Int64], pages: Int, findings: [String]).self
-        ) { group in
+        async let seen: [Reading] = withThrowingTaskGroup(of: Reading.self) { group in
             for reader in 0..<readers {
                 group.addTask {
                     try await read(servers[reader % servers.count], token, pageSize: 3 + reader * 7) {
@@ -92,7 +90,7 @@ public enum ConcurrentFeedCheck {
                     }
                 }
             }
-            var all: [(ids: [Int64], pages: Int, findings: [String])] = []
+            var all: [Reading] = []
             for try await result in group { all.append(result) }
             return all
         }
@@ -128,11 +126,19 @@ public enum ConcurrentFeedCheck {
         return report
     }
 
-    /// Pages the feed from 0 until it reaches the end of a page requested after `more()` turned false; the ids in
-    /// the order read.
+    /// What one reader saw. A struct, not a tuple, as a task group's child result (docs/reliability.md, "Optimizer
+    /// defects and their shapes").
+    struct Reading: Sendable {
+        /// The change ids in the order read.
+        let ids: [Int64]
+        let pages: Int
+        let findings: [String]
+    }
+
+    /// Pages the feed from 0 until it reaches the end of a page requested after `more()` turned false.
     private static func read(
         _ server: LiveTrendyServer, _ token: String, pageSize: Int, more: @Sendable () -> Bool
-    ) async throws -> (ids: [Int64], pages: Int, findings: [String]) {
+    ) async throws -> Reading {
         var cursor: Int64 = 0
         var ids: [Int64] = []
         var pages = 0
@@ -158,7 +164,7 @@ public enum ConcurrentFeedCheck {
             // Caught up with the writers: a short pause keeps the readers from starving the tests beside them.
             if !hasMore { try await Task.sleep(for: .milliseconds(5)) }
         }
-        return (ids, pages, findings)
+        return Reading(ids: ids, pages: pages, findings: findings)
     }
 
     private static func send(

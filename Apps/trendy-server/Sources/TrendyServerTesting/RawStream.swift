@@ -15,6 +15,8 @@ public final class RawStream: Sendable {
     private struct State {
         var received: [UInt8] = []
         var isClosed = false
+        /// The socket was closed by `drop`, not to be closed again.
+        var dropped = false
     }
 
     private let descriptor: Int32
@@ -68,5 +70,22 @@ public final class RawStream: Sendable {
         }
     }
 
-    deinit { close(descriptor) }
+    /// Goes away as a client can: closes the socket, with a FIN, or with a reset (RST, `SO_LINGER` 0), as a client
+    /// killed mid-transfer or a network dropping the connection does. Later reads find the stream closed.
+    public func drop(reset: Bool) {
+        state.withLock { state in
+            guard !state.dropped else { return }
+            if reset {
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            }
+            close(descriptor)
+            state.dropped = true
+            state.isClosed = true
+        }
+    }
+
+    deinit {
+        if !state.withLock({ $0.dropped }) { close(descriptor) }
+    }
 }

@@ -19,7 +19,7 @@ final class LiveWatch: Sendable {
                     self?.cursors.withLock { $0.append((true, cursor, changes)) }
                 case .round(let report):
                     self?.cursors.withLock { $0.append((false, report.cursor, report.pulled)) }
-                case .ended: break
+                case .ended, .polling, .streaming: break
                 }
             }
         }

@@ -432,10 +432,20 @@ extension ConvergenceRun {
     func syncTogether(_ index: Int) async -> String {
         let online = clients.indices.filter { $0 == index || clients[$0].offlineFor == 0 }
         let devices = online.map { clients[$0] }
-        let reports = await withTaskGroup(of: (Int, SyncReport).self) { group in
-            for (slot, device) in devices.enumerated() { group.addTask { (slot, await device.sync()) } }
+        // A struct child result, never a tuple (docs/reliability.md, "Optimizer defects and their shapes").
+        struct SlotReport: Sendable {
+            let slot: Int
+            let report: SyncReport
+        }
+        let reports = await withTaskGroup(of: SlotReport.self) { group in
+            for (slot, device) in devices.enumerated() {
+                group.addTask {
+                    let report = await device.sync()
+                    return SlotReport(slot: slot, report: report)
+                }
+            }
             var reports: [Int: SyncReport] = [:]
-            for await (slot, report) in group { reports[slot] = report }
+            for await answer in group { reports[answer.slot] = answer.report }
             return reports
         }
         var lines: [String] = []

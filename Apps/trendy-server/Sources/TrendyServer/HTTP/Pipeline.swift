@@ -62,7 +62,7 @@ final class Pipeline: Sendable {
             ? FaultInjector(configuration: configuration.faults, scripted: configuration.testHooks.scriptedFault) : nil
         idempotency = IdempotencyGuard(dialect: Dialect(configuration.quirks))
         streams = ChangeStreams(
-            maxStreams: configuration.maxStreams, maxStreamsPerUser: configuration.maxStreamsPerUser)
+            maxStreams: configuration.maxStreams, maxStreamsPerUser: configuration.maxStreamsPerUser, metrics: metrics)
     }
 
     var dialect: Dialect { Dialect(configuration.quirks) }

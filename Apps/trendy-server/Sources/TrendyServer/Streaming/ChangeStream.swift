@@ -31,22 +31,22 @@ enum ChangeStream {
             return try ChangeFeed.latestCursor(user: user, db, watermark: watermark)
         }
         if since > latest { throw APIError.cursorAhead(since) }
-        let expiry = pipeline.authenticator.expiry(authorization: request.headers[.authorization])
+        let authorization = request.headers[.authorization]
+        let expiry = pipeline.authenticator.expiry(authorization: authorization)
         let subscription = try pipeline.streams.open(user: user)
+        // The slot is freed when the connection closes, whether or not the answer ever began.
         context.channel.closeFuture.whenComplete { [streams = pipeline.streams] _ in streams.close(subscription) }
-        pipeline.metrics.streamOpened()
+        await limitUnacknowledgedTime(context.channel, pipeline.configuration)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.xAccelBuffering] = "no"
         let stream = Session(
-            pipeline: pipeline, subscription: subscription, start: since, expiry: expiry, channel: context.channel)
+            pipeline: pipeline, subscription: subscription, start: since, expiry: expiry,
+            authorization: authorization, channel: context.channel)
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                defer {
-                    pipeline.streams.close(subscription)
-                    pipeline.metrics.streamClosed()
-                }
+                defer { pipeline.streams.close(subscription) }
                 // The client closing its end is seen at once, not at the next keep-alive write.
                 try await request.body.consumeWithInboundCloseHandler { _ in
                     try await withGracefulShutdownHandler {
@@ -61,12 +61,28 @@ enum ChangeStream {
             })
     }
 
+    /// A peer that stops acknowledging what the stream writes (unplugged, out of range, its reset lost) is dropped
+    /// once its oldest unacknowledged byte is two keep-alive intervals old (`TCP_USER_TIMEOUT`), so its slot is freed
+    /// within three intervals of its last acknowledgment (45 s by default) instead of the kernel's 15 minutes of
+    /// retransmissions. Best effort: a socket that refuses the option keeps the kernel's default.
+    static func limitUnacknowledgedTime(_ channel: any Channel, _ configuration: ServerConfiguration) async {
+        #if os(Linux)
+            let milliseconds = Int32(clamping: 2 * 1000 * max(1, configuration.streamKeepaliveSeconds))
+            let option = ChannelOptions.Types.SocketOption(
+                level: NIOBSDSocket.OptionLevel(rawValue: Int32(IPPROTO_TCP)),
+                name: NIOBSDSocket.Option(rawValue: Int32(TCP_USER_TIMEOUT)))
+            try? await channel.setOption(option, value: SocketOptionValue(milliseconds)).get()
+        #endif
+    }
+
     /// One open stream, from `start` (the entry after it is the first it sends).
     struct Session: Sendable {
         let pipeline: Pipeline
         let subscription: StreamSubscription
         let start: Int64
         let expiry: Date?
+        /// The `Authorization` the stream was opened with, checked again when the tokens are reloaded.
+        let authorization: String?
         /// Closed by `--fault-stream-cut` in the middle of a batch.
         let channel: any Channel
 
@@ -75,26 +91,39 @@ enum ChangeStream {
             var lastWrite = pipeline.configuration.clock.now()
             // A comment first: the client knows the stream is open before any entry.
             try await writer.write(ByteBuffer(string: ": open\n\n"))
+            // The stream is registered now, so a later reload rings it; one that came between the request's
+            // authentication and the registration is caught here.
+            if !tokenNamesUser(now: lastWrite) { return try await reauth(&writer) }
             if try await sendNew(after: &position, &writer) != .sent { return }
             while true {
                 let pending = await subscription.next()
                 if pending.closed { return }
+                let now = pipeline.configuration.clock.now()
+                let expired = expiry.map { now >= $0 } ?? false
+                if expired || (pending.credentials && !tokenNamesUser(now: now)) { return try await reauth(&writer) }
                 if pending.changed, pending.unknownChange || (pending.highest ?? 0) > position {
                     let before = position
                     if try await sendNew(after: &position, &writer) != .sent { return }
                     if position != before { lastWrite = pipeline.configuration.clock.now() }
                 }
-                guard pending.tick else { continue }
-                let now = pipeline.configuration.clock.now()
-                if let expiry, now >= expiry {
-                    try await writer.write(ByteBuffer(string: "event: reauth\ndata: {}\n\n"))
-                    return
-                }
-                if now.timeIntervalSince(lastWrite) >= Double(pipeline.configuration.streamKeepaliveSeconds) {
+                let idle = now.timeIntervalSince(lastWrite) >= Double(pipeline.configuration.streamKeepaliveSeconds)
+                if pending.probe || (pending.tick && idle) {
                     try await writer.write(ByteBuffer(string: ": ping\n\n"))
                     lastWrite = now
                 }
             }
+        }
+
+        /// False once the stream's token no longer names the stream's user: a static token removed, or given to
+        /// another user, by a reload (api-v1 §13, Re-auth). Asked when the tokens change, not every second: only a
+        /// reload changes a static token's answer, and a JWT's `exp` is `expiry`.
+        private func tokenNamesUser(now: Date) -> Bool {
+            (try? pipeline.authenticator.authenticate(authorization: authorization, now: now)) == subscription.user
+        }
+
+        /// `event: reauth`, after which the stream ends: the client authenticates again (sync-engine R12).
+        private func reauth(_ writer: inout any ResponseBodyWriter) async throws {
+            try await writer.write(ByteBuffer(string: "event: reauth\ndata: {}\n\n"))
         }
 
         enum Progress { case sent, reset, cut }

@@ -10,6 +10,9 @@ import Synchronization
 final class ChangeStreams: Sendable {
     let maxStreams: Int
     let maxStreamsPerUser: Int
+    /// The `trendy_open_streams` gauge moves here, with the registry, and nowhere else: it counts what `open`
+    /// registered and `close` forgot, so a stream whose client left before its answer began is counted out too.
+    private let metrics: ServerMetrics?
 
     private struct State {
         var byUser: [String: [ObjectIdentifier: StreamSubscription]] = [:]
@@ -39,9 +42,10 @@ final class ChangeStreams: Sendable {
 
     private let state = Mutex(State())
 
-    init(maxStreams: Int, maxStreamsPerUser: Int) {
+    init(maxStreams: Int, maxStreamsPerUser: Int, metrics: ServerMetrics? = nil) {
         self.maxStreams = maxStreams
         self.maxStreamsPerUser = maxStreamsPerUser
+        self.metrics = metrics
     }
 
     /// Seconds a client refused by the per-user cap is told to wait (`Retry-After`).
@@ -49,40 +53,54 @@ final class ChangeStreams: Sendable {
 
     /// Registers a stream of `user`, or refuses it: 429 `stream_limit` beyond the user's cap, 503 beyond the
     /// server's or once the server is shutting down.
+    ///
+    /// A refusal at the user's cap first rings each of the user's streams to write a keep-alive at once: a stream
+    /// whose client is gone without the server having seen it (its reset lost, its peer unplugged) fails that
+    /// write, or the socket's user timeout, and frees its slot for the client told to come back after
+    /// `Retry-After` (api-v1 §13).
     func open(user: String) throws(APIError) -> StreamSubscription {
         let subscription = StreamSubscription(user: user)
-        let refusal: APIError? = state.withLock { state in
-            if state.closed { return APIError(.unavailable, "the server is shutting down", retryAfter: 1) }
+        let refusal: (error: APIError, probe: [StreamSubscription])? = state.withLock { state in
+            if state.closed { return (APIError(.unavailable, "the server is shutting down", retryAfter: 1), []) }
             if state.count >= maxStreams {
-                return APIError(.unavailable, "the server holds its maximum of \(maxStreams) streams", retryAfter: 5)
+                return (
+                    APIError(.unavailable, "the server holds its maximum of \(maxStreams) streams", retryAfter: 5), []
+                )
             }
             let mine = state.byUser[user, default: [:]]
             if mine.count >= maxStreamsPerUser {
-                return APIError(
+                let error = APIError(
                     .streamLimit,
                     "this user already holds \(maxStreamsPerUser) change streams; close one or poll /changes",
                     retryAfter: Self.streamLimitRetryAfter)
+                return (error, Array(mine.values))
             }
             state.byUser[user, default: [:]][ObjectIdentifier(subscription)] = subscription
             state.count += 1
             return nil
         }
-        if let refusal { throw refusal }
+        if let refusal {
+            for held in refusal.probe { held.ring(.probe) }
+            throw refusal.error
+        }
+        metrics?.streamOpened()
         return subscription
     }
 
     /// Forgets a stream (it ended, or its connection closed). Idempotent.
     func close(_ subscription: StreamSubscription) {
-        state.withLock { state in
+        let forgotten = state.withLock { state in
             guard state.byUser[subscription.user]?.removeValue(forKey: ObjectIdentifier(subscription)) != nil
-            else { return }
+            else { return false }
             state.count -= 1
             if state.byUser[subscription.user]?.isEmpty == true {
                 state.byUser[subscription.user] = nil
                 state.commits[subscription.user] = nil
                 state.pages[subscription.user] = nil
             }
+            return true
         }
+        if forgotten { metrics?.streamClosed() }
         subscription.ring(.closed)
     }
 
@@ -152,6 +170,12 @@ final class ChangeStreams: Sendable {
         for subscription in all() { subscription.ring(.tick) }
     }
 
+    /// The tokens changed (a reload): every stream checks its token again at once, and one whose token is no
+    /// longer accepted for its user ends with `event: reauth` (api-v1 §13).
+    func credentialsChanged() {
+        for subscription in all() { subscription.ring(.credentials) }
+    }
+
     /// Ends every stream and refuses new ones (graceful shutdown: idle streams are not waited for).
     func shutDown() {
         let subscriptions = state.withLock { state in
@@ -183,6 +207,10 @@ final class StreamSubscription: Sendable {
         /// The user committed; the highest change id known, when known.
         case changed(Int64?)
         case tick
+        /// Write a keep-alive now: the user is at the cap, and a dead connection shows itself by failing the write.
+        case probe
+        /// The tokens were reloaded: check this stream's token again.
+        case credentials
         case closed
     }
 
@@ -194,7 +222,11 @@ final class StreamSubscription: Sendable {
         /// The user committed since the stream last looked.
         var changed: Bool { unknownChange || highest != nil }
         var tick = false
+        var probe = false
+        var credentials = false
         var closed = false
+        /// Anything rung at all.
+        var isEmpty: Bool { !changed && !tick && !probe && !credentials && !closed }
     }
 
     let user: String
@@ -213,6 +245,8 @@ final class StreamSubscription: Sendable {
             case .changed(let id):
                 if let id { pending.highest = max(pending.highest ?? id, id) } else { pending.unknownChange = true }
             case .tick: pending.tick = true
+            case .probe: pending.probe = true
+            case .credentials: pending.credentials = true
             case .closed: pending.closed = true
             }
         }
@@ -225,7 +259,7 @@ final class StreamSubscription: Sendable {
         var iterator = doorbell.makeAsyncIterator()
         while true {
             let taken = pending.withLock { pending -> Pending? in
-                guard pending.changed || pending.tick || pending.closed else { return nil }
+                guard !pending.isEmpty else { return nil }
                 defer { pending = Pending(closed: pending.closed) }
                 return pending
             }

@@ -59,7 +59,7 @@ struct SyncCommand: TrendyCommand {
         try await engine.loadInitialState()
         let interrupt = await Interrupt()
         if watch && !poll {
-            let code = await Self.watchLive(engine, interrupt: interrupt, context)
+            let code = await Self.watchLive(engine, pollInterval: pollInterval, interrupt: interrupt, context)
             if code != 0 { throw ExitCode(code) }
             return
         }
@@ -116,8 +116,9 @@ struct SyncCommand: TrendyCommand {
 
     /// `--watch` in live mode (sync-engine R12): the engine streams; this prints what it does until a signal, or
     /// until the server refuses the token (exit 4). Each round takes the sync lock and releases it after.
-    private static func watchLive(_ engine: SyncEngine, interrupt: Interrupt, _ context: CommandContext) async -> Int32
-    {
+    private static func watchLive(
+        _ engine: SyncEngine, pollInterval: Double, interrupt: Interrupt, _ context: CommandContext
+    ) async -> Int32 {
         let console = context.console
         let path = context.settings.databasePath
         let activity = await engine.liveActivity()
@@ -146,6 +147,14 @@ struct SyncCommand: TrendyCommand {
                         console.summary(
                             "applied \(changes) change\(changes == 1 ? "" : "s") (cursor \(cursor)\(after))")
                     }
+                case .polling(let reason):
+                    Self.renderFallback(reason, pollInterval: pollInterval, console)
+                case .streaming:
+                    if console.json {
+                        console.out(json: ["event": "streaming"])
+                    } else {
+                        console.note("live again: the change stream is open")
+                    }
                 case .ended(let outcome):
                     console.error(
                         CLIError(
@@ -160,6 +169,29 @@ struct SyncCommand: TrendyCommand {
         await engine.stopLive()
         if interrupt.fired { return interrupt.exitCode ?? 130 }
         return ended ?? 0
+    }
+
+    /// The fallback of live mode to polling (sync-engine R12), said once when it begins: a JSON line, or a note.
+    private static func renderFallback(_ reason: LivePollReason, pollInterval: Double, _ console: Console) {
+        let every = Int(pollInterval.rounded(.up))
+        switch reason {
+        case .noStream:
+            if console.json {
+                console.out(json: ["event": "polling", "reason": "no_stream", "interval": .number(Double(every))])
+            } else {
+                console.note("the server has no change stream: polling, a sync every \(every) s")
+            }
+        case .streamLimit(let retryAfter):
+            let seconds = Int(retryAfter.rounded(.up))
+            if console.json {
+                console.out(
+                    json: ["event": "polling", "reason": "stream_limit", "retry_after": .number(Double(seconds))])
+            } else {
+                console.note(
+                    "the server holds as many change streams of this account as it allows: polling; "
+                        + "trying the stream again in \(seconds) s")
+            }
+        }
     }
 
     /// A live round: every one as a JSON line; as a human line only when it did something or did not sync.

@@ -219,6 +219,7 @@ private final class CellRow: StorageRow {
 
     func withBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         guard let bytes = row[index].bytes else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        // The buffer's readable bytes, valid for the closure; `ByteBuffer` storage is bytes, bound as `UInt8`.
         return try bytes.withUnsafeReadableBytes { raw in try body(raw.assumingMemoryBound(to: UInt8.self)) }
     }
 

@@ -107,6 +107,10 @@ final class SQLiteTransaction: StorageTransaction {
 }
 
 /// The current row of a stepped statement, through the SQLite C API.
+///
+/// Memory safety: SQLite's column buffers stay valid until the statement steps or the column is read as another
+/// type; `withText` and `withBytes` hand them to `body` only for the call, and ask for the length after the pointer,
+/// as SQLite requires (docs/reliability.md, "The audit").
 private struct StatementRow: StorageRow {
     let handle: OpaquePointer
 
