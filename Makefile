@@ -9,26 +9,37 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
-.PHONY: demo test test-fast test-postgres build lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
+## What users run is what is tested (docs/reliability.md, "The build under test").
+## The shipped build: trendyctl and trendy-server as `make install` builds them, release, with the Swift runtime and
+## Foundation linked in (--static-swift-stdlib), in their own build folder. Every suite that drives a binary runs
+## these (TRENDY_BIN_DIR).
+SHIPPED_SCRATCH := .build-static
+SHIPPED_FLAGS := -c release --static-swift-stdlib --scratch-path $(SHIPPED_SCRATCH)
+SHIPPED_BIN := $(CURDIR)/$(SHIPPED_SCRATCH)/release
+## The optimized build of the suites, the proof and the benchmarks' in-process parts: release (-O, whole module),
+## with testing enabled so that tests can `@testable import`. A defect only the optimizer causes fails here.
+OPTIMIZED := -c release -Xswiftc -enable-testing
+
+.PHONY: demo test test-fast test-postgres build build-optimized shipped chaos-short lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
 	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-restore chaos-postgres fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
-demo: deps
-	$(SWIFT) build --product trendy-server
-	$(SWIFT) build --product trendyctl
-	Apps/trendyctl/Demo/demo.sh
+demo: deps shipped
+	TRENDY_BIN=$(SHIPPED_BIN) Apps/trendyctl/Demo/demo.sh
 
-## Build everything, run every test (the server's suites a second time on PostgreSQL), then check formatting and
-## build the DocC catalogs (a warning fails).
-test: deps build
-	$(SWIFT) test --skip-build --skip ConcurrentFeedTests
-	$(MAKE) --no-print-directory test-postgres
+## Build the shipped binaries and the optimized suites, run every test against them (the server's suites a second
+## time on PostgreSQL), then check formatting and build the DocC catalogs (a warning fails). This is what CI runs.
+test: deps shipped build-optimized
+	TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) test $(OPTIMIZED) --skip-build --skip ConcurrentFeedTests
+	TRENDY_BIN_DIR=$(SHIPPED_BIN) $(MAKE) --no-print-directory test-postgres TEST_BUILD="$(OPTIMIZED)"
+	$(MAKE) --no-print-directory chaos-short
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory docs
 
-## The quick loop while working: build, then every suite but the proofs, the concurrent-feed check and PostgreSQL
-## (about 50 s of tests on two cores after an incremental build). CI runs `make test`.
+## The quick loop while working: a debug build, then every suite but the proofs, the concurrent-feed check and
+## PostgreSQL (about 50 s of tests on two cores after an incremental build), against the debug binaries. It is no
+## proof of what ships: CI runs `make test`.
 test-fast: deps build
 	$(SWIFT) test --skip-build --skip ProofTests --skip ConcurrentFeedTests
 
@@ -40,16 +51,18 @@ test-fast: deps build
 ## needed one was found and fixed (docs/reliability.md, "The PostgreSQL suites hung").
 POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests|MultiInstanceProofTests
 POSTGRES_TIMEOUT ?= 240
-POSTGRES_TEST_PROCESS := $(CURDIR)/.build/[^ ]*/debug/[t]rendy-syncPackageTests.xctest
+POSTGRES_TEST_PROCESS := $(CURDIR)/.build/[^ ]*/[t]rendy-syncPackageTests.xctest
+## The build the suites run from: empty for the debug build, `$(OPTIMIZED)` from `make test`.
+TEST_BUILD ?=
 POSTGRES_RUN := TRENDY_TEST_SERVER_STORAGE=postgres timeout --kill-after=10 $(POSTGRES_TIMEOUT) $(SWIFT) test \
-	--skip-build --filter "$(POSTGRES_SUITES)" --skip ConcurrentFeedTests
+	$(TEST_BUILD) --skip-build --filter "$(POSTGRES_SUITES)" --skip ConcurrentFeedTests
 test-postgres:
 	@scripts/with-postgres bash -c 'if [ -n "$${TRENDY_TEST_POSTGRES_SKIPPED:-}" ]; then \
 		echo "PostgreSQL tests skipped: $$TRENDY_TEST_POSTGRES_SKIPPED"; [ -z "$${TRENDY_REQUIRE_POSTGRES:-}" ]; \
 	else status=0; $(POSTGRES_RUN) || status=$$?; \
 		if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then pkill -KILL -f "$(POSTGRES_TEST_PROCESS)" || true; \
 			echo "error: the PostgreSQL suites did not finish within $(POSTGRES_TIMEOUT) s (a hang: docs/reliability.md)"; fi; \
-		[ $$status -eq 0 ] && $(SWIFT) test --skip-build --filter ConcurrentFeedTests; fi'
+		[ $$status -eq 0 ] && $(SWIFT) test $(TEST_BUILD) --skip-build --filter ConcurrentFeedTests; fi'
 
 ## Build all targets and test targets (debug), failing on any compiler warning in this repository.
 build: deps
@@ -57,6 +70,18 @@ build: deps
 	@! grep -E "^/.*/(Modules|Apps|Benchmarks|Tests)/.*: warning:" .build-output.log || \
 		(echo "error: the build has warnings (see above); the project builds warning-free" && exit 1)
 	@rm -f .build-output.log
+
+## The same, optimized ($(OPTIMIZED)): the build `make test` runs the suites from.
+build-optimized: deps
+	@$(SWIFT) build $(OPTIMIZED) --build-tests 2>&1 | tee .build-output.log
+	@! grep -E "^/.*/(Modules|Apps|Benchmarks|Tests)/.*: warning:" .build-output.log || \
+		(echo "error: the build has warnings (see above); the project builds warning-free" && exit 1)
+	@rm -f .build-output.log
+
+## trendyctl and trendy-server exactly as `make install` builds them, in $(SHIPPED_SCRATCH)/release.
+shipped: deps
+	$(SWIFT) build $(SHIPPED_FLAGS) --product trendyctl
+	$(SWIFT) build $(SHIPPED_FLAGS) --product trendy-server
 
 ## `swift format lint --strict` over every Swift file (config: .swift-format).
 lint:
@@ -66,11 +91,12 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive $(SOURCES)
 
-## The long proofs (docs/reliability.md), one summary line at the end: 1000 seeds of randomized convergence with
-## faults (each move it makes counted, every device compared with the server after each quiet pass), 200 seeds on
-## two instances sharing a throwaway PostgreSQL, 50 kill -9 crash trials (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer
-## on the parsers, schemathesis against a live trendy-server, and 100 rounds of the concurrent-writer feed check on
-## two instances sharing a throwaway PostgreSQL. `make test` runs short versions of the first three.
+## The long proofs (docs/reliability.md), on the optimized build and the shipped binaries, one summary line at the
+## end: 1000 seeds of randomized convergence with faults (each move it makes counted, every device compared with the
+## server after each quiet pass), 200 seeds on two instances sharing a throwaway PostgreSQL, 50 kill -9 crash trials
+## (5 000 events each), the seeded fuzzers (parsers and mutated requests), libFuzzer on the parsers, schemathesis
+## against a live trendy-server, and 100 rounds of the concurrent-writer feed check on two instances sharing a
+## throwaway PostgreSQL. `make test` runs short versions of the first three.
 PROOF_SEEDS ?= 1000
 PROOF_OPERATIONS ?= 150
 PROOF_CRASH_TRIALS ?= 50
@@ -79,50 +105,49 @@ PROOF_FUZZ_REQUESTS ?= 20000
 PROOF_LIBFUZZER_SECONDS ?= 300
 PROOF_FEED_ROUNDS ?= 100
 PROOF_INSTANCE_SEEDS ?= 200
-proof: deps fuzz-build schemathesis
-	$(SWIFT) build --product trendy-server
-	$(SWIFT) build --product trendyctl
-	$(SWIFT) build --product trendy-proof
-	scripts/with-postgres .build/debug/trendy-proof --seeds $(PROOF_SEEDS) --operations $(PROOF_OPERATIONS) \
-		--crash-trials $(PROOF_CRASH_TRIALS) --fuzz-iterations $(PROOF_FUZZ_ITERATIONS) \
-		--fuzz-requests $(PROOF_FUZZ_REQUESTS) --libfuzzer-seconds $(PROOF_LIBFUZZER_SECONDS) \
-		--libfuzzer-binary .build-fuzz/debug/trendy-fuzz --feed-rounds $(PROOF_FEED_ROUNDS) \
-		--instance-seeds $(PROOF_INSTANCE_SEEDS)
+proof: deps shipped fuzz-build schemathesis
+	$(SWIFT) build $(OPTIMIZED) --product trendy-proof
+	TRENDY_BIN_DIR=$(SHIPPED_BIN) scripts/with-postgres .build/release/trendy-proof --seeds $(PROOF_SEEDS) \
+		--operations $(PROOF_OPERATIONS) --crash-trials $(PROOF_CRASH_TRIALS) \
+		--fuzz-iterations $(PROOF_FUZZ_ITERATIONS) --fuzz-requests $(PROOF_FUZZ_REQUESTS) \
+		--libfuzzer-seconds $(PROOF_LIBFUZZER_SECONDS) --libfuzzer-binary .build-fuzz/release/trendy-fuzz \
+		--feed-rounds $(PROOF_FEED_ROUNDS) --instance-seeds $(PROOF_INSTANCE_SEEDS)
 
 ## The black-box device chaos run (docs/reliability.md): trendyctl and trendy-server processes only, four devices with
 ## concurrent commands, live watchers, SIGKILLs and a faulty server that is killed too; one line per seed.
 CHAOS_SEEDS ?= 5
 CHAOS_FIRST_SEED ?= 1
 CHAOS_SECONDS ?= 60
-chaos: deps
-	$(SWIFT) build --product trendy-server
-	$(SWIFT) build --product trendyctl
+chaos: deps shipped
 	@failed=0; for seed in $$(seq $(CHAOS_FIRST_SEED) $$(($(CHAOS_FIRST_SEED) + $(CHAOS_SEEDS) - 1))); do \
-		scripts/device-chaos --seed $$seed --seconds $(CHAOS_SECONDS) --bin-dir .build/debug || failed=1; \
+		scripts/device-chaos --seed $$seed --seconds $(CHAOS_SECONDS) --bin-dir $(SHIPPED_BIN) || failed=1; \
 	done; exit $$failed
 
+## The short device chaos of `make test`: one seed of each kind on the shipped binaries, 20 s of faults each (about
+## a minute each with the checks). `make chaos` explores further seeds.
+CHAOS_SHORT_SEED ?= 1
+chaos-short: deps shipped
+	scripts/device-chaos --seed $(CHAOS_SHORT_SEED) --seconds 20 --bin-dir $(SHIPPED_BIN)
+	scripts/device-chaos --server-restore --seed $(CHAOS_SHORT_SEED) --seconds 20 --bin-dir $(SHIPPED_BIN)
+
 ## The same, with the server's database copied at one kill and put back at a later one (a restored backup).
-chaos-restore: deps
-	$(SWIFT) build --product trendy-server
-	$(SWIFT) build --product trendyctl
+chaos-restore: deps shipped
 	@failed=0; for seed in $$(seq $(CHAOS_FIRST_SEED) $$(($(CHAOS_FIRST_SEED) + $(CHAOS_SEEDS) - 1))); do \
-		scripts/device-chaos --server-restore --seed $$seed --seconds $(CHAOS_SECONDS) --bin-dir .build/debug \
+		scripts/device-chaos --server-restore --seed $$seed --seconds $(CHAOS_SECONDS) --bin-dir $(SHIPPED_BIN) \
 			|| failed=1; \
 	done; exit $$failed
 
 ## The same with the server as two instances on one PostgreSQL database behind a balancer (a fresh database a seed).
-chaos-postgres: deps
-	$(SWIFT) build --product trendy-server
-	$(SWIFT) build --product trendyctl
+chaos-postgres: deps shipped
 	@failed=0; for seed in $$(seq $(CHAOS_FIRST_SEED) $$(($(CHAOS_FIRST_SEED) + $(CHAOS_SEEDS) - 1))); do \
 		scripts/with-postgres scripts/device-chaos --postgres --seed $$seed --seconds $(CHAOS_SECONDS) \
-			--bin-dir .build/debug || failed=1; \
+			--bin-dir $(SHIPPED_BIN) || failed=1; \
 	done; exit $$failed
 
-## The parsers' libFuzzer binary, in its own build folder (every module in it is instrumented).
+## The parsers' libFuzzer binary, optimized, in its own build folder (every module in it is instrumented).
 fuzz-build:
-	$(SWIFT) build --product trendy-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING \
-		-Xswiftc -parse-as-library
+	$(SWIFT) build -c release --product trendy-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
+		-Xswiftc -DFUZZING -Xswiftc -parse-as-library
 
 ## schemathesis from PyPI, when missing.
 schemathesis:
@@ -135,7 +160,7 @@ schemathesis:
 ## bench-thresholds`). Instructions need hardware counters, which this machine kind lacks (docs/performance.md).
 ## Then prints the user's-path table (`bench-user`: push, bootstrap, events add, installed sizes) and trendy-server's
 ## SQLite load figures (feed pages and batch inserts, wrk): the tables of issue 27.
-BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) package \
+BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) package \
 	--allow-writing-to-package-directory benchmark
 BENCH_CHECK_LOG := $(CURDIR)/Benchmarks/.build/thresholds-check.log
 bench: deps bench-servers
@@ -152,7 +177,7 @@ bench: deps bench-servers
 	@$(MAKE) --no-print-directory bench-user
 	@echo "trendy-server under load, SQLite (docs/performance.md, \"Server\"):"
 	@$(MAKE) --no-print-directory wrk
-	Benchmarks/server/run.sh $(or $(BENCH_SECONDS),5)
+	TRENDY_SERVER_BIN=$(SHIPPED_BIN)/trendy-server Benchmarks/server/run.sh $(or $(BENCH_SECONDS),5)
 
 ## Runs the benchmark package and records its p90 instructions and allocations as the new thresholds (the timings it
 ## also measures are left out: they are reported, never gated).
@@ -161,86 +186,68 @@ bench-thresholds: deps bench-servers
 	$(BENCH_PACKAGE) thresholds update current --no-progress $(BENCH_FLAGS)
 	python3 Benchmarks/gated-metrics.py Benchmarks/Thresholds
 
-## The release servers and trendyctl the benchmarks start as processes.
-bench-servers:
-	$(SWIFT) build -c release --product trendy-server
-	$(SWIFT) build -c release --product trendyctl
+## The servers and trendyctl the benchmarks start as processes: the shipped build.
+bench-servers: shipped
 
 ## The wall-clock tables of docs/performance.md: store, in-process sync scenarios (ours vs the original constants),
 ## events add.
 bench-tables: deps bench-servers
 	cd Benchmarks && $(SWIFT) build -c release --product trendy-bench
-	cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release .build/release/trendy-bench store
-	cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release .build/release/trendy-bench sync
-	cd Benchmarks && TRENDY_BIN_DIR=$(CURDIR)/.build/release .build/release/trendy-bench cli
-
-## The shipped trendyctl carries the Swift runtime and Foundation (static, in its own build folder): it starts about
-## 6 ms sooner than one that loads them as shared libraries (docs/performance.md), and runs without the toolchain.
-STATIC_CLI := --static-swift-stdlib --scratch-path .build-static
+	cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) .build/release/trendy-bench store
+	cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) .build/release/trendy-bench sync
+	cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) .build/release/trendy-bench cli
 
 ## Whole-process figures as a user meets them: release trendyctl processes against a release trendy-server
 ## --in-memory (bootstrap, push, no-op sync, events add); prints the table for docs/performance.md.
-bench-user: deps
-	$(SWIFT) build -c release --product trendy-server
-	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
-	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin .build/release \
-		--cli-bin .build-static/release
+bench-user: deps shipped
+	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin $(SHIPPED_SCRATCH)/release \
+		--cli-bin $(SHIPPED_SCRATCH)/release
 
 ## Instruction counts of the installed trendyctl's start and of `events add` (valgrind's callgrind, repeatable where
 ## wall time is not), with the functions that take them.
-profile-cli: deps
-	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
-	Benchmarks/profiles/callgrind-cli.sh .build-static/release/trendyctl
+profile-cli: deps shipped
+	Benchmarks/profiles/callgrind-cli.sh $(SHIPPED_SCRATCH)/release/trendyctl
 
 ## How bootstrap time, push time and the local database grow with the account: 10k, 100k and 1M events through the
 ## user's path (one run each; about 15 minutes). Prints the scaling table of docs/performance.md.
-bench-large: deps
-	$(SWIFT) build -c release --product trendy-server
-	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+bench-large: deps shipped
 	python3 Benchmarks/user-path/scaling.py --sizes $(or $(BENCH_SIZES),10000 100000 1000000) \
-		--server-bin .build/release --cli-bin .build-static/release
+		--server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
 
 ## A million-event account (issue 27, "scale"): bootstrap, every keyset page first to deepest, export, events list,
 ## the digest and sync --verify, release builds as the user runs them (BENCH_EVENTS, 1 000 000 by default; about
 ## 10 minutes). Prints the table of docs/performance.md, "A million-event account".
-bench-scale: deps
-	$(SWIFT) build -c release --product trendy-server
-	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+bench-scale: deps shipped
 	python3 Benchmarks/user-path/scale.py --events $(or $(BENCH_EVENTS),1000000) \
-		--server-bin .build/release --cli-bin .build-static/release
+		--server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
 
 ## The sync digest of a 100 000-event account (issue 25): the server's endpoint, and what `trendyctl sync --verify`
 ## adds to a sync, release builds as the user runs them. Prints the table of docs/performance.md, "The sync digest".
-bench-digest: deps
-	$(SWIFT) build -c release --product trendy-server
-	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+bench-digest: deps shipped
 	python3 Benchmarks/user-path/digest.py --events $(or $(BENCH_EVENTS),100000) --runs $(or $(BENCH_RUNS),5) \
-		--server-bin .build/release --cli-bin .build-static/release
+		--server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
 
 ## Live sync (issue 26): A's write → B's observation in process (two live engines; one server, then two PostgreSQL
 ## instances), then as a user meets it with the installed trendyctl: `events add` → the other watcher's line, a burst
 ## of 10 000 events, and 5000 idle streams on one server (docs/performance.md, "Live sync").
-bench-live: deps
-	$(SWIFT) build -c release --product trendy-server
-	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
+bench-live: deps shipped
 	cd Benchmarks && $(SWIFT) build -c release --product trendy-bench
 	cd Benchmarks && .build/release/trendy-bench live --writes $(or $(BENCH_WRITES),1000)
 	scripts/with-postgres bash -c 'cd Benchmarks && .build/release/trendy-bench live --postgres \
 		--writes $(or $(BENCH_WRITES),1000)'
-	python3 Benchmarks/user-path/live.py --server-bin .build/release --cli-bin .build-static/release
+	python3 Benchmarks/user-path/live.py --server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
 
 ## Hostile and heavy clients (issue 27, points 1 and 2): server RSS with 1000 slow bodies (without a token, then
 ## with one), /health latency while 3000 clients trickle request heads, and another user's latency while four clients
 ## read the largest pages (docs/performance.md, "Slow clients", "Large answers").
-bench-security: deps
-	$(SWIFT) build -c release --product trendy-server
-	python3 Benchmarks/user-path/slow-clients.py --server-bin .build/release
-	python3 Benchmarks/user-path/large-answers.py --server-bin .build/release
+bench-security: deps shipped
+	python3 Benchmarks/user-path/slow-clients.py --server-bin $(SHIPPED_SCRATCH)/release
+	python3 Benchmarks/user-path/large-answers.py --server-bin $(SHIPPED_SCRATCH)/release
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and
 ## two instances on a throwaway PostgreSQL (scripts/with-postgres).
-bench-server: deps wrk
-	scripts/with-postgres Benchmarks/server/run.sh $(BENCH_SECONDS)
+bench-server: deps wrk shipped
+	TRENDY_SERVER_BIN=$(SHIPPED_BIN)/trendy-server scripts/with-postgres Benchmarks/server/run.sh $(BENCH_SECONDS)
 
 ## wrk, installed with apt when missing and possible.
 wrk:
@@ -250,26 +257,22 @@ wrk:
 ## Man pages from the commands' own help (swift-argument-parser's generate-manual): .build/man/*.1 (a blank line
 ## of a help text becomes an mdoc paragraph break).
 MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
-man: deps
-	$(SWIFT) build --product trendyctl
-	$(SWIFT) build --product trendy-server
+man: deps shipped
 	$(SWIFT) build --product generate-manual
 	@mkdir -p .build/man
 	@for tool in trendyctl trendy-server; do \
-		.build/debug/generate-manual .build/debug/$$tool --output-directory .build/man --date $(MAN_DATE) \
+		.build/debug/generate-manual $(SHIPPED_BIN)/$$tool --output-directory .build/man --date $(MAN_DATE) \
 			--authors "the Trendy sync authors" >/dev/null; \
 		sed -i 's/^$$/.Pp/' .build/man/$$tool.1; \
 	done
 	@echo "man pages: $$(ls .build/man)"
 
-## Release builds of trendyctl and trendy-server into $(PREFIX)/bin, their man pages into $(PREFIX)/share/man/man1
-## (then `man trendyctl`). PREFIX defaults to /usr/local; DESTDIR is honoured for packaging.
+## The shipped build of trendyctl and trendy-server (`shipped`) into $(PREFIX)/bin, stripped, their man pages into
+## $(PREFIX)/share/man/man1 (then `man trendyctl`). PREFIX defaults to /usr/local; DESTDIR is honoured for packaging.
 PREFIX ?= /usr/local
-install: man
-	$(SWIFT) build -c release --product trendyctl $(STATIC_CLI)
-	$(SWIFT) build -c release --product trendy-server
+install: shipped man
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1"
-	install -s -m 0755 .build-static/release/trendyctl .build/release/trendy-server "$(DESTDIR)$(PREFIX)/bin/"
+	install -s -m 0755 $(SHIPPED_BIN)/trendyctl $(SHIPPED_BIN)/trendy-server "$(DESTDIR)$(PREFIX)/bin/"
 	install -m 0644 .build/man/trendyctl.1 .build/man/trendy-server.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
 	@command -v mandb >/dev/null 2>&1 && [ -z "$(DESTDIR)" ] && mandb -q "$(PREFIX)/share/man" 2>/dev/null || true
 	@echo "installed trendyctl and trendy-server in $(DESTDIR)$(PREFIX)/bin; try: man trendyctl"

@@ -62,13 +62,17 @@ extension ConvergenceRun {
         // is blocked by it. One settled device first has a row changed, removed or added behind its engine's back:
         // it must find that one and equal the server again.
         let tampered = try tamper(locals)
-        if tampered != nil { moves["tamperThenVerify", default: 0] += 1 }
+        if let tampered {
+            moves["tamperThenVerify", default: 0] += 1
+            moves["tamperedRows", default: 0] += tampered.entities.count
+        }
         for (client, _, queue) in locals {
             let verification = await client.engine.verify()
-            // The tampered entity is repaired by the read-back (1), or already by the round `verify()` starts with
-            // (0: a geofence refresh rewrites every geofence); either way the device must equal the server after.
-            let expected = client.name == tampered?.device ? 0...1 : 0...0
-            let context = tampered.map { $0.device == client.name ? " after \($0.what)" : "" } ?? ""
+            // Each tampered entity is repaired by its read-back, or already by the round `verify()` starts with (a
+            // geofence refresh rewrites every geofence); either way the device must equal the server after.
+            let expected = client.name == tampered?.device ? 0...(tampered?.entities.count ?? 0) : 0...0
+            let context =
+                tampered.map { $0.device == client.name ? " after \($0.what.joined(separator: "; "))" : "" } ?? ""
             switch verification.result {
             case .verified(let repaired) where expected.contains(repaired) && queue.isEmpty: break
             case .blocked where !queue.isEmpty: continue
@@ -76,7 +80,7 @@ extension ConvergenceRun {
                 return
                     "\(client.name): verify() after settling\(context): \(verification.result) (queue \(queue.count))"
             }
-            if expected.upperBound == 1,
+            if expected.upperBound > 0,
                 let divergence = Entities.firstDifference(client.name, try client.entities(), server, skipping: [])
             {
                 return "verify() said it verified\(context): " + divergence
