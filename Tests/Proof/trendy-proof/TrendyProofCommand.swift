@@ -39,7 +39,7 @@ struct TrendyProofCommand: AsyncParsableCommand {
     @Option(help: "Fuzz: mutated requests sent to trendy-server.") var fuzzRequests = 20_000
     @Option(help: "Fuzz: mutated files given to trendyctl import.") var fuzzImports = 300
     @Option(help: "libfuzzer: the trendy-fuzz binary built with -sanitize=fuzzer.")
-    var libfuzzerBinary = ".build-fuzz/debug/trendy-fuzz"
+    var libfuzzerBinary = ".build-fuzz/release/trendy-fuzz"
     @Option(help: "libfuzzer: seconds to run.") var libfuzzerSeconds = 300
     @Option(help: "schemathesis: examples per operation and phase.") var schemathesisExamples = 100
     @Option(help: "feed: rounds of the concurrent-writer check on two instances (needs TRENDY_TEST_POSTGRES_URL).")
