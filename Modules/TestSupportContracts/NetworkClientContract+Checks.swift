@@ -84,7 +84,8 @@ extension NetworkClientContract {
             _ = try await client.updateEventTypeWithIdempotency(id: type.id, update, idempotencyKey: key())
             #expect(try await changesAfter(cursor, client).count == 1, "a PUT that changes nothing writes no row")
         },
-        check("missing entities: update, delete and the property list are 404; a repeated delete is 404") { subject in
+        check("missing entities: update, delete and the property list are 404; a repeated delete is 404 deleted") {
+            subject in
             let client = subject.client
             let missing = newId()
             await expectFailure(404, "not_found") {
@@ -101,7 +102,8 @@ extension NetworkClientContract {
             let event = try await client.createEventWithIdempotency(
                 NetworkClientContract.event(type: type.id, at: instant(1)), idempotencyKey: key())
             try await client.deleteEvent(id: event.id)
-            await expectFailure(404, "not_found") { try await client.deleteEvent(id: event.id) }
+            // api-v1 §6.6: the server remembers the delete, so "deleted" is told from "never known".
+            await expectFailure(404, "deleted") { try await client.deleteEvent(id: event.id) }
             #expect(try await !client.entityExists(.event, id: event.id))
         },
         check("users are isolated: another user sees nothing, cannot touch ids, and a taken id is 409 id_taken") {

@@ -238,6 +238,48 @@ struct OperatorSafetyTests {
         }
     }
 
+    @Test("§6.6 a database from before tombstones keeps the deletes its change log holds (SQLite, PostgreSQL)")
+    func tombstonesFromTheChangeLog() async throws {
+        var configuration = LiveTrendyServer.testConfiguration()
+        if case .inMemory = configuration.storage {
+            configuration.storage = .file(path: try Self.scratch().appendingPathComponent("server.sqlite").path)
+        }
+        let user = UUID().uuidString.lowercased()
+        configuration.staticTokens["tombstone-token"] = user
+        let postgres = if case .postgres = configuration.storage { true } else { false }
+        let (gone, kept) = (UUIDv7.generate(at: Date()), UUIDv7.generate(at: Date()))
+        try await LiveTrendyServer.with(configuration) { server in
+            for id in [gone, kept] {
+                let created = try await RawHTTP.send(
+                    "POST", server.root.text + "/api/v1/event-types", token: "tombstone-token",
+                    body: Data(#"{"id":"\#(id)","name":"T\#(id.suffix(4))","color":"red","icon":"dot"}"#.utf8))
+                #expect(created.status == 201, "\(created.text)")
+            }
+            let deleted = try await RawHTTP.send(
+                "DELETE", server.root.text + "/api/v1/event-types/\(gone)", token: "tombstone-token")
+            #expect(deleted.status == 204)
+        }
+        // As a server before tombstones left it: no table, the migration not applied.
+        let older = try await TrendyServer(configuration: configuration)
+        try await older.storage.write(user: nil) { db in
+            try db.execute(sql: "DROP TABLE tombstones")
+            if postgres {
+                try db.execute(sql: "DELETE FROM trendy_migrations WHERE name = 'v4-tombstones'")
+            } else {
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v4-tombstones'")
+            }
+        }
+        try await older.storage.close()
+        try await LiveTrendyServer.with(configuration) { server in
+            let answer = try await RawHTTP.send(
+                "GET", server.root.text + "/api/v1/event-types/\(gone)", token: "tombstone-token")
+            #expect(answer.status == 404 && answer.json?["type"] as? String == "urn:trendy:error:deleted", "\(answer)")
+            let alive = try await RawHTTP.send(
+                "GET", server.root.text + "/api/v1/event-types/\(kept)", token: "tombstone-token")
+            #expect(alive.status == 200)
+        }
+    }
+
     @Test(
         "the binary refuses a --db that cannot be its database: exit 69, the path and the reason on stderr",
         arguments: ["folder", "under a file", "not SQLite"])

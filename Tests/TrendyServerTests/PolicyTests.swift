@@ -309,6 +309,50 @@ struct PolicyTests {
         }
     }
 
+    @Test("§6.6 a deleted id says deleted and when, through retention and cascades; a never-known id is a plain 404")
+    func tombstones() async throws {
+        let (configuration, clock) = manualClockConfiguration {
+            $0.changelogRetentionDays = 2
+        }
+        try await ServerHarness.with(configuration) { harness in
+            let type = try await harness.eventType("Gone")
+            let event = try #require(try await harness.postEvent(type: type).json?["id"] as? String)
+            let kept = try await harness.eventType("Kept")
+            let deleted = try await harness.send("DELETE", "/api/v1/event-types/\(type)")
+            #expect(deleted.status == 204, "\(deleted)")
+            let deletedAt = RFC3339.string(from: clock.now())
+            clock.advance(by: 3 * 86_400)
+            try await harness.eventType("Later")
+            try await harness.server.runMaintenance()
+            #expect(try await harness.send("GET", "/api/v1/changes?since=0").status == 410, "retention ran")
+
+            // The type and, by cascade, its event: deleted, with the time of the delete.
+            for (path, noun) in [("event-types/\(type)", "event type"), ("events/\(event)", "event")] {
+                for method in ["GET", "PUT", "DELETE"] {
+                    let answer = try await harness.send(method, "/api/v1/\(path)", json: method == "PUT" ? "{}" : nil)
+                    #expect(answer.status == 404 && answer.problemType == "deleted", "\(method) \(path): \(answer)")
+                    #expect(answer.json?["deleted_at"] as? String == deletedAt, "\(answer.text)")
+                    #expect(answer.text.contains("\(noun) was deleted at \(deletedAt)"), "\(answer.text)")
+                }
+            }
+            // Never known: a plain 404, also for another user's deleted id.
+            let unknown = try await harness.send("GET", "/api/v1/event-types/\(ServerHarness.newId())")
+            #expect(unknown.status == 404 && unknown.problemType == "not_found", "\(unknown)")
+            let stranger = ServerHarness.token(for: UUID().uuidString.lowercased(), expiresIn: 90 * 86_400)
+            let other = try await harness.send("GET", "/api/v1/event-types/\(type)", token: stranger)
+            #expect(other.status == 404 && other.problemType == "not_found", "\(other)")
+            #expect(try await harness.send("GET", "/api/v1/event-types/\(kept)").status == 200)
+
+            // A restore (a create of the deleted id) brings it back; its next delete is remembered anew.
+            try await harness.eventType("Gone", id: type)
+            #expect(try await harness.send("GET", "/api/v1/event-types/\(type)").status == 200)
+            clock.advance(by: 60)
+            #expect(try await harness.send("DELETE", "/api/v1/event-types/\(type)").status == 204)
+            let again = try await harness.send("GET", "/api/v1/event-types/\(type)")
+            #expect(again.json?["deleted_at"] as? String == RFC3339.string(from: clock.now()), "\(again.text)")
+        }
+    }
+
     @Test("§6.5 a cursor above every change (a database restored from a backup, or reset): 410 cursor_expired")
     func cursorAheadOfHistory() async throws {
         try await ServerHarness.with(LiveTrendyServer.testConfiguration()) { harness in

@@ -16,6 +16,8 @@ public struct ProblemDetails: Sendable, Hashable {
     public var retryAfter: Int?
     public var action: String?
     public var userMessage: String?
+    /// With `deleted` (api-v1 §6.6): when the entity was deleted, as RFC 3339 text.
+    public var deletedAt: String?
 
     public init(
         type: String? = nil,
@@ -28,7 +30,8 @@ public struct ProblemDetails: Sendable, Hashable {
         existingId: String? = nil,
         retryAfter: Int? = nil,
         action: String? = nil,
-        userMessage: String? = nil
+        userMessage: String? = nil,
+        deletedAt: String? = nil
     ) {
         self.type = type
         self.title = title
@@ -41,6 +44,7 @@ public struct ProblemDetails: Sendable, Hashable {
         self.retryAfter = retryAfter
         self.action = action
         self.userMessage = userMessage
+        self.deletedAt = deletedAt
     }
 
     public static let typePrefix = "urn:trendy:error:"
@@ -62,6 +66,7 @@ extension ProblemDetails: Codable {
         case existingId = "existing_id"
         case retryAfter = "retry_after"
         case userMessage = "user_message"
+        case deletedAt = "deleted_at"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -77,6 +82,7 @@ extension ProblemDetails: Codable {
         retryAfter = try? container.decodeIfPresent(Int.self, forKey: .retryAfter)
         action = try? container.decodeIfPresent(String.self, forKey: .action)
         userMessage = try? container.decodeIfPresent(String.self, forKey: .userMessage)
+        deletedAt = try? container.decodeIfPresent(String.self, forKey: .deletedAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -92,6 +98,7 @@ extension ProblemDetails: Codable {
         try container.encodeIfPresent(retryAfter, forKey: .retryAfter)
         try container.encodeIfPresent(action, forKey: .action)
         try container.encodeIfPresent(userMessage, forKey: .userMessage)
+        try container.encodeIfPresent(deletedAt, forKey: .deletedAt)
     }
 }
 

@@ -40,7 +40,9 @@ extension InMemoryTrendyServer {
     public func deleteEventType(user: String, id: String) throws(NetworkError) {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
-            guard state.eventTypes[id]?.userId == user else { throw Problems.notFound("event type") }
+            guard state.eventTypes[id]?.userId == user else {
+                throw missing(state, user: user, .eventType, id: id, noun: "event type")
+            }
             for fence in state.geofences.values.sorted(by: { $0.id < $1.id })
             where fence.userId == user && (fence.eventTypeEntryId == id || fence.eventTypeExitId == id) {
                 var cleared = fence

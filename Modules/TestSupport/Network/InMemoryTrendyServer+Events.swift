@@ -143,7 +143,9 @@ extension InMemoryTrendyServer {
         let id = id.lowercased()
         return try idempotent(user: user, method: "PUT", path: "/api/v1/events/\(id)", key: key, body: request) {
             (state: inout State) throws(NetworkError) -> APIEvent in
-            guard var event = state.events[id], event.userId == user else { throw Problems.notFound("event") }
+            guard var event = state.events[id], event.userId == user else {
+                throw missing(state, user: user, .event, id: id, noun: "event")
+            }
             let typeIds = state.eventTypes.values.filter { $0.userId == user }.map(\.id)
             try Self.checkReference(request.eventTypeId, in: typeIds, "event_type_id")
             let fenceIds = state.geofences.values.filter { $0.userId == user }.map(\.id)
@@ -193,7 +195,9 @@ extension InMemoryTrendyServer {
     public func deleteEvent(user: String, id: String) throws(NetworkError) {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
-            guard state.events[id]?.userId == user else { throw Problems.notFound("event") }
+            guard state.events[id]?.userId == user else {
+                throw missing(state, user: user, .event, id: id, noun: "event")
+            }
             state.events[id] = nil
             logDelete(&state, user: user, .event, id: id)
         }

@@ -43,7 +43,7 @@ extension InMemoryTrendyServer {
         change: (inout Object) throws(NetworkError) -> Void
     ) throws(NetworkError) -> Object {
         guard let stored = state[keyPath: kind.objects][id], stored.userId == user else {
-            throw Problems.notFound(kind.noun)
+            throw missing(state, user: user, kind.type, id: id, noun: kind.noun)
         }
         var updated = stored
         try change(&updated)

@@ -44,7 +44,9 @@ extension InMemoryTrendyServer {
     public func deleteGeofence(user: String, id: String) throws(NetworkError) {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
-            guard state.geofences[id]?.userId == user else { throw Problems.notFound("geofence") }
+            guard state.geofences[id]?.userId == user else {
+                throw missing(state, user: user, .geofence, id: id, noun: "geofence")
+            }
             for event in state.events.values.filter({ $0.geofenceId == id }).sorted(by: { $0.id < $1.id }) {
                 var cleared = event
                 cleared.geofenceId = nil

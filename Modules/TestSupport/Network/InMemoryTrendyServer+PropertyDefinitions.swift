@@ -56,7 +56,9 @@ extension InMemoryTrendyServer {
     public func deletePropertyDefinition(user: String, id: String) throws(NetworkError) {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
-            guard state.definitions[id]?.userId == user else { throw Problems.notFound("property definition") }
+            guard state.definitions[id]?.userId == user else {
+                throw missing(state, user: user, .propertyDefinition, id: id, noun: "property definition")
+            }
             state.definitions[id] = nil
             logDelete(&state, user: user, .propertyDefinition, id: id)
         }

@@ -48,6 +48,14 @@ public final class InMemoryTrendyServer: Sendable {
         var changes: [ChangeEntry] = []
         var nextChangeId: Int64 = 1
         var replays: [ReplayScope: Replay] = [:]
+        /// When each deleted id was deleted, by user and id (api-v1 §6.6).
+        var tombstones: [TombstoneKey: Int64] = [:]
+    }
+
+    struct TombstoneKey: Hashable, Sendable {
+        let user: String
+        let type: MutationEntityType
+        let id: String
     }
 
     struct ReplayScope: Hashable, Sendable {
@@ -134,7 +142,19 @@ public final class InMemoryTrendyServer: Sendable {
                 userId: user, data: snapshot, deletedAt: operation == .delete ? Date(millisecondsSince1970: now) : nil,
                 createdAt: Date(millisecondsSince1970: now)))
         state.nextChangeId += 1
+        if operation == .delete { state.tombstones[TombstoneKey(user: user, type: type, id: id)] = now }
         if let entry = state.changes.last { deliver(entry, to: user) }
+    }
+
+    /// The 404 for the caller's `type` of id `id`, which it does not hold: `deleted` with the time when the caller
+    /// deleted it, else `not_found` (api-v1 §6.6).
+    func missing(
+        _ state: State, user: String, _ type: MutationEntityType, id: String, noun: String
+    ) -> NetworkError {
+        guard let deletedAt = state.tombstones[TombstoneKey(user: user, type: type, id: id)] else {
+            return Problems.notFound(noun)
+        }
+        return Problems.deleted(noun, at: deletedAt)
     }
 
     func logDelete(_ state: inout State, user: String, _ type: MutationEntityType, id: String) {
@@ -178,6 +198,9 @@ enum Problems {
     }
 
     static func notFound(_ what: String) -> NetworkError { failure(404, "not_found", "\(what) not found") }
+    static func deleted(_ what: String, at milliseconds: Int64) -> NetworkError {
+        failure(404, "deleted", "\(what) was deleted at \(RFC3339.string(fromMilliseconds: milliseconds))")
+    }
     static func validation(_ message: String) -> NetworkError { failure(400, "validation", message) }
     static func badRequest(_ message: String) -> NetworkError { failure(400, "bad_request", message) }
     static func invalidUUID(_ message: String) -> NetworkError { failure(400, "invalid_uuid", message) }

@@ -17,6 +17,7 @@ enum ChangeLog {
                 user, type.rawValue, operation.rawValue, entityId, data.map(JSONText.string),
                 operation == .delete ? now : nil, now,
             ])
+        if operation == .delete { try Tombstones.record(db, user: user, type: type, id: entityId, at: now) }
     }
 
     /// The snapshot `data` of a create or update row (api-v1 §6.3); `Dialect.snapshotsCarryNulls`.

@@ -45,6 +45,9 @@ struct Dialect: Sendable, Equatable {
         return ("application/problem+json", Array((try? JSONCoding.encode(problem)) ?? Data()))
     }
 
+    /// A 404 for an id the user deleted says `deleted` and when (api-v1 §6.6); the original has no tombstones.
+    var tellsDeletedFromUnknown: Bool { !isOriginal }
+
     /// No such entity: ours 404; the original answers 500 with a "… not found" message where `asServerError`
     /// (PUT, DELETE, the property list).
     func notFound(_ what: String, asServerError: Bool = false) -> APIError {

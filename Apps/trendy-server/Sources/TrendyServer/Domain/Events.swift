@@ -44,7 +44,7 @@ enum Events {
     }
 
     static let rows = OwnedTable(
-        "events", noun: "event", columns: Rows.eventColumns, decode: Rows.event)
+        "events", type: .event, noun: "event", columns: Rows.eventColumns, decode: Rows.event)
 
     static func find(
         _ id: String, _ request: APIRequest, _ db: any StorageTransaction, asServerError: Bool = false

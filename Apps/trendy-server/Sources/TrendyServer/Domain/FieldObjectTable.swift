@@ -49,7 +49,7 @@ struct FieldObjectTable<Object: FieldObject>: Sendable {
         self.type = type
         self.columns = columns
         self.unique = unique
-        rows = OwnedTable(table, noun: noun, columns: columns, decode: decode)
+        rows = OwnedTable(table, type: type, noun: noun, columns: columns, decode: decode)
     }
 
     /// The caller's object `id`, or 404 (a 500 with the original's message when `asServerError`).

@@ -12,6 +12,8 @@ struct APIError: Error {
         case futureTimestamp = "future_timestamp"
         case unauthorized
         case notFound = "not_found"
+        /// A 404 for an entity the user had and deleted (api-v1 §6.6), apart from one the server never knew.
+        case deleted
         case conflict
         case idempotencyInFlight = "idempotency_in_flight"
         case cursorExpired = "cursor_expired"
@@ -27,7 +29,7 @@ struct APIError: Error {
             switch self {
             case .badRequest, .validation, .invalidUUID, .futureTimestamp: .badRequest
             case .unauthorized: .unauthorized
-            case .notFound: .notFound
+            case .notFound, .deleted: .notFound
             case .conflict, .idempotencyInFlight: .conflict
             case .cursorExpired: .gone
             case .payloadTooLarge: .contentTooLarge
@@ -47,6 +49,7 @@ struct APIError: Error {
             case .futureTimestamp: "Future Timestamp Not Allowed"
             case .unauthorized: "Authentication Required"
             case .notFound: "Resource Not Found"
+            case .deleted: "Resource Deleted"
             case .conflict: "Resource Conflict"
             case .idempotencyInFlight: "Request In Progress"
             case .cursorExpired: "Cursor Expired"
@@ -70,6 +73,8 @@ struct APIError: Error {
     var headers: [(HTTPField.Name, String)] = []
     /// Overrides the status (quirks mode answers 500 where ours answers 404 or 409).
     var statusOverride: HTTPResponse.Status?
+    /// With `deleted`: when, in milliseconds since 1970.
+    var deletedAt: Int64?
 
     init(_ kind: Kind, _ detail: String, errors: [FieldError] = [], existingId: String? = nil, retryAfter: Int? = nil) {
         self.kind = kind
@@ -82,6 +87,14 @@ struct APIError: Error {
     var status: HTTPResponse.Status { statusOverride ?? kind.status }
 
     static func notFound(_ what: String) -> APIError { APIError(.notFound, "\(what) not found") }
+
+    /// The entity existed and was deleted at `milliseconds` (api-v1 §6.6).
+    static func deleted(_ what: String, at milliseconds: Int64) -> APIError {
+        var error = APIError(
+            .deleted, "\(what) was deleted at \(RFC3339.string(fromMilliseconds: milliseconds))")
+        error.deletedAt = milliseconds
+        return error
+    }
 
     /// A `since` above every change the database holds: it went back to a backup or was reset (api-v1 §6.5).
     static func cursorAhead(_ since: Int64) -> APIError {
@@ -119,6 +132,7 @@ struct APIError: Error {
         ProblemDetails(
             type: ProblemDetails.typePrefix + kind.rawValue, title: kind.title, status: Int(status.code),
             detail: detail, error: detail, requestId: requestId, errors: errors, existingId: existingId,
-            retryAfter: retryAfter, action: kind == .unauthorized ? "authenticate" : nil)
+            retryAfter: retryAfter, action: kind == .unauthorized ? "authenticate" : nil,
+            deletedAt: deletedAt.map(RFC3339.string(fromMilliseconds:)))
     }
 }

@@ -149,6 +149,28 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        // The ids each user deleted, apart from the change log so that retention keeps them (api-v1 §6.6); the
+        // deletes the log still holds are copied in.
+        (
+            "v4-tombstones",
+            [
+                """
+                CREATE TABLE tombstones (
+                    user_id TEXT COLLATE "C" NOT NULL,
+                    entity_id TEXT COLLATE "C" NOT NULL,
+                    entity_type TEXT NOT NULL,
+                    deleted_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, entity_id)
+                )
+                """,
+                """
+                INSERT INTO tombstones (user_id, entity_id, entity_type, deleted_at)
+                SELECT c.user_id, c.entity_id, c.entity_type, c.deleted_at FROM changes c
+                WHERE c.operation = 'delete' AND c.deleted_at IS NOT NULL
+                AND c.id = (SELECT MAX(l.id) FROM changes l WHERE l.user_id = c.user_id AND l.entity_id = c.entity_id)
+                """,
+            ]
+        ),
     ]
 
     /// What a migration does besides its statements, by name: work that needs the server's code.

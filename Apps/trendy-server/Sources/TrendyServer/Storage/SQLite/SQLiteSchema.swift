@@ -133,6 +133,24 @@ enum SQLiteSchema {
                     """)
             try EventDigestHashes.fill(SQLiteTransaction(db), lockingRows: false)
         }
+        // The ids each user deleted, apart from the change log so that retention keeps them (api-v1 §6.6); the
+        // deletes the log still holds are copied in.
+        migrator.registerMigration("v4-tombstones") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE tombstones (
+                        user_id TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        deleted_at INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, entity_id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO tombstones (user_id, entity_id, entity_type, deleted_at)
+                    SELECT c.user_id, c.entity_id, c.entity_type, c.deleted_at FROM changes c
+                    WHERE c.operation = 'delete' AND c.deleted_at IS NOT NULL
+                    AND c.id = (SELECT MAX(l.id) FROM changes l WHERE l.user_id = c.user_id AND l.entity_id = c.entity_id);
+                    """)
+        }
         return migrator
     }
 }
