@@ -10,17 +10,18 @@ SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
 ## What users run is what is tested (docs/reliability.md, "The build under test").
-## The shipped build: trendyctl and trendy-server as `make install` builds them, release, with the Swift runtime and
-## Foundation linked in (--static-swift-stdlib), in their own build folder. Every suite that drives a binary runs
-## these (TRENDY_BIN_DIR).
-SHIPPED_SCRATCH := .build-static
-SHIPPED_FLAGS := -c release --static-swift-stdlib --scratch-path $(SHIPPED_SCRATCH)
-SHIPPED_BIN := $(CURDIR)/$(SHIPPED_SCRATCH)/release
-## The optimized build of the suites, the proof and the benchmarks' in-process parts: release (-O, whole module),
-## with testing enabled so that tests can `@testable import`. A defect only the optimizer causes fails here.
+## The optimized build: release (-O, whole module), with testing enabled so that the suites can `@testable import`.
+## Every suite, the proof and the benchmarks' in-process parts run from it; trendy-server ships from it unchanged,
+## so the server the suites start is byte for byte the one `make install` installs.
+## trendyctl ships release with the Swift runtime and Foundation linked in (--static-swift-stdlib: a process start
+## without loading them, docs/performance.md), in its own build folder.
+## `make shipped` puts both in $(SHIPPED_BIN); every suite that drives a binary runs those (TRENDY_BIN_DIR).
+CLI_SCRATCH := .build-static
+CLI_FLAGS := -c release --static-swift-stdlib --scratch-path $(CLI_SCRATCH)
+SHIPPED_BIN := $(CURDIR)/.build-shipped
 OPTIMIZED := -c release -Xswiftc -enable-testing
 
-.PHONY: demo test test-fast test-postgres build build-optimized shipped chaos-short lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
+.PHONY: demo test test-fast test-postgres build build-optimized shipped shipped-cli chaos-short lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
 	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-restore chaos-postgres fuzz-build schemathesis man install docs \
 	clean
 
@@ -28,9 +29,13 @@ OPTIMIZED := -c release -Xswiftc -enable-testing
 demo: deps shipped
 	TRENDY_BIN=$(SHIPPED_BIN) Apps/trendyctl/Demo/demo.sh
 
-## Build the shipped binaries and the optimized suites, run every test against them (the server's suites a second
-## time on PostgreSQL), then check formatting and build the DocC catalogs (a warning fails). This is what CI runs.
-test: deps shipped build-optimized
+## Build the shipped binaries and the optimized suites (the static trendyctl beside the rest: the two builds share
+## nothing, and together they fill both cores), run every test against them (the server's suites a second time on
+## PostgreSQL), then check formatting and build the DocC catalogs (a warning fails). This is what CI runs.
+test: deps
+	$(SWIFT) package resolve && $(SWIFT) package --scratch-path $(CLI_SCRATCH) resolve
+	$(MAKE) --no-print-directory -j2 shipped-cli build-optimized
+	$(MAKE) --no-print-directory shipped
 	TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) test $(OPTIMIZED) --skip-build --skip ConcurrentFeedTests
 	TRENDY_BIN_DIR=$(SHIPPED_BIN) $(MAKE) --no-print-directory test-postgres TEST_BUILD="$(OPTIMIZED)"
 	$(MAKE) --no-print-directory chaos-short
@@ -78,10 +83,15 @@ build-optimized: deps
 		(echo "error: the build has warnings (see above); the project builds warning-free" && exit 1)
 	@rm -f .build-output.log
 
-## trendyctl and trendy-server exactly as `make install` builds them, in $(SHIPPED_SCRATCH)/release.
-shipped: deps
-	$(SWIFT) build $(SHIPPED_FLAGS) --product trendyctl
-	$(SWIFT) build $(SHIPPED_FLAGS) --product trendy-server
+## trendyctl and trendy-server exactly as `make install` builds and installs them, copied into $(SHIPPED_BIN) so that
+## a later build of another kind in .build cannot change what the suites run.
+shipped: shipped-cli
+	$(SWIFT) build $(OPTIMIZED) --product trendy-server
+	@mkdir -p $(SHIPPED_BIN)
+	install -m 0755 $(CLI_SCRATCH)/release/trendyctl .build/release/trendy-server $(SHIPPED_BIN)/
+
+shipped-cli: deps
+	$(SWIFT) build $(CLI_FLAGS) --product trendyctl
 
 ## `swift format lint --strict` over every Swift file (config: .swift-format).
 lint:
@@ -200,32 +210,32 @@ bench-tables: deps bench-servers
 ## Whole-process figures as a user meets them: release trendyctl processes against a release trendy-server
 ## --in-memory (bootstrap, push, no-op sync, events add); prints the table for docs/performance.md.
 bench-user: deps shipped
-	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin $(SHIPPED_SCRATCH)/release \
-		--cli-bin $(SHIPPED_SCRATCH)/release
+	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin $(SHIPPED_BIN) \
+		--cli-bin $(SHIPPED_BIN)
 
 ## Instruction counts of the installed trendyctl's start and of `events add` (valgrind's callgrind, repeatable where
 ## wall time is not), with the functions that take them.
 profile-cli: deps shipped
-	Benchmarks/profiles/callgrind-cli.sh $(SHIPPED_SCRATCH)/release/trendyctl
+	Benchmarks/profiles/callgrind-cli.sh $(SHIPPED_BIN)/trendyctl
 
 ## How bootstrap time, push time and the local database grow with the account: 10k, 100k and 1M events through the
 ## user's path (one run each; about 15 minutes). Prints the scaling table of docs/performance.md.
 bench-large: deps shipped
 	python3 Benchmarks/user-path/scaling.py --sizes $(or $(BENCH_SIZES),10000 100000 1000000) \
-		--server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
+		--server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
 ## A million-event account (issue 27, "scale"): bootstrap, every keyset page first to deepest, export, events list,
 ## the digest and sync --verify, release builds as the user runs them (BENCH_EVENTS, 1 000 000 by default; about
 ## 10 minutes). Prints the table of docs/performance.md, "A million-event account".
 bench-scale: deps shipped
 	python3 Benchmarks/user-path/scale.py --events $(or $(BENCH_EVENTS),1000000) \
-		--server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
+		--server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
 ## The sync digest of a 100 000-event account (issue 25): the server's endpoint, and what `trendyctl sync --verify`
 ## adds to a sync, release builds as the user runs them. Prints the table of docs/performance.md, "The sync digest".
 bench-digest: deps shipped
 	python3 Benchmarks/user-path/digest.py --events $(or $(BENCH_EVENTS),100000) --runs $(or $(BENCH_RUNS),5) \
-		--server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
+		--server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
 ## Live sync (issue 26): A's write → B's observation in process (two live engines; one server, then two PostgreSQL
 ## instances), then as a user meets it with the installed trendyctl: `events add` → the other watcher's line, a burst
@@ -235,14 +245,14 @@ bench-live: deps shipped
 	cd Benchmarks && .build/release/trendy-bench live --writes $(or $(BENCH_WRITES),1000)
 	scripts/with-postgres bash -c 'cd Benchmarks && .build/release/trendy-bench live --postgres \
 		--writes $(or $(BENCH_WRITES),1000)'
-	python3 Benchmarks/user-path/live.py --server-bin $(SHIPPED_SCRATCH)/release --cli-bin $(SHIPPED_SCRATCH)/release
+	python3 Benchmarks/user-path/live.py --server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
 ## Hostile and heavy clients (issue 27, points 1 and 2): server RSS with 1000 slow bodies (without a token, then
 ## with one), /health latency while 3000 clients trickle request heads, and another user's latency while four clients
 ## read the largest pages (docs/performance.md, "Slow clients", "Large answers").
 bench-security: deps shipped
-	python3 Benchmarks/user-path/slow-clients.py --server-bin $(SHIPPED_SCRATCH)/release
-	python3 Benchmarks/user-path/large-answers.py --server-bin $(SHIPPED_SCRATCH)/release
+	python3 Benchmarks/user-path/slow-clients.py --server-bin $(SHIPPED_BIN)
+	python3 Benchmarks/user-path/large-answers.py --server-bin $(SHIPPED_BIN)
 
 ## Loopback load test of trendy-server with wrk (installed with apt when missing and possible): SQLite, then one and
 ## two instances on a throwaway PostgreSQL (scripts/with-postgres).

@@ -8,7 +8,7 @@
 # inclusive share of the add. The binary is copied without its debug sections: valgrind 3.19 cannot read the DWARF 5
 # that Swift 6.3 writes, and the symbol table is enough for function names.
 set -euo pipefail
-binary=${1:-.build-static/release/trendyctl}
+binary=${1:-.build-shipped/trendyctl}
 command -v valgrind >/dev/null || { echo "error: valgrind is missing: sudo apt-get install valgrind" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

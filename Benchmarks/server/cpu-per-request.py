@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The server's CPU time per request, requests sent one at a time (docs/performance.md, server).
 
-    python3 Benchmarks/server/cpu-per-request.py [--server-bin .build-static/release] [--batches 40] [--keys]
+    python3 Benchmarks/server/cpu-per-request.py [--server-bin .build-shipped] [--batches 40] [--keys]
 
 Starts trendy-server on a fresh SQLite file, sends `--batches` POST /api/v1/events/batch of 500 new events (with an
 Idempotency-Key each when `--keys`, as clients send them) and checks that every event was created, then ten times as
@@ -20,7 +20,7 @@ from common import Server, rfc3339, uuid7  # noqa: E402
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--server-bin", default=".build-static/release", help="the folder of the trendy-server binary")
+    parser.add_argument("--server-bin", default=".build-shipped", help="the folder of the trendy-server binary")
     parser.add_argument("--batches", type=int, default=40)
     parser.add_argument("--keys", action="store_true", help="send an Idempotency-Key with every batch")
     args = parser.parse_args()

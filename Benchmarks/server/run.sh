@@ -28,7 +28,7 @@ trap 'stop_servers; rm -rf "$directory"' EXIT
 start() {
     local name=$1
     shift
-    "${TRENDY_SERVER_BIN:-.build-static/release/trendy-server}" --port 0 "$@" --token "bench0:${users[0]}" --token "bench1:${users[1]}" \
+    "${TRENDY_SERVER_BIN:-.build-shipped/trendy-server}" --port 0 "$@" --token "bench0:${users[0]}" --token "bench1:${users[1]}" \
         --log-level error >"$directory/$name.out" 2>"$directory/$name.err" &
     servers+=($!)
     until grep -q "listening on" "$directory/$name.out" 2>/dev/null; do

@@ -7,8 +7,8 @@ over loopback; then a device bootstrapped with the release `trendyctl` runs a no
 `trendyctl sync --verify`. The difference between those two is what verification adds to a sync: the device's own
 digest of every row, the server's digest over HTTP, and the comparison.
 
-    make bench-digest            # or: python3 Benchmarks/user-path/digest.py --server-bin .build-static/release \\
-                                 #         --cli-bin .build-static/release --events 100000 --runs 5
+    make bench-digest            # or: python3 Benchmarks/user-path/digest.py --server-bin .build-shipped \\
+                                 #         --cli-bin .build-shipped --events 100000 --runs 5
 """
 import argparse, tempfile, time, urllib.request
 

@@ -2,7 +2,7 @@
 events with 16 KB of notes each; four clients (curl processes) read its largest pages in a loop while another user's
 requests (`GET /api/v1/changes/latest-cursor`, a new connection each, every 10 ms) are timed.
 
-Usage: python3 Benchmarks/user-path/large-answers.py --server-bin .build-static/release
+Usage: python3 Benchmarks/user-path/large-answers.py --server-bin .build-shipped
 """
 import argparse, multiprocessing, subprocess, threading, time, urllib.request
 
@@ -38,7 +38,7 @@ def measure(server, big, small, path, readers, seconds=9):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--server-bin", default=".build-static/release")
+    parser.add_argument("--server-bin", default=".build-shipped")
     arguments = parser.parse_args()
     server = Server(arguments.server_bin, users=2)
     big, small = list(server.users)

@@ -8,8 +8,8 @@
 3. Idle streams: `--streams` change streams held open by one server (raw sockets from this process); the server's
    resident memory per stream, then the delivery time of one write to every stream (p50, p99, max).
 
-    make bench-live              # or: python3 Benchmarks/user-path/live.py --server-bin .build-static/release \\
-                                 #         --cli-bin .build-static/release
+    make bench-live              # or: python3 Benchmarks/user-path/live.py --server-bin .build-shipped \\
+                                 #         --cli-bin .build-shipped
 """
 import argparse, json, os, resource, selectors, socket, subprocess, tempfile, threading, time
 

@@ -13,8 +13,8 @@ property, 2000 property definitions (10 a type) and 50 geofences, seeded through
 - the server's digest of the account (`GET /api/v1/sync/digest`, api-v1 §14), best of 3, and `trendyctl sync
   --verify` (the device's digest, the server's, the comparison).
 
-    make bench-scale             # or: python3 Benchmarks/user-path/scale.py --server-bin .build-static/release \\
-                                 #         --cli-bin .build-static/release [--events 1000000]
+    make bench-scale             # or: python3 Benchmarks/user-path/scale.py --server-bin .build-shipped \\
+                                 #         --cli-bin .build-shipped [--events 1000000]
 """
 import argparse, http.client, json, os, statistics, sys, tempfile, time, urllib.parse
 

@@ -9,8 +9,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Device, Server  # noqa: E402
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--server-bin", default=".build-static/release")
-parser.add_argument("--cli-bin", default=".build-static/release")
+parser.add_argument("--server-bin", default=".build-shipped")
+parser.add_argument("--cli-bin", default=".build-shipped")
 parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
 args = parser.parse_args()
 cli, server_bin = os.path.abspath(args.cli_bin), os.path.abspath(args.server_bin)

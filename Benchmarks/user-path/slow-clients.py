@@ -5,7 +5,7 @@
 2. `/health` latency (p50, p99 of 200 requests, each on a new connection) while 3000 clients trickle request heads,
    a byte every few seconds.
 
-Usage: python3 Benchmarks/user-path/slow-clients.py --server-bin .build-static/release
+Usage: python3 Benchmarks/user-path/slow-clients.py --server-bin .build-shipped
 """
 import argparse, os, socket, statistics, subprocess, time
 
@@ -70,7 +70,7 @@ def settle(pid):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--server-bin", default=".build-static/release")
+    parser.add_argument("--server-bin", default=".build-shipped")
     parser.add_argument("--connections", type=int, default=1000)
     parser.add_argument("--heads", type=int, default=3000)
     arguments = parser.parse_args()

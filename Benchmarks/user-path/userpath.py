@@ -8,8 +8,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Device, Server  # noqa: E402
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--server-bin", default=".build-static/release")
-parser.add_argument("--cli-bin", default=".build-static/release")
+parser.add_argument("--server-bin", default=".build-shipped")
+parser.add_argument("--cli-bin", default=".build-shipped")
 parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--bootstrap-events", type=int, default=100_000)
 parser.add_argument("--push-events", type=int, default=10_000)

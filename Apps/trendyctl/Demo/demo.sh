@@ -4,7 +4,7 @@
 # devices end with the same data.
 set -euo pipefail
 
-bin="${TRENDY_BIN:-.build-static/release}"
+bin="${TRENDY_BIN:-.build-shipped}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/trendy-demo.XXXXXX")"
 server_pid=""
 cleanup() {
