@@ -43,9 +43,9 @@ struct ContractConsistencyTests {
             "only in the spec: \(documented.subtracting(served)); only served: \(served.subtracting(documented))")
     }
 
-    @Test("every flag of trendy-server --help is in docs/server.md's table, and every flag there exists")
+    @Test("every flag of trendy-server serve --help is in docs/server.md's table, and every flag there exists")
     func serverFlagsAreDocumented() async throws {
-        let help = try await ChildProcess.run("trendy-server", ["--help"], environment: ["COLUMNS": "200"])
+        let help = try await ChildProcess.run("trendy-server", ["serve", "--help"], environment: ["COLUMNS": "200"])
         let flags = Set(help.stdout.matches(of: /--([a-z0-9-]+)/).map { String($0.1) }).subtracting(["help", "version"])
         let page = try Self.text("docs/server.md")
         let options = try #require(page.range(of: "| Option |")).lowerBound

@@ -14,6 +14,8 @@ public final class TrendyServer: Sendable {
     let pipeline: Pipeline
     /// What `GET /metrics` reports.
     public let metrics = ServerMetrics()
+    /// The history the database serves, announced on every answer (api-v1 §15); fixed while the process runs.
+    public let history: ServerHistory
     let logger: Logger
 
     /// Validates the configuration and opens (and migrates) the database.
@@ -27,6 +29,13 @@ public final class TrendyServer: Sendable {
         case .file(let path): storage = try SQLiteStorage(path: path)
         case .inMemory: storage = try SQLiteStorage(path: nil)
         case .postgres(let location): storage = try await PostgresStorage(location, logger: logger)
+        }
+        let now = configuration.clock.now().millisecondsSince1970
+        history = try await storage.write(user: nil) { db in try ServerHistories.serve(db, now: now) }
+        if let backup = history.backupTakenAt {
+            logger.notice(
+                "serving a database restored from a backup",
+                metadata: ["history": "\(history.id)", "backup-taken-at": "\(RFC3339.string(from: backup))"])
         }
         pipeline = Pipeline(
             configuration: configuration, staticTokens: staticTokens, storage: storage, metrics: metrics, logger: logger
@@ -80,7 +89,8 @@ public final class TrendyServer: Sendable {
         if reloadsTokensOnHangUp { services.append(TokenReload(server: self)) }
         return Application(
             router: Routes.router(
-                pipeline: pipeline, middleware: APIMiddleware(dialect: Dialect(configuration.quirks), logger: logger),
+                pipeline: pipeline,
+                middleware: APIMiddleware(dialect: Dialect(configuration.quirks), history: history, logger: logger),
                 metrics: metrics),
             server: .http1(
                 configuration: .init(

@@ -4,11 +4,26 @@ import Logging
 import Models
 import TrendyServer
 
-/// `trendy-server`: the command line of spec/trendyctl.md §2.
+/// `trendy-server`: the command line of spec/trendyctl.md §2. Serving is the default; the other subcommands keep
+/// the SQLite file (backups and restores, api-v1 §15).
 struct TrendyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trendy-server",
         abstract: "The Trendy API v1 reference server: end-to-end test peer, development backend, self-hostable.",
+        discussion: """
+            Without a subcommand, serves (trendy-server serve --help lists its options).
+            See docs/server.md and docs/security.md.
+            """,
+        version: "trendy-server \(TrendyRelease.version)",
+        subcommands: [ServeCommand.self, BackupCommand.self, RestoreCommand.self, MarkRestoredCommand.self],
+        defaultSubcommand: ServeCommand.self)
+}
+
+/// `trendy-server [serve]`: serves the API until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the API (the default).",
         discussion: """
             Examples:
               trendy-server --dev --in-memory --port 0
@@ -19,8 +34,7 @@ struct TrendyServerCommand: AsyncParsableCommand {
             When it is ready the server prints one line, "trendy-server listening on
             http://HOST:PORT"; logs go to stderr. SIGINT or SIGTERM stop it gracefully;
             SIGHUP reloads --tokens-file. See docs/server.md and docs/security.md.
-            """,
-        version: "trendy-server \(TrendyRelease.version)")
+            """)
 
     @Option(parsing: .unconditional, help: "Address to bind.") var host = "127.0.0.1"
     @Option(parsing: .unconditional, help: "Port to bind; 0 picks a free one.") var port = 8080
@@ -134,6 +148,10 @@ struct TrendyServerCommand: AsyncParsableCommand {
         } catch let error as CannotOpenDatabase {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(69)
+        } catch let error as BackupRefused {
+            // Another process holds the file: a restore is replacing it (EX_TEMPFAIL, try again).
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(75)
         } catch let error as StorageUnavailable {
             // Not a usage error: the flags are fine, the database is not there (EX_UNAVAILABLE).
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))

@@ -10,6 +10,7 @@ struct APIMiddleware: RouterMiddleware {
     typealias Context = APIContext
 
     let dialect: Dialect
+    let history: ServerHistory
     let logger: Logger
 
     func handle(
@@ -39,7 +40,10 @@ struct APIMiddleware: RouterMiddleware {
         }
         response.headers[.requestID] = context.requestId
         response.headers[.cacheControl] = "no-store"
-        if dialect.announcesFeatures { response.headers[.trendyFeatures] = Self.features.header }
+        if dialect.announcesFeatures {
+            response.headers[.trendyFeatures] = Self.features.header
+            response.headers[.trendyHistory] = history.header
+        }
         let elapsed = ContinuousClock.now - started
         logger.info(
             "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
@@ -112,6 +116,7 @@ extension HTTPField.Name {
     static let legacyRateLimitRemaining = constant("X-RateLimit-Remaining")
     static let trendyFault = constant("X-Trendy-Fault")
     static let trendyFeatures = constant(ServerFeatures.headerName)
+    static let trendyHistory = constant(ServerHistory.headerName)
     static let nextAfter = constant("X-Next-After")
     static let lastEventID = constant("Last-Event-ID")
     static let xAccelBuffering = constant("X-Accel-Buffering")

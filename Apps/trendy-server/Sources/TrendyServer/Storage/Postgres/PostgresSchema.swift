@@ -1,4 +1,5 @@
 import Foundation
+import Models
 
 /// The PostgreSQL schema of trendy-server: versioned migrations, applied in one transaction at start under an
 /// advisory lock, so instances that start together apply each migration once. Never edit a shipped migration.
@@ -171,11 +172,26 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        // The histories of the database (api-v1 §15): its first begins in the backfill.
+        (
+            "v5-server-histories",
+            [
+                """
+                CREATE TABLE server_histories (
+                    position BIGINT PRIMARY KEY,
+                    id TEXT COLLATE "C" NOT NULL UNIQUE,
+                    backup_taken_at BIGINT,
+                    started_at BIGINT
+                )
+                """
+            ]
+        ),
     ]
 
     /// What a migration does besides its statements, by name: work that needs the server's code.
     static let backfills: [String: @Sendable (any StorageTransaction) throws -> Void] = [
-        "v3-event-digest-hashes": { db in try EventDigestHashes.fill(db, lockingRows: true) }
+        "v3-event-digest-hashes": { db in try EventDigestHashes.fill(db, lockingRows: true) },
+        "v5-server-histories": { db in try ServerHistories.begin(db, now: Date().millisecondsSince1970) },
     ]
 
     /// Applies the migrations this database has not seen, inside the caller's write transaction, which holds

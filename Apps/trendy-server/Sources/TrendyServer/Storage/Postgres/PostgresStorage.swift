@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Models
 import NIOCore
 import NIOPosix
 import PostgresNIO
@@ -139,5 +140,26 @@ public struct StorageUnavailable: Error, CustomStringConvertible {
     public var description: String {
         let reason = (underlying as? PSQLError).map(PostgresTransaction.describe) ?? "\(underlying)"
         return "cannot open the PostgreSQL database \(location): \(reason)"
+    }
+}
+
+/// `trendy-server mark-restored --postgres` (api-v1 §15): after `pg_restore`, before the instances start again.
+public enum PostgresRestores {
+    /// Starts a new history on the database; `backupTakenAt` is when the dump was taken, if known.
+    public static func markRestored(
+        _ location: PostgresLocation, backupTakenAt: Date?, now: Date, logger: Logger
+    ) async throws -> ServerHistory {
+        let storage = try await PostgresStorage(location, maximumConnections: 1, logger: logger)
+        do {
+            let history = try await storage.write(user: nil, claim: nil) { db in
+                try ServerHistories.markRestored(
+                    db, backupTakenAt: backupTakenAt?.millisecondsSince1970, now: now.millisecondsSince1970)
+            }
+            try await storage.close()
+            return history
+        } catch {
+            try? await storage.close()
+            throw error
+        }
     }
 }

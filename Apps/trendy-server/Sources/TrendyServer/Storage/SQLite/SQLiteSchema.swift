@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import Models
 
 /// The SQLite schema of trendy-server, as an ordered list of migrations. Never edit a shipped migration: add one.
 enum SQLiteSchema {
@@ -151,6 +153,20 @@ enum SQLiteSchema {
                     AND c.id = (SELECT MAX(l.id) FROM changes l WHERE l.user_id = c.user_id AND l.entity_id = c.entity_id);
                     """)
         }
+        // The histories of the database (api-v1 §15): its first begins here.
+        migrator.registerMigration("v5-server-histories") { db in
+            try db.execute(sql: SQLiteSchema.serverHistories)
+            try ServerHistories.begin(SQLiteTransaction(db), now: Date().millisecondsSince1970)
+        }
         return migrator
     }
+
+    static let serverHistories = """
+        CREATE TABLE server_histories (
+            position INTEGER PRIMARY KEY NOT NULL,
+            id TEXT NOT NULL UNIQUE,
+            backup_taken_at INTEGER,
+            started_at INTEGER
+        )
+        """
 }

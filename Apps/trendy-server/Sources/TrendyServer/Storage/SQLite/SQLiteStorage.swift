@@ -8,6 +8,8 @@ import GRDBSQLite
 /// for all users at once; `user` needs no lock of its own here.
 final class SQLiteStorage: ServerStorage {
     let writer: any DatabaseWriter
+    /// Held shared while serving a file, so that `trendy-server restore` refuses to replace it (api-v1 §15).
+    private let servingLock: ServingLock?
 
     /// A file database at `path` (created with its folder), or an in-memory one when `path` is nil.
     init(path: String?) throws {
@@ -16,6 +18,7 @@ final class SQLiteStorage: ServerStorage {
         configuration.label = "trendy-server"
         if let path {
             try CannotOpenDatabase.makeFolder(of: path)
+            servingLock = try ServingLock(database: path, exclusive: false)
             do {
                 writer = try DatabasePool(path: path, configuration: configuration)
             } catch {
@@ -23,6 +26,7 @@ final class SQLiteStorage: ServerStorage {
             }
         } else {
             writer = try DatabaseQueue(configuration: configuration)
+            servingLock = nil
         }
         let migrator = SQLiteSchema.migrator
         let unknown = try writer.read { db in try migrator.appliedIdentifiers(db).subtracting(migrator.migrations) }
@@ -65,6 +69,7 @@ final class SQLiteStorage: ServerStorage {
     func close() async throws {
         try (writer as? DatabasePool)?.close()
         try (writer as? DatabaseQueue)?.close()
+        servingLock?.release()
     }
 }
 
