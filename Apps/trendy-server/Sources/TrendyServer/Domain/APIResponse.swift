@@ -15,6 +15,8 @@ struct APIResponse: Sendable {
         /// A change-feed page: its size, and the `created_at` (ms) of its oldest change.
         case feedPage(changes: Int, oldestCreatedAt: Int64?)
         case batch(items: Int)
+        /// A give-back (api-v1 §15.1): how many items had each outcome.
+        case giveBack([GiveBackOutcome: Int])
     }
 
     init(status: HTTPResponse.Status, body: [UInt8], observation: Observation? = nil) {

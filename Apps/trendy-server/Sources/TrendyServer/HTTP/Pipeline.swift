@@ -143,6 +143,13 @@ final class Pipeline: Sendable {
         case .feedPage(let changes, let oldest):
             metrics.feedPage(changes: changes, oldestWaitedMilliseconds: oldest.map { apiRequest.now - $0 })
         case .batch(let items): metrics.batch(items: items)
+        case .giveBack(let outcomes):
+            metrics.givenBack(outcomes)
+            // What a restore cost and what the devices brought back is the operator's to see (api-v1 §15.1).
+            logger.notice(
+                "a device gave back what the server had lost",
+                metadata: Dictionary(uniqueKeysWithValues: outcomes.map { ($0.key.rawValue, "\($0.value)") })
+                    .merging(["user": "\(apiRequest.userId)"]) { first, _ in first })
         case nil: break
         }
         if !answer.body.isEmpty { headers[.contentType] = "application/json; charset=utf-8" }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import Models
 import Prometheus
 
 /// What `GET /metrics` reports, in the Prometheus text format (swift-metrics recorded into a swift-prometheus
@@ -39,6 +40,15 @@ public final class ServerMetrics: Sendable {
     /// An event batch: how many items it carried.
     func batch(items: Int) {
         Recorder(label: "trendy_batch_events", factory: factory).record(items)
+    }
+
+    /// A give-back (api-v1 §15.1): its items by outcome, `trendy_given_back_total{outcome}`.
+    func givenBack(_ outcomes: [GiveBackOutcome: Int]) {
+        for (outcome, count) in outcomes where count > 0 {
+            Counter(
+                label: "trendy_given_back_total", dimensions: [("outcome", outcome.rawValue)], factory: factory
+            ).increment(by: count)
+        }
     }
 
     /// A change stream opened (api-v1 §13).

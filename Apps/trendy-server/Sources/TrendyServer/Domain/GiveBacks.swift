@@ -1,0 +1,255 @@
+import Foundation
+import HTTPTypes
+import Models
+
+/// `POST /api/v1/sync/give-back` (api-v1 §15.1): a device hands back what it holds as acknowledged, after the
+/// server went back to a backup. The server takes an item only when it is newer, by the time the server first
+/// acknowledged it, than what the server holds; several devices giving back one entity therefore converge on the
+/// newest, whatever their order.
+///
+/// Each item runs through the entity's own create, update or delete (validation, cascades, the change log), inside
+/// a savepoint: an item refused leaves nothing behind, and the others still apply.
+enum GiveBacks {
+    /// Items in one request.
+    static let maxItems = 500
+
+    static func giveBack(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
+        let items = try parse(request)
+        var results: [GiveBackResult] = []
+        results.reserveCapacity(items.count)
+        // Parents before children: a type before its definitions, geofences and events; deletes after every
+        // upsert, children first.
+        let ordered = items.sorted { ($0.deleted ? 1 : 0, $0.rank) < ($1.deleted ? 1 : 0, $1.rank) }
+        for item in ordered {
+            try db.execute(sql: "SAVEPOINT give_back")
+            do {
+                let outcome = try apply(item, request, db)
+                try db.execute(sql: "RELEASE SAVEPOINT give_back")
+                results.append(GiveBackResult(entityType: item.type, id: item.id, outcome: outcome))
+            } catch let refusal as APIError {
+                try db.execute(sql: "ROLLBACK TO SAVEPOINT give_back")
+                try db.execute(sql: "RELEASE SAVEPOINT give_back")
+                results.append(
+                    GiveBackResult(entityType: item.type, id: item.id, outcome: .refused, detail: refusal.detail))
+            }
+        }
+        var response = try APIResponse.json(GiveBackResponse(results: results))
+        response.observation = .giveBack(Dictionary(grouping: results, by: \.outcome).mapValues(\.count))
+        return response
+    }
+
+    // MARK: - One item
+
+    private static func apply(
+        _ item: Item, _ request: APIRequest, _ db: any StorageTransaction
+    ) throws
+        -> GiveBackOutcome
+    {
+        let table = item.type.table
+        let owner = try db.value(String.self, sql: "SELECT user_id FROM \(table) WHERE id = ?", arguments: [item.id])
+        if let owner, owner != request.userId {
+            throw APIError(.conflict, "the id belongs to another user")
+        }
+        let held = try db.value(Int64.self, sql: "SELECT updated_at FROM \(table) WHERE id = ?", arguments: [item.id])
+        let deletedAt = try Tombstones.deletedAt(db, user: request.userId, type: item.type, id: item.id)
+        let acknowledged = item.acknowledgedAt
+        if item.deleted {
+            if let held {
+                guard held < acknowledged else { return .kept }
+                _ = try run(item.type.delete, item, request, db, parameters: ["id": item.id])
+            }
+            // Remember the delete at its first acknowledgment, so that an older version given back later is
+            // refused; a later time already held stays.
+            if (deletedAt ?? Int64.min) < acknowledged {
+                try Tombstones.record(db, user: request.userId, type: item.type, id: item.id, at: acknowledged)
+            }
+            return held != nil || deletedAt == nil ? .applied : .kept
+        }
+        guard let data = item.data else { throw APIError(.badRequest, "data is required unless deleted") }
+        if let held {
+            guard held < acknowledged else { return .kept }
+            // A PUT changes only the members it names: every member of the held object the given-back one lacks
+            // (a field it holds as null) is named null, and an event's absent properties are `{}`.
+            let current = try run(item.type.get, item, request, db, parameters: ["id": item.id])
+            var members = data
+            for key in (try JSONText.parse(current.body).objectValue ?? [:]).keys where members[key] == nil {
+                members[key] = key == "properties" ? .object([:]) : .null
+            }
+            let before = try latestChange(request, db)
+            _ = try run(item.type.update, item, request, db, body: members, parameters: ["id": item.id])
+            try stamp(item, after: before, request, db)
+            return .applied
+        }
+        if let deletedAt, deletedAt >= acknowledged { return .deleted }
+        let before = try latestChange(request, db)
+        var parameters = ["id": item.id]
+        if item.type == .propertyDefinition {
+            guard let parent = data["event_type_id"]?.stringValue else {
+                throw APIError(.badRequest, "a property definition needs its event_type_id")
+            }
+            parameters = ["id": parent.lowercased()]
+        }
+        _ = try run(item.type.create, item, request, db, body: data, parameters: parameters)
+        try stamp(item, after: before, request, db)
+        return .applied
+    }
+
+    /// Runs a route handler on the item, as if the device had sent that request now.
+    private static func run(
+        _ handler: Routes.Handler, _ item: Item, _ request: APIRequest, _ db: any StorageTransaction,
+        body: [String: JSONValue]? = nil, parameters: [String: String]
+    ) throws -> APIResponse {
+        let json = body.map { JSONValue.object($0) }
+        let inner = APIRequest(
+            userId: request.userId, now: request.now, body: json.map { Array(JSONText.string($0).utf8) } ?? [],
+            parsedBody: json, query: [:], parameters: parameters, dialect: request.dialect,
+            pageBytes: request.pageBytes)
+        return try handler(inner, db)
+    }
+
+    /// The user's latest change id, before an item's write.
+    private static func latestChange(_ request: APIRequest, _ db: any StorageTransaction) throws -> Int64 {
+        try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [request.userId])
+            ?? 0
+    }
+
+    /// The row keeps the time it was first acknowledged (and the creation time it was given back with), and the
+    /// change entries the write appended carry the row as stored.
+    private static func stamp(
+        _ item: Item, after before: Int64, _ request: APIRequest, _ db: any StorageTransaction
+    ) throws {
+        let table = item.type.table
+        try db.execute(
+            sql: "UPDATE \(table) SET updated_at = ? WHERE id = ?", arguments: [item.acknowledgedAt, item.id])
+        if let created = item.data?["created_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) {
+            try db.execute(sql: "UPDATE \(table) SET created_at = ? WHERE id = ?", arguments: [created, item.id])
+        }
+        let written = try db.values(
+            Int64.self, sql: "SELECT id FROM changes WHERE user_id = ? AND entity_id = ? AND id > ?",
+            arguments: [request.userId, item.id, before])
+        guard !written.isEmpty else { return }
+        let stored = try run(item.type.get, item, request, db, parameters: ["id": item.id])
+        var snapshot = try JSONText.parse(stored.body)
+        if item.type == .event, var members = snapshot.objectValue {
+            members["event_type"] = nil  // a GET embeds the type; a change entry does not (api-v1 §6.3)
+            snapshot = .object(members)
+        }
+        for change in written {
+            try db.execute(
+                sql: "UPDATE changes SET data = ? WHERE id = ?", arguments: [JSONText.string(snapshot), change])
+        }
+    }
+
+    // MARK: - The body
+
+    struct Item {
+        let type: MutationEntityType
+        let id: String
+        let acknowledgedAt: Int64
+        let deleted: Bool
+        let data: [String: JSONValue]?
+
+        /// Parents first.
+        var rank: Int {
+            switch type {
+            case .eventType: deleted ? 3 : 0
+            case .propertyDefinition: deleted ? 2 : 1
+            case .geofence: 2
+            case .event: deleted ? 0 : 3
+            }
+        }
+    }
+
+    private static func parse(_ request: APIRequest) throws(APIError) -> [Item] {
+        let body = try BodyReader.object(of: request, envelope: true)
+        guard case .value(let list) = body.raw("items"), let entries = list.arrayValue else {
+            throw APIError(.badRequest, "items must be an array")
+        }
+        guard entries.count <= maxItems else {
+            throw APIError(.badRequest, "items holds \(entries.count) entries; at most \(maxItems) a request")
+        }
+        var items: [Item] = []
+        var errors: [FieldError] = []
+        for (index, entry) in entries.enumerated() {
+            let field = "items[\(index)]"
+            guard let members = entry.objectValue,
+                let type = members["entity_type"]?.stringValue.flatMap(MutationEntityType.init(rawValue:)),
+                let id = members["id"]?.stringValue, UUIDText.isCanonical(id),
+                let acknowledged = members["acknowledged_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:))
+            else {
+                errors.append(
+                    FieldError(
+                        field: field, message: "\(field) needs entity_type, a UUID id and acknowledged_at (RFC 3339)",
+                        code: "invalid"))
+                continue
+            }
+            let deleted = members["deleted"]?.boolValue ?? false
+            let data = members["data"]?.objectValue
+            if !deleted {
+                guard let data, data["id"]?.stringValue?.lowercased() == id.lowercased() else {
+                    errors.append(
+                        FieldError(
+                            field: field + ".data", message: "\(field).data must be the entity, with its id",
+                            code: "invalid"))
+                    continue
+                }
+                for (key, problem) in TextLimit.problems(in: data) {
+                    errors.append(
+                        FieldError(field: "\(field).data.\(key)", message: "\(key) \(problem)", code: problem.code))
+                }
+            }
+            items.append(
+                Item(type: type, id: id.lowercased(), acknowledgedAt: acknowledged, deleted: deleted, data: data))
+        }
+        guard errors.isEmpty else { throw APIError.validation(errors) }
+        return items
+    }
+}
+
+extension MutationEntityType {
+    /// The server's table of this kind.
+    fileprivate var table: String {
+        switch self {
+        case .eventType: "event_types"
+        case .event: "events"
+        case .propertyDefinition: "property_definitions"
+        case .geofence: "geofences"
+        }
+    }
+
+    fileprivate var get: Routes.Handler {
+        switch self {
+        case .eventType: EventTypes.objects.get
+        case .event: Events.get
+        case .propertyDefinition: PropertyDefinitions.objects.get
+        case .geofence: Geofences.objects.get
+        }
+    }
+
+    fileprivate var create: Routes.Handler {
+        switch self {
+        case .eventType: EventTypes.create
+        case .event: Events.create
+        case .propertyDefinition: PropertyDefinitions.create
+        case .geofence: Geofences.create
+        }
+    }
+
+    fileprivate var update: Routes.Handler {
+        switch self {
+        case .eventType: EventTypes.update
+        case .event: Events.update
+        case .propertyDefinition: PropertyDefinitions.update
+        case .geofence: Geofences.update
+        }
+    }
+
+    fileprivate var delete: Routes.Handler {
+        switch self {
+        case .eventType: EventTypes.delete
+        case .event: Events.delete
+        case .propertyDefinition: PropertyDefinitions.delete
+        case .geofence: Geofences.delete
+        }
+    }
+}

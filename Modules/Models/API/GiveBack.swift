@@ -1,0 +1,78 @@
+import Foundation
+
+/// One entity a device gives back to a server that went back to a backup (api-v1 §15.1): the entity as the device
+/// holds it, or its delete, with the time the server first acknowledged that version.
+public struct GiveBackItem: Sendable, Hashable, Codable {
+    public var entityType: MutationEntityType
+    public var id: String
+    /// The server's `updated_at` of the version the device holds; for a delete, when it was deleted.
+    public var acknowledgedAt: Date
+    public var deleted: Bool
+    /// The entity's REST object (api-v1 §4); nil for a delete.
+    public var data: JSONValue?
+
+    public init(entityType: MutationEntityType, id: String, acknowledgedAt: Date, deleted: Bool, data: JSONValue?) {
+        self.entityType = entityType
+        self.id = id
+        self.acknowledgedAt = acknowledgedAt
+        self.deleted = deleted
+        self.data = data
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case entityType = "entity_type"
+        case id
+        case acknowledgedAt = "acknowledged_at"
+        case deleted, data
+    }
+}
+
+/// `POST /api/v1/sync/give-back`'s body.
+public struct GiveBackRequest: Sendable, Hashable, Codable {
+    public var items: [GiveBackItem]
+
+    public init(items: [GiveBackItem]) { self.items = items }
+}
+
+/// What the server did with one item (api-v1 §15.1).
+public enum GiveBackOutcome: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Taken: the server held an older version, or nothing.
+    case applied
+    /// The server holds this version or a newer one (or, for a delete, had deleted it already).
+    case kept
+    /// The server deleted the entity at or after the given-back version.
+    case deleted
+    /// Refused by the entity's own rules (a parent the server does not hold, a name another entity took since).
+    case refused
+}
+
+/// One item's outcome.
+public struct GiveBackResult: Sendable, Hashable, Codable {
+    public var entityType: MutationEntityType
+    public var id: String
+    public var outcome: GiveBackOutcome
+    /// Why a refused item was refused.
+    public var detail: String?
+
+    public init(entityType: MutationEntityType, id: String, outcome: GiveBackOutcome, detail: String? = nil) {
+        self.entityType = entityType
+        self.id = id
+        self.outcome = outcome
+        self.detail = detail
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case entityType = "entity_type"
+        case id, outcome, detail
+    }
+}
+
+/// `POST /api/v1/sync/give-back`'s answer: one result per item, in the order the server applied them.
+public struct GiveBackResponse: Sendable, Hashable, Codable {
+    public var results: [GiveBackResult]
+
+    public init(results: [GiveBackResult]) { self.results = results }
+
+    /// How many items had `outcome`.
+    public func count(_ outcome: GiveBackOutcome) -> Int { results.count { $0.outcome == outcome } }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Models
+import Testing
+import TrendyServer
+import TrendyServerTesting
+
+/// `POST /api/v1/sync/give-back` (api-v1 §15.1): newer-only, parents first, each item alone.
+@Suite("Give-back (api-v1 §15.1)")
+struct GiveBackTests {
+    /// An item's JSON; `data` is the entity's members.
+    static func item(
+        _ type: MutationEntityType, _ id: String, at acknowledged: String, deleted: Bool = false, data: String? = nil
+    ) -> String {
+        let dataMember = data.map { #", "data": {"id": "\#(id)", \#($0)}"# } ?? ""
+        return
+            #"{"entity_type": "\#(type.rawValue)", "id": "\#(id)", "acknowledged_at": "\#(acknowledged)", "deleted": \#(deleted)\#(dataMember)}"#
+    }
+
+    static func giveBack(_ harness: ServerHarness, _ items: [String]) async throws -> [String: String] {
+        let answer = try await harness.send(
+            "POST", "/api/v1/sync/give-back", json: #"{"items": [\#(items.joined(separator: ", "))]}"#)
+        #expect(answer.status == 200, "\(answer.text)")
+        let results = try #require(answer.json?["results"] as? [[String: Any]])
+        return Dictionary(
+            uniqueKeysWithValues: results.compactMap { result in
+                (result["id"] as? String).map { ($0, result["outcome"] as? String ?? "?") }
+            })
+    }
+
+    static func updatedAt(_ harness: ServerHarness, _ path: String) async throws -> String {
+        let answer = try await harness.send("GET", "/api/v1/\(path)")
+        return try #require(answer.json?["updated_at"] as? String, "\(answer.text)")
+    }
+
+    @Test(
+        "§15.1 a version newer than the server's is taken whole, older or equal ones are kept; the row and its change entry carry the first acknowledgment"
+    )
+    func newerOnly() async throws {
+        try await ServerHarness.with { harness in
+            let type = try await harness.eventType("Tea")
+            let event = try #require(
+                try await harness.postEvent(type: type, #""notes": "held", "is_all_day": false"#).json?["id"] as? String
+            )
+            let held = try await Self.updatedAt(harness, "events/\(event)")
+            let older = "2020-01-01T00:00:00.000Z"
+            let newer = "2099-01-01T00:00:00.000Z"
+            let eventData =
+                #""event_type_id": "\#(type)", "timestamp": "2026-01-02T00:00:00.000Z", "is_all_day": true, "source_type": "manual""#
+            #expect(
+                try await Self.giveBack(harness, [Self.item(.event, event, at: older, data: eventData)]) == [
+                    event: "kept"
+                ])
+            #expect(
+                try await Self.giveBack(harness, [Self.item(.event, event, at: held, data: eventData)]) == [
+                    event: "kept"
+                ])
+            let before = try await harness.feedCount()
+            #expect(
+                try await Self.giveBack(harness, [Self.item(.event, event, at: newer, data: eventData)]) == [
+                    event: "applied"
+                ])
+            let stored = try await harness.send("GET", "/api/v1/events/\(event)")
+            #expect(stored.json?["timestamp"] as? String == "2026-01-02T00:00:00.000Z")
+            #expect(stored.json?["is_all_day"] as? Bool == true)
+            #expect(stored.json?["notes"] == nil, "a field the given-back version holds as null is cleared")
+            #expect(stored.json?["updated_at"] as? String == newer)
+            let feed = try await harness.send("GET", "/api/v1/changes?since=0&limit=500")
+            let changes = try #require(feed.json?["changes"] as? [[String: Any]])
+            #expect(changes.count == before + 1)
+            let entry = try #require(changes.last?["data"] as? [String: Any])
+            #expect(entry["updated_at"] as? String == newer && entry["event_type"] == nil, "\(entry)")
+            // A replay of the same request takes nothing more.
+            #expect(
+                try await Self.giveBack(harness, [Self.item(.event, event, at: newer, data: eventData)]) == [
+                    event: "kept"
+                ])
+            #expect(try await harness.feedCount() == before + 1)
+        }
+    }
+
+    @Test(
+        "§15.1 entities the server lost come back parents first, whatever the order of the items; a child without its parent is refused alone"
+    )
+    func parentsFirst() async throws {
+        try await ServerHarness.with { harness in
+            let (type, event, definition, orphan) = (
+                ServerHarness.newId(), ServerHarness.newId(), ServerHarness.newId(), ServerHarness.newId()
+            )
+            let at = "2026-11-27T10:00:00.000Z"
+            let results = try await Self.giveBack(
+                harness,
+                [
+                    Self.item(
+                        .event, event, at: at,
+                        data:
+                            #""event_type_id": "\#(type)", "timestamp": "2026-01-01T00:00:00.000Z", "is_all_day": false, "source_type": "manual", "created_at": "2026-11-27T09:00:00.000Z""#
+                    ),
+                    Self.item(
+                        .propertyDefinition, definition, at: at,
+                        data:
+                            #""event_type_id": "\#(type)", "key": "cups", "label": "Cups", "property_type": "number", "display_order": 0"#
+                    ),
+                    Self.item(.eventType, type, at: at, data: #""name": "Back", "color": "red", "icon": "x""#),
+                    Self.item(
+                        .event, orphan, at: at,
+                        data:
+                            #""event_type_id": "\#(ServerHarness.newId())", "timestamp": "2026-01-03T00:00:00.000Z", "is_all_day": false, "source_type": "manual""#
+                    ),
+                ])
+            #expect(results == [type: "applied", definition: "applied", event: "applied", orphan: "refused"])
+            let stored = try await harness.send("GET", "/api/v1/events/\(event)")
+            #expect(stored.json?["created_at"] as? String == "2026-11-27T09:00:00.000Z", "its creation time comes back")
+            #expect(stored.json?["updated_at"] as? String == at)
+            #expect(try await harness.send("GET", "/api/v1/events/\(orphan)").status == 404)
+            #expect(try await harness.send("GET", "/api/v1/property-definitions/\(definition)").status == 200)
+        }
+    }
+
+    @Test(
+        "§15.1 deletes: one newer than the server's row deletes it at its first acknowledgment; an older version given back later is answered deleted"
+    )
+    func deletes() async throws {
+        try await ServerHarness.with { harness in
+            let type = try await harness.eventType("Gone")
+            let event = try #require(try await harness.postEvent(type: type).json?["id"] as? String)
+            let deletedAt = "2099-01-01T00:00:00.000Z"
+            #expect(
+                try await Self.giveBack(harness, [Self.item(.eventType, type, at: deletedAt, deleted: true)]) == [
+                    type: "applied"
+                ])
+            let gone = try await harness.send("GET", "/api/v1/event-types/\(type)")
+            #expect(gone.problemType == "deleted" && gone.json?["deleted_at"] as? String == deletedAt, "\(gone.text)")
+            #expect(try await harness.send("GET", "/api/v1/events/\(event)").problemType == "deleted", "cascaded")
+            let typeData = #""name": "Gone", "color": "black", "icon": "cup""#
+            #expect(
+                try await Self.giveBack(
+                    harness, [Self.item(.eventType, type, at: "2098-01-01T00:00:00.000Z", data: typeData)]) == [
+                        type: "deleted"
+                    ])
+            // A delete of an id the server never held is remembered, so an older version cannot bring it back.
+            let unknown = ServerHarness.newId()
+            #expect(
+                try await Self.giveBack(harness, [Self.item(.eventType, unknown, at: deletedAt, deleted: true)]) == [
+                    unknown: "applied"
+                ])
+            #expect(
+                try await Self.giveBack(
+                    harness,
+                    [
+                        Self.item(
+                            .eventType, unknown, at: "2026-01-01T00:00:00.000Z",
+                            data: #""name": "Other", "color": "black", "icon": "cup""#)
+                    ]) == [unknown: "deleted"])
+            // Two devices give back one entity in either order: the newest wins.
+            let shared = try await harness.eventType("Shared")
+            let (first, second) = ("2099-02-01T00:00:00.000Z", "2099-03-01T00:00:00.000Z")
+            let newest = #""name": "Newest", "color": "black", "icon": "cup""#
+            #expect(
+                try await Self.giveBack(harness, [Self.item(.eventType, shared, at: second, data: newest)]) == [
+                    shared: "applied"
+                ])
+            #expect(
+                try await Self.giveBack(
+                    harness,
+                    [
+                        Self.item(
+                            .eventType, shared, at: first, data: #""name": "Older", "color": "black", "icon": "cup""#)
+                    ]) == [shared: "kept"])
+            #expect(try await harness.send("GET", "/api/v1/event-types/\(shared)").json?["name"] as? String == "Newest")
+            let metrics = String(
+                decoding: try await harness.send("GET", "/metrics", authenticated: false).body, as: UTF8.self)
+            #expect(metrics.contains(#"trendy_given_back_total{outcome="applied"}"#), "\(metrics)")
+        }
+    }
+
+    @Test("§15.1 a malformed body is a 400 that names the item, and nothing is written")
+    func badInput() async throws {
+        try await ServerHarness.with { harness in
+            let before = try await harness.feedCount()
+            let id = ServerHarness.newId()
+            for body in [
+                #"{"items": {}}"#,
+                #"{"items": [{"entity_type": "planet", "id": "\#(id)", "acknowledged_at": "2026-01-01T00:00:00Z"}]}"#,
+                #"{"items": [{"entity_type": "event_type", "id": "\#(id)", "acknowledged_at": "yesterday"}]}"#,
+                #"{"items": [{"entity_type": "event_type", "id": "\#(id)", "acknowledged_at": "2026-01-01T00:00:00Z"}]}"#,
+            ] {
+                let answer = try await harness.send("POST", "/api/v1/sync/give-back", json: body)
+                #expect(answer.status == 400, "\(body): \(answer.text)")
+            }
+            #expect(try await harness.feedCount() == before)
+        }
+    }
+}
