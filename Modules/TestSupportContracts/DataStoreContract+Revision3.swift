@@ -38,6 +38,37 @@ extension DataStoreContract {
             try subject.saved { try $0.markOwed(.event, id: Build.id(2), reason: .replayed) }
             #expect(try subject.read { try $0.owedEntities() }.last?.after == nil)
         },
+        check(
+            "DS20 DS21 acknowledged versions: the latest per entity wins, a delete included; filtered by id; rolled back unsaved"
+        ) {
+            subject in
+            func at(_ seconds: Int64) -> Date { Date(millisecondsSince1970: 1_800_000_000_000 + seconds * 1000) }
+            try subject.saved { store throws in
+                try store.recordAcknowledged([
+                    AcknowledgedVersion(entityType: .event, id: Build.id(1), acknowledgedAt: at(10), deleted: false),
+                    AcknowledgedVersion(entityType: .eventType, id: Build.id(2), acknowledgedAt: at(5), deleted: false),
+                ])
+                // An older acknowledgment arriving late (a stale page) changes nothing; a later delete replaces.
+                try store.recordAcknowledged([
+                    AcknowledgedVersion(entityType: .event, id: Build.id(1), acknowledgedAt: at(3), deleted: true),
+                    AcknowledgedVersion(entityType: .eventType, id: Build.id(2), acknowledgedAt: at(20), deleted: true),
+                ])
+            }
+            let all = try subject.read { try $0.acknowledgedVersions(ids: nil) }
+            #expect(
+                all == [
+                    AcknowledgedVersion(entityType: .event, id: Build.id(1), acknowledgedAt: at(10), deleted: false),
+                    AcknowledgedVersion(entityType: .eventType, id: Build.id(2), acknowledgedAt: at(20), deleted: true),
+                ])
+            #expect(try subject.read { try $0.acknowledgedVersions(ids: [Build.id(2)]) }.map(\.id) == [Build.id(2)])
+            do {
+                let store = subject.factory.makeDataStore()
+                try store.recordAcknowledged([
+                    AcknowledgedVersion(entityType: .geofence, id: Build.id(3), acknowledgedAt: at(1), deleted: false)
+                ])
+            }  // released unsaved
+            #expect(try subject.read { try $0.acknowledgedVersions(ids: [Build.id(3)]) }.isEmpty)
+        },
         check("DS12 an owed mark rolls back with its unit of work") { subject in
             do {
                 let store = subject.factory.makeDataStore()

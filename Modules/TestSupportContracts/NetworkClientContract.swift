@@ -66,7 +66,7 @@ public enum NetworkClientContract {
 
     public static let checks: [Check] =
         eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks + streamChecks
-        + fieldTableChecks
+        + fieldTableChecks + giveBackChecks
 
     /// `checks` and the stream's fault checks, for a subject with `streamFaults`.
     public static let checksWithFaults: [Check] = checks + streamFaultChecks

@@ -18,7 +18,7 @@ struct SyncCountsTests {
         #expect(values.sorted() == Array(1...counters.count))
         #expect(
             SyncCounts.fields.map(\.key)
-                == ["pushed", "failed", "dead_lettered", "deferred", "pulled", "fenced"])
+                == ["pushed", "failed", "dead_lettered", "deferred", "pulled", "fenced", "given_back"])
     }
 
     @Test("+= sums every counter, as a run sums its rounds")

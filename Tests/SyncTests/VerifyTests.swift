@@ -52,6 +52,27 @@ struct VerifyTests {
         #expect(try h.history().first.map { $0.kind == .verify && $0.pulled == 3 } == true)
     }
 
+    @Test("R10 R15 a file copied back by hand lost an acknowledged edit whose pull failed: verify gives it back")
+    func verifyGivesBack() async throws {
+        let (h, type, _) = try await syncedDevice()
+        let backup = h.model.backUp()
+        h.clock.advance(by: 60)
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "after the backup" }
+        // The push is answered; the pull after it is not, so the device's cursor still names a change both
+        // histories share, and no 410 will tell.
+        h.network.setStickyError(http(503), for: .getChanges)
+        _ = await h.engine.performSync()
+        h.network.setStickyError(nil, for: .getChanges)
+        #expect(try h.queue().isEmpty, "the edit was acknowledged")
+        h.model.restore(backup, announcing: false)
+
+        let report = await h.engine.verify()
+        #expect(report.verified, "\(report.result)")
+        #expect(report.sync.counts.givenBack == 1)
+        #expect(h.model.eventTypes(of: h.network.userId).first { $0.id == type.id }?.icon == "after the backup")
+        #expect(try h.events.eventType(id: type.id)?.icon == "after the backup")
+    }
+
     @Test("R10 queued work, a dead letter or a debt blocks verification and is named; nothing is compared")
     func blocked() async throws {
         let (h, type, _) = try await syncedDevice()

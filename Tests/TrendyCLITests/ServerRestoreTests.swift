@@ -3,10 +3,10 @@ import Models
 import Testing
 import TrendyServerTesting
 
-/// An operator restores the server's database from an older backup. Its change ids start again below the cursors
-/// the devices hold, so a pull above them used to find nothing, forever: the devices kept what the server lost and
-/// missed what it was given, and `sync --verify` answered "try again" every time. Once a new row took the id of a
-/// device's cursor, only a verify could tell (api-v1 §6.5, sync-engine R10).
+/// An operator restores the server's database from an older backup by copying the file, without a mark. Its change
+/// ids start again below the cursors the devices hold, so a pull above them used to find nothing, forever; once a
+/// new row took the id of a device's cursor, only a verify could tell (api-v1 §6.5, sync-engine R10, R10a). The
+/// 410 now makes each device give back what the server lost before it bootstraps (R15).
 @Suite("trendyctl against a server restored from a backup")
 struct ServerRestoreTests {
     static let user = "0190f5c0-3f00-7a11-8b22-0000000000b5"
@@ -23,7 +23,7 @@ struct ServerRestoreTests {
     }
 
     @Test(
-        "a device whose cursor is ahead of the restored history bootstraps to it; so does one whose cursor a new row took"
+        "R15 a device whose cursor is ahead of the restored history gives back, then bootstraps; so does one whose cursor a new row took"
     )
     func restoredFromAnOlderBackup() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString)")
@@ -58,23 +58,25 @@ struct ServerRestoreTests {
         server = try await Self.start(file, port: port)
         defer { server.stop() }
 
-        // The phone's cursor is above everything the restored database holds: the feed says so (410), and the
-        // same round bootstraps to the server's state.
+        // The phone's cursor is above everything the restored database holds: the feed says so (410). The same
+        // round gives back what the server lost (the type made after the backup), then bootstraps.
         let phoneSync = try await phone.run("sync", "--json")
         #expect(phoneSync.status == 0 && phoneSync.json?["bootstrapped"] == true, "\(phoneSync)")
+        #expect(phoneSync.json?["given_back"] == 1, "\(phoneSync)")
         let restored = try await phone.run("types", "list", "--json")
-        #expect(try await Self.names(phone) == ["Early"], "\(restored)")
+        #expect(try await Self.names(phone) == ["Early", "Late"], "\(restored)")
         #expect(try await phone.run("sync", "--verify").status == 0)
 
         // The phone writes next: its new row takes the id the laptop's cursor names, so the laptop's pull cannot
         // tell by the id. It sends the time of the change it saw there (since_created_at); the server's change
-        // with that id has another, so the feed says 410 and the laptop's round bootstraps too: it drops what the
-        // server lost and gets what it missed, with no verify.
+        // with that id has another, so the feed says 410 and the laptop's round bootstraps too, after a give-back
+        // that finds nothing missing: it keeps what it made and gets what it missed, with no verify.
         _ = try await phone.json("types", "add", "Fresh")
         #expect(try await phone.json("sync")["outcome"] == "synced")
         let laptopSync = try await laptop.run("sync", "--json")
         #expect(laptopSync.status == 0 && laptopSync.json?["bootstrapped"] == true, "\(laptopSync)")
-        #expect(try await Self.names(laptop) == ["Early", "Fresh"])
+        #expect(laptopSync.json?["given_back"] == 0, "\(laptopSync)")
+        #expect(try await Self.names(laptop) == ["Early", "Fresh", "Late"])
         #expect(try await laptop.run("sync", "--verify").status == 0)
         #expect(try await phone.run("sync", "--verify").status == 0)
     }

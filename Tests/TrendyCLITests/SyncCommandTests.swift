@@ -22,8 +22,8 @@ struct SyncCommandTests {
             let pushed = try await laptop.json("sync")
             #expect(
                 pushed.keys == [
-                    "bootstrapped", "cursor", "duration_ms", "failed", "message", "outcome", "pending", "pulled",
-                    "pushed",
+                    "bootstrapped", "cursor", "duration_ms", "failed", "given_back", "message", "outcome", "pending",
+                    "pulled", "pushed",
                 ])
             #expect(pushed["outcome"] == "synced" && pushed["pushed"] == 2 && pushed["pending"] == 0)
             let pulled = try await phone.json("sync")

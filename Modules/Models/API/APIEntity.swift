@@ -25,6 +25,23 @@ public enum APIEntity: Sendable, Hashable {
         }
     }
 
+    /// The server's `updated_at`: the time it acknowledged this version (sync-engine R15).
+    public var updatedAt: Date? {
+        switch self {
+        case .eventType(let type): type.updatedAt
+        case .event(let event): event.updatedAt
+        case .geofence(let fence): fence.updatedAt
+        case .propertyDefinition(let definition): definition.updatedAt
+        }
+    }
+
+    /// The acknowledgment this copy stands for, when the server sent its time (sync-engine R15).
+    public var acknowledgedVersion: AcknowledgedVersion? {
+        updatedAt.map {
+            AcknowledgedVersion(entityType: entityType, id: id.lowercased(), acknowledgedAt: $0, deleted: false)
+        }
+    }
+
     public var userId: String {
         switch self {
         case .eventType(let type): type.userId

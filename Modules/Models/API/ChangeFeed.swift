@@ -97,3 +97,16 @@ extension ChangeEntry: Codable {
         try container.encodeTimestampIfPresent(createdAt, forKey: .createdAt)
     }
 }
+
+extension ChangeEntry {
+    /// What the server acknowledged with this entry (sync-engine R15): the version it wrote, at its `updated_at`
+    /// (or, without one, the entry's time), or the delete, at its `deleted_at`. Nil for an entry of an unknown kind
+    /// or without any time.
+    public var acknowledgedVersion: AcknowledgedVersion? {
+        guard let type = knownEntityType, let operation = knownOperation else { return nil }
+        let deleted = operation == .delete
+        let updated = data?["updated_at"]?.stringValue.flatMap(RFC3339.date(from:))
+        guard let at = deleted ? (deletedAt ?? createdAt) : (updated ?? createdAt) else { return nil }
+        return AcknowledgedVersion(entityType: type, id: entityId.lowercased(), acknowledgedAt: at, deleted: deleted)
+    }
+}

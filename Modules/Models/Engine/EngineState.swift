@@ -26,6 +26,9 @@ public struct EngineState: Sendable, Hashable {
     /// The `Trendy-Features` of the server's last answer (sync-engine R0); empty before the first answer and against
     /// the original backend.
     public var serverFeatures: ServerFeatures
+    /// The id of the server's history whose acknowledgments this device holds (R15); nil before the first answer
+    /// that named one. Moves to a new history only once what the device holds was given back to it.
+    public var serverHistoryId: String?
 
     public init(
         cursor: Int64 = 0,
@@ -42,7 +45,8 @@ public struct EngineState: Sendable, Hashable {
         accountUserId: String? = nil,
         unfetchedDefinitionTypes: Set<String> = [],
         geofencesRefreshedAt: Date? = nil,
-        serverFeatures: ServerFeatures = ServerFeatures()
+        serverFeatures: ServerFeatures = ServerFeatures(),
+        serverHistoryId: String? = nil
     ) {
         self.cursor = cursor
         self.cursorCreatedAt = cursorCreatedAt
@@ -59,6 +63,7 @@ public struct EngineState: Sendable, Hashable {
         self.unfetchedDefinitionTypes = unfetchedDefinitionTypes
         self.geofencesRefreshedAt = geofencesRefreshedAt
         self.serverFeatures = serverFeatures
+        self.serverHistoryId = serverHistoryId
     }
 }
 

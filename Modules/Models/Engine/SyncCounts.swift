@@ -13,6 +13,8 @@ public struct SyncCounts: Sendable, Hashable {
     public var pulled = 0
     /// Change-feed entries and snapshot rows skipped by a fence (§4.10).
     public var fenced = 0
+    /// Entities and deletes a server that went back to a backup took back from this device (R15).
+    public var givenBack = 0
 
     /// All zero; a round counts up from here.
     public init() {}
@@ -20,7 +22,7 @@ public struct SyncCounts: Sendable, Hashable {
     /// Each counter's column in `sync_history` (§1.10), in the table's order.
     public static let fields: [(key: String, path: any WritableKeyPath<SyncCounts, Int> & Sendable)] = [
         ("pushed", \.pushed), ("failed", \.failed), ("dead_lettered", \.deadLettered), ("deferred", \.deferred),
-        ("pulled", \.pulled), ("fenced", \.fenced),
+        ("pulled", \.pulled), ("fenced", \.fenced), ("given_back", \.givenBack),
     ]
 
     /// Adds `other`'s counts to `counts`, as a run sums its rounds.

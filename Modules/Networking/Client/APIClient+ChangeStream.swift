@@ -81,6 +81,7 @@ extension APIClient {
         do {
             let response = try await http.execute(request, deadline: .distantFuture)
             noteFeatures(response.headers.first(name: ServerFeatures.headerName))
+            noteHistory(response.headers.first(name: ServerHistory.headerName))
             let status = Int(response.status.code)
             if (300..<400).contains(status) {
                 return .failed(

@@ -246,6 +246,14 @@ extension APIClient {
             SyncDigestBucket.self, from: try await send(.get("sync/digest", query: [(name: "bucket", value: bucket)])))
     }
 
+    public func giveBack(_ items: [GiveBackItem]) async throws -> GiveBackResponse {
+        try await send(
+            .post(
+                "sync/give-back", body: try Self.body(GiveBackRequest(items: items)),
+                key: UUIDv7.generate(at: clock.now())),
+            as: GiveBackResponse.self)
+    }
+
     // MARK: Helpers
 
     static func body<Request: Encodable>(_ request: Request) throws(NetworkError) -> Data {

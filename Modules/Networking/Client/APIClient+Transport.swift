@@ -43,6 +43,7 @@ extension APIClient {
             let (status, data, headers) = (received.status, received.body, received.headers)
             logExchange(endpoint, url: url, outcome: "\(status)", since: started, requestId: requestId)
             noteFeatures(headers.first(name: ServerFeatures.headerName))
+            noteHistory(headers.first(name: ServerHistory.headerName))
             if (200..<300).contains(status) || acceptedFailure?(status, data) == true {
                 let replayed = [
                     headers.first(name: "Idempotency-Replayed"),

@@ -68,6 +68,8 @@ public final class APIClient: NetworkClientProtocol {
     private let sentRequests = Atomic<Int>(0)
     /// The `Trendy-Features` of the last answer (sync-engine R0); nil before the first.
     private let lastFeatures = Mutex<ServerFeatures?>(nil)
+    /// The `Trendy-History` of the last answer that carried one (sync-engine R15).
+    private let lastHistory = Mutex<ServerHistory?>(nil)
     /// The keyset page after the one last read, already asked for (`APIClient+PagePrefetch.swift`).
     let pagePrefetch = Mutex<PagePrefetch?>(nil)
     let logger: Logger
@@ -104,6 +106,13 @@ public final class APIClient: NetworkClientProtocol {
     func noteFeatures(_ header: String?) {
         let features = ServerFeatures(header: header)
         lastFeatures.withLock { $0 = features }
+    }
+
+    public var serverHistory: ServerHistory? { lastHistory.withLock { $0 } }
+
+    func noteHistory(_ header: String?) {
+        guard let history = ServerHistory(header: header) else { return }
+        lastHistory.withLock { $0 = history }
     }
 
     deinit {

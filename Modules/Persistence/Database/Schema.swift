@@ -15,7 +15,26 @@ enum Schema {
         migrator.registerMigration("v6-history-verify", migrate: allowVerifyHistory)
         migrator.registerMigration("v7-sent-updates", migrate: addSentUpdates)
         migrator.registerMigration("v8-cursor-created-at", migrate: addCursorCreatedAt)
+        migrator.registerMigration("v9-acknowledged-versions", migrate: addAcknowledgedVersions)
         return migrator
+    }
+
+    /// What the server acknowledged of each entity, with when, and the server history it belongs to: what a device
+    /// gives back to a server restored from a backup (sync-engine R15). Entities synced before have no row.
+    private static func addAcknowledgedVersions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE acknowledged_versions (
+                    entity_type TEXT NOT NULL,
+                    entity_id TEXT NOT NULL,
+                    acknowledged_at INTEGER NOT NULL,
+                    deleted INTEGER NOT NULL,
+                    PRIMARY KEY (entity_type, entity_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX acknowledged_versions_by_time ON acknowledged_versions(acknowledged_at);
+                ALTER TABLE sync_engine_state ADD COLUMN server_history_id TEXT;
+                ALTER TABLE sync_history ADD COLUMN given_back INTEGER NOT NULL DEFAULT 0;
+                """)
     }
 
     /// The time of the change the cursor names, sent back with it so that the server can tell its history from a

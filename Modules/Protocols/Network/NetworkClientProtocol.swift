@@ -144,6 +144,15 @@ public protocol NetworkClientProtocol: Sendable {
     /// The `Trendy-Features` of the last answer received (R0); nil before any answer. An answer without the header
     /// (the original backend) reports no feature.
     var serverFeatures: ServerFeatures? { get }
+
+    /// N12. `POST /api/v1/sync/give-back` (api-v1 §15.1): entities and deletes the device holds as acknowledged,
+    /// handed back to a server that went back to a backup; at most 500 items. Only on servers that announce a
+    /// history (R15).
+    func giveBack(_ items: [GiveBackItem]) async throws -> GiveBackResponse
+
+    /// The `Trendy-History` of the last answer that carried one (api-v1 §15); nil before such an answer and against
+    /// a server that sends none (R15).
+    var serverHistory: ServerHistory? { get }
 }
 
 extension NetworkClientProtocol {

@@ -210,6 +210,15 @@ public protocol DataStoreProtocol {
     @discardableResult
     func settleOwed(_ type: MutationEntityType, id: String, token: Int64?) throws -> Bool
 
+    // MARK: Acknowledged versions (R15)
+
+    /// DS20. Records what the server acknowledged: each (type, id) keeps its latest acknowledgment (a later time
+    /// replaces an earlier one, never the reverse). Rolls back with its unit of work.
+    func recordAcknowledged(_ versions: [AcknowledgedVersion]) throws
+
+    /// DS21. The acknowledged versions, of `ids` only when given, oldest first.
+    func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion]
+
     // MARK: Unanswered batches (§4.7 step 2)
 
     /// Keeps a sent event-create batch until its answer is recorded; a batch with the same key is replaced.

@@ -332,7 +332,9 @@ extension SyncEngine {
                 ?? item.request.healthKitSampleId.flatMap { created.take(healthKitSampleId: $0) }
             guard let row = item.row else { continue }  // left the queue: its answer changes nothing here
             if let match {
-                outcomes.append((row, match.id.lowercased() == id ? acknowledged : .completedAs(match)))
+                // `.completedAs` carries the stored event, with the server's time (R15); a replay proves nothing.
+                outcomes.append(
+                    (row, match.id.lowercased() == id && response.replayed ? acknowledged : .completedAs(match)))
             } else if let entry = errorsByIndex[index] {
                 let message = entry.message.lowercased()
                 if entry.type == "conflict" || message.contains("duplicate") || message.contains("unique") {

@@ -122,7 +122,11 @@ extension SyncEngine {
             row.replaceFields(with: event)
             return row
         }
-        try unitOfWork { store in _ = try store.stageEvents(rows) }
+        try unitOfWork { store in
+            _ = try store.stageEvents(rows)
+            // R15: every listed version is acknowledged; recorded with the page, kept even if the bootstrap fails.
+            try store.recordAcknowledged(events.compactMap { APIEntity.event($0).acknowledgedVersion })
+        }
     }
 
     /// §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
@@ -163,6 +167,7 @@ extension SyncEngine {
             let objects =
                 snapshot.eventTypes.map(APIEntity.eventType) + snapshot.geofences.map(APIEntity.geofence)
                 + snapshot.propertyDefinitions.map(APIEntity.propertyDefinition)
+            try store.recordAcknowledged(objects.compactMap(\.acknowledgedVersion))
             for object in objects {
                 let id = object.id.lowercased()
                 guard try writable(object.entityType, id) else { continue }

@@ -145,6 +145,8 @@ extension SyncEngine {
     ) throws {
         guard let type = entry.knownEntityType, let operation = entry.knownOperation else { return }
         let id = entry.entityId.lowercased()
+        // R15: what the server acknowledged, fenced or not: what this device gives back if the server loses it.
+        if let version = entry.acknowledgedVersion { try store.recordAcknowledged([version]) }
         if operation == .delete {
             try removeLocally(type, id: id, store)
             try fences.settle(type, id, store)

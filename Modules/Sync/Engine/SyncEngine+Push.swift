@@ -133,14 +133,22 @@ extension SyncEngine {
         let resolution: Resolution
         let effect: BreakerEffect
         var refused = false
+        var acknowledged: AcknowledgedVersion?
         do {
-            let replayed = try await send(request, row)
-            (resolution, effect) = (replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
+            let answer = try await send(request, row)
+            (resolution, effect) = (answer.replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
+            if !answer.replayed {
+                // R15: the server's time for this version (a delete's, which has no body, is ours).
+                acknowledged = AcknowledgedVersion(
+                    entityType: row.entityType, id: row.entityId, acknowledgedAt: answer.updatedAt ?? now,
+                    deleted: row.operation == .delete)
+            }
         } catch {
             (resolution, effect) = try await resolve(error, row, &run, &counters)
             refused = Self.isRefusal(error)
         }
         try record([(row, resolution)], breaker: effect, &run, &counters)
+        if let acknowledged { try unitOfWork { store in try store.recordAcknowledged([acknowledged]) } }
         if refused { try unitOfWork { store in try Self.forgetSend(of: row, store) } }
     }
 
@@ -163,7 +171,7 @@ extension SyncEngine {
         let resolution: Resolution
         let effect: BreakerEffect
         do {
-            let replayed = try await send(try PushRequest(earlier), earlier)
+            let replayed = try await send(try PushRequest(earlier), earlier).replayed
             (resolution, effect) = (replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
         } catch {
             if case .http = error as? NetworkError, !Self.isRefusal(error) {
@@ -184,29 +192,45 @@ extension SyncEngine {
         return try claim([current], &run).first
     }
 
-    /// Sends one request; true when its answer was replayed from an earlier request with the same key (R5).
-    private func send(_ request: PushRequest, _ row: PendingMutation) async throws -> Bool {
+    /// One answer: replayed from an earlier request with the same key (R5), and the server's `updated_at` when the
+    /// answer carried the entity (R15).
+    struct SentAnswer {
+        var replayed: Bool
+        var updatedAt: Date?
+    }
+
+    /// Sends one request.
+    private func send(_ request: PushRequest, _ row: PendingMutation) async throws -> SentAnswer {
         let id = row.entityId
         let key = row.clientRequestId
+        func answer(_ replayed: Bool, _ updatedAt: Date?) -> SentAnswer {
+            SentAnswer(replayed: replayed, updatedAt: updatedAt)
+        }
         switch request {
         case .createEventType(let body):
-            return try await network.createEventTypeWithIdempotency(body, idempotencyKey: key).replayed
+            let stored = try await network.createEventTypeWithIdempotency(body, idempotencyKey: key)
+            return answer(stored.replayed, stored.updatedAt)
         case .createGeofence(let body):
-            return try await network.createGeofenceWithIdempotency(body, idempotencyKey: key).replayed
+            let stored = try await network.createGeofenceWithIdempotency(body, idempotencyKey: key)
+            return answer(stored.replayed, stored.updatedAt)
         case .createPropertyDefinition(let body):
-            return try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key).replayed
+            let stored = try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key)
+            return answer(stored.replayed, stored.updatedAt)
         case .createEvent:
             // Event creates never go alone: `pushEventCreates` sends them in batches (§4.7).
             throw PushRequest.NotASingleRequest()
         case .updateEventType(let body):
-            return try await network.updateEventTypeWithIdempotency(id: id, body, idempotencyKey: key).replayed
+            let stored = try await network.updateEventTypeWithIdempotency(id: id, body, idempotencyKey: key)
+            return answer(stored.replayed, stored.updatedAt)
         case .updateEvent(let body):
-            return try await network.updateEventWithIdempotency(id: id, body, idempotencyKey: key).replayed
+            let stored = try await network.updateEventWithIdempotency(id: id, body, idempotencyKey: key)
+            return answer(stored.replayed, stored.updatedAt)
         case .updateGeofence(let body):
-            return try await network.updateGeofenceWithIdempotency(id: id, body, idempotencyKey: key).replayed
+            let stored = try await network.updateGeofenceWithIdempotency(id: id, body, idempotencyKey: key)
+            return answer(stored.replayed, stored.updatedAt)
         case .updatePropertyDefinition(let body):
-            return try await network.updatePropertyDefinitionWithIdempotency(id: id, body, idempotencyKey: key)
-                .replayed
+            let stored = try await network.updatePropertyDefinitionWithIdempotency(id: id, body, idempotencyKey: key)
+            return answer(stored.replayed, stored.updatedAt)
         case .delete:
             switch row.entityType {
             case .event: try await network.deleteEvent(id: id)
@@ -214,7 +238,7 @@ extension SyncEngine {
             case .geofence: try await network.deleteGeofence(id: id)
             case .eventType: try await network.deleteEventType(id: id)
             }
-            return false
+            return answer(false, nil)
         }
     }
 
@@ -424,6 +448,10 @@ extension SyncEngine {
     /// The entity's `sync_status` after its mutation completed (§1.3), and the re-keying of a HealthKit match.
     private func settleEntity(after row: PendingMutation, resolution: Resolution, _ store: any DataStoreProtocol) throws
     {
+        // R15: a batch item's answer carries the event as stored, with the server's time.
+        if case .completedAs(let stored) = resolution, let version = APIEntity.event(stored).acknowledgedVersion {
+            try store.recordAcknowledged([version])
+        }
         switch row.operation {
         case .create:
             if case .completedAs(let stored) = resolution, stored.id.lowercased() != row.entityId.lowercased() {

@@ -110,6 +110,7 @@ extension SyncEngine {
                 let id = owed.id.lowercased()
                 if let answer {
                     try store.replace(id: id, with: answer)
+                    if let version = answer.acknowledgedVersion { try store.recordAcknowledged([version]) }
                 } else {
                     try removeLocally(owed.entityType, id: id, store)
                 }

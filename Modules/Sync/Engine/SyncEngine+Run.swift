@@ -131,6 +131,10 @@ extension SyncEngine {
             if checksHealth {
                 try bindAccount(types.map(\.userId))
                 try noteServerFeatures()
+                // R15: a new history first gets back what it lost, before anything is pushed on top of it.
+                if let history = try newServerHistory() {
+                    try await giveBack(since: history, readingBack: true, &counters)
+                }
             }
             let pushSet = try capture()
             pushSetIds = Set(pushSet.map(\.id))
@@ -141,8 +145,16 @@ extension SyncEngine {
                 try await bootstrap(&counters)
             } else if try await pull(&counters) == .bootstrapRequired {
                 kind = .bootstrap
+                // R15: a 410 may be a server that went back to a backup: what it lost goes back before the
+                // bootstrap takes its state.
+                if network.serverHistory != nil {
+                    try await giveBack(since: try newServerHistory(), readingBack: false, &counters)
+                }
                 try await bootstrap(&counters)
             } else {
+                if let history = try newServerHistory() {
+                    try await giveBack(since: history, readingBack: true, &counters)
+                }
                 await refreshGeofencesIgnoringErrors(&counters)
                 await refetchUnfetchedDefinitions(&counters)
             }

@@ -81,8 +81,9 @@ extension SyncEngine {
         guard round.outcome.isCompleted else { return VerifyReport(sync: round, result: .notCompared) }
         let started = now
         let result: VerifyReport.Result
+        var givenBack = 0
         do {
-            result = try await compareWithServer()
+            result = try await compareWithServer(givenBack: &givenBack)
         } catch {
             var failed = round
             failed.outcome = (error as? RoundStop).map(outcome(of:)) ?? .error("\(error)")
@@ -91,13 +92,14 @@ extension SyncEngine {
             return VerifyReport(sync: failed, result: .notCompared)
         }
         var report = VerifyReport(sync: await lastReportAfterVerify(round), result: result)
+        report.sync.counts.givenBack += givenBack
         if case .diverged = result { report.sync.message = "the device differs from the server" }
         recordVerify(result, message: report.sync.message, startedAt: started)
         return report
     }
 
     /// The steps of R10 after the round.
-    private func compareWithServer() async throws -> VerifyReport.Result {
+    private func compareWithServer(givenBack: inout Int) async throws -> VerifyReport.Result {
         guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return .unsupported }
         let blockers = try blockingEntities()
         guard blockers.isEmpty else { return .blocked(blockers) }
@@ -141,11 +143,33 @@ extension SyncEngine {
                 return .diverged(
                     differing: differing.map { "\($0.type.rawValue) \($0.id)" }.sorted(), repaired: repaired)
             }
+            // R15: what this device holds and the server lost goes back before the read-backs take the server's copy.
+            if network.serverHistory != nil {
+                var counters = SyncCounts()
+                // A row this device lacks is one the server holds; a held row's side does not matter here.
+                let found = try unitOfWork { store in
+                    try differing.map { entity in
+                        (entity.type, entity.id, try Self.holds(entity.type, entity.id, store) == false)
+                    }
+                }
+                try await giveBack(since: nil, readingBack: false, differing: found, &counters)
+                givenBack += counters.givenBack
+            }
             repaired = try await repair(differing)
             repairedOnce = true
             reads = 0
         }
         return .busy
+    }
+
+    /// Whether the local store holds the entity.
+    static func holds(_ type: MutationEntityType, _ id: String, _ store: any DataStoreProtocol) throws -> Bool {
+        switch type {
+        case .event: try store.findEvent(id: id) != nil
+        case .eventType: try store.findEventType(id: id) != nil
+        case .geofence: try store.findGeofence(id: id) != nil
+        case .propertyDefinition: try store.findPropertyDefinition(id: id) != nil
+        }
     }
 
     /// Entities with a queued mutation (live or dead) or a debt: R10's `blocked_by`.

@@ -55,7 +55,7 @@ extension InMemoryTrendyServer {
         return updated
     }
 
-    private func checkUnique<Object>(
+    func checkUnique<Object>(
         _ object: Object, in kind: InMemoryObjects<Object>, _ state: State
     ) throws(NetworkError) {
         let value = kind.unique(object)

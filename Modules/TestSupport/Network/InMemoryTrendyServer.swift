@@ -50,7 +50,12 @@ public final class InMemoryTrendyServer: Sendable {
         var replays: [ReplayScope: Replay] = [:]
         /// When each deleted id was deleted, by user and id (api-v1 §6.6).
         var tombstones: [TombstoneKey: Int64] = [:]
+        /// What `Trendy-History` announces (api-v1 §15): a new id after every `restore`.
+        var history = ServerHistory(id: UUID().uuidString.lowercased())
     }
+
+    /// The history the model announces (api-v1 §15).
+    public var history: ServerHistory { state.withLock { $0.history } }
 
     struct TombstoneKey: Hashable, Sendable {
         let user: String

@@ -215,6 +215,12 @@ extension MockNetworkClient {
         }
     }
 
+    public func giveBack(_ items: [GiveBackItem]) async throws -> GiveBackResponse {
+        try await call(.giveBack, body: GiveBackRequest(items: items)) { () throws(NetworkError) -> GiveBackResponse in
+            try server.giveBack(user: userId, items)
+        }
+    }
+
     public func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool {
         try await call(.entityExists, ["type": type.rawValue, "id": id]) { server.exists(user: userId, type, id: id) }
     }

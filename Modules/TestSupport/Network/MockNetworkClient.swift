@@ -26,6 +26,8 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         case getDigest, getDigestBucket
         /// N9 (the change stream, R12).
         case changeStream
+        /// N12 (the give-back, R15).
+        case giveBack
     }
 
     /// One recorded call.
@@ -105,6 +107,11 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
     /// The model's features once any call was answered (sync-engine R0), nil before; `announce(_:)` overrides them.
     public var serverFeatures: ServerFeatures? {
         state.withLock { state in state.calls.isEmpty ? nil : (state.announcedFeatures ?? server.features) }
+    }
+
+    /// The model's history once any call was answered (api-v1 §15), nil before.
+    public var serverHistory: ServerHistory? {
+        state.withLock { state in state.calls.isEmpty ? nil : server.history }
     }
 
     /// Plays a server that announces `features` (nil: the model's own), e.g. the original backend's none.

@@ -51,6 +51,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         case rewriteMutation, markOwed, owedEntities, settleOwed
         case recordUnansweredBatch, unansweredBatches, removeUnansweredBatch
         case clearStagedEvents, stageEvents, insertStagedEvents, stagedEvent
+        case recordAcknowledged, acknowledgedVersions
     }
 
     /// The error an injected fault throws.
@@ -352,6 +353,14 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     }
 
     public func owedEntities() throws -> [OwedEntity] { try call(.owedEntities) { try $0.owedEntities() } }
+
+    public func recordAcknowledged(_ versions: [AcknowledgedVersion]) throws {
+        try call(.recordAcknowledged) { try $0.recordAcknowledged(versions) }
+    }
+
+    public func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion] {
+        try call(.acknowledgedVersions) { try $0.acknowledgedVersions(ids: ids) }
+    }
 
     @discardableResult
     public func settleOwed(_ type: MutationEntityType, id: String, token: Int64?) throws -> Bool {

@@ -312,6 +312,7 @@ struct SyncCommand: TrendyCommand {
             "pending": .number(Double(report.pending)), "cursor": .number(Double(report.cursor)),
             "bootstrapped": .bool(report.outcome.bootstrapped), "duration_ms": .number(Double(report.durationMs)),
             "message": report.message.map(JSONValue.string) ?? .null,
+            "given_back": .number(Double(report.counts.givenBack)),
         ]
     }
 
@@ -322,7 +323,10 @@ struct SyncCommand: TrendyCommand {
         if report.pending > 0 { line += ", \(report.pending) pending" }
         if report.owed > 0 { line += ", \(report.owed) to read back" }
         line += report.outcome.bootstrapped ? " (full download)" : ""
-        return line + " in \(report.durationMs) ms"
+        line += " in \(report.durationMs) ms"
+        // R15: after the server went back to a backup, what this device held went back to it.
+        if report.counts.givenBack > 0 { line += "; gave back \(report.counts.givenBack) changes the server had lost" }
+        return line
     }
 
     /// After a sync that left changes failed: each one with its reason, whole, and for a type refused because the

@@ -51,6 +51,8 @@ struct NoServerClient: NetworkClientProtocol {
     func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity? { throw Self.unavailable }
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage { throw Self.unavailable }
     var serverFeatures: ServerFeatures? { nil }
+    var serverHistory: ServerHistory? { nil }
+    func giveBack(_ items: [GiveBackItem]) async throws -> GiveBackResponse { throw Self.unavailable }
     func getDigest() async throws -> SyncDigest { throw Self.unavailable }
     func changeStream(from position: FeedPosition) -> AsyncThrowingStream<StreamEvent, any Error> {
         AsyncThrowingStream { $0.finish(throwing: Self.unavailable) }

@@ -1,0 +1,129 @@
+import Foundation
+import Models
+import Protocols
+import Synchronization
+
+extension InMemoryTrendyServer {
+    /// `POST /api/v1/sync/give-back` (api-v1 §15.1), as trendy-server answers it: an item is taken only when newer,
+    /// by `acknowledged_at`, than what the model holds; parents first; each item alone.
+    public func giveBack(user: String, _ items: [GiveBackItem]) throws(NetworkError) -> GiveBackResponse {
+        guard items.count <= 500 else { throw Problems.validation("items: at most 500 a request") }
+        for (index, item) in items.enumerated() where !item.deleted && item.data?["id"]?.stringValue != item.id {
+            throw Problems.validation("items[\(index)].data must be the entity, with its id")
+        }
+        let ordered = items.sorted { ($0.deleted ? 1 : 0, Self.rank($0)) < ($1.deleted ? 1 : 0, Self.rank($1)) }
+        var results: [GiveBackResult] = []
+        for item in ordered {
+            do throws(NetworkError) {
+                let outcome = try giveBackOne(user: user, item)
+                results.append(GiveBackResult(entityType: item.entityType, id: item.id.lowercased(), outcome: outcome))
+            } catch {
+                results.append(
+                    GiveBackResult(
+                        entityType: item.entityType, id: item.id.lowercased(), outcome: .refused,
+                        detail: "\(error)"))
+            }
+        }
+        return GiveBackResponse(results: results)
+    }
+
+    private static func rank(_ item: GiveBackItem) -> Int {
+        switch item.entityType {
+        case .eventType: item.deleted ? 3 : 0
+        case .propertyDefinition: item.deleted ? 2 : 1
+        case .geofence: 2
+        case .event: item.deleted ? 0 : 3
+        }
+    }
+
+    private func giveBackOne(user: String, _ item: GiveBackItem) throws(NetworkError) -> GiveBackOutcome {
+        let id = item.id.lowercased()
+        let acknowledged = item.acknowledgedAt.millisecondsSince1970
+        let key = TombstoneKey(user: user, type: item.entityType, id: id)
+        let (owner, held, deletedAt) = state.withLock { state in
+            let stored = Self.stored(state, item.entityType, id)
+            return (stored?.userId, stored?.updatedAt?.millisecondsSince1970, state.tombstones[key])
+        }
+        if let owner, owner != user { throw Problems.conflict("id: the id is taken", existingId: nil) }
+        if item.deleted {
+            if let held {
+                guard held < acknowledged else { return .kept }
+                switch item.entityType {
+                case .eventType: try deleteEventType(user: user, id: id)
+                case .event: try deleteEvent(user: user, id: id)
+                case .geofence: try deleteGeofence(user: user, id: id)
+                case .propertyDefinition: try deletePropertyDefinition(user: user, id: id)
+                }
+            }
+            state.withLock { state in
+                if (state.tombstones[key] ?? Int64.min) < acknowledged { state.tombstones[key] = acknowledged }
+            }
+            return held != nil || deletedAt == nil ? .applied : .kept
+        }
+        if let held, held >= acknowledged { return .kept }
+        if held == nil, let deletedAt, deletedAt >= acknowledged { return .deleted }
+        let data = item.data ?? .null
+        let operation: MutationOperation = held == nil ? .create : .update
+        let stamp = item.acknowledgedAt
+        return try state.withLock { (state: inout State) throws(NetworkError) -> GiveBackOutcome in
+            switch item.entityType {
+            case .eventType:
+                var type: APIEventType = try Self.decode(data, user: user)
+                (type.userId, type.updatedAt) = (user, stamp)
+                try checkUnique(type, in: Self.eventTypeObjects, state)
+                state.eventTypes[id] = type
+                log(&state, user: user, .eventType, operation, id: id, data: type)
+            case .propertyDefinition:
+                var definition: APIPropertyDefinition = try Self.decode(data, user: user)
+                (definition.userId, definition.updatedAt) = (user, stamp)
+                guard state.eventTypes[definition.eventTypeId.lowercased()]?.userId == user else {
+                    throw Problems.notFound("event type")
+                }
+                try checkUnique(definition, in: Self.definitionObjects, state)
+                state.definitions[id] = definition
+                log(&state, user: user, .propertyDefinition, operation, id: id, data: definition)
+            case .geofence:
+                var fence: APIGeofence = try Self.decode(data, user: user)
+                (fence.userId, fence.updatedAt) = (user, stamp)
+                for reference in [fence.fields.eventTypeEntryId, fence.fields.eventTypeExitId].compactMap({ $0 })
+                where state.eventTypes[reference.lowercased()]?.userId != user {
+                    throw Problems.validation("a geofence's event type must be one of the user's")
+                }
+                try checkUnique(fence, in: Self.geofenceObjects, state)
+                state.geofences[id] = fence
+                log(&state, user: user, .geofence, operation, id: id, data: fence)
+            case .event:
+                var event: APIEvent = try Self.decode(data, user: user)
+                (event.userId, event.updatedAt, event.eventType) = (user, stamp, nil)
+                guard state.eventTypes[event.eventTypeId.lowercased()]?.userId == user else {
+                    throw Problems.validation("event_type_id: no such event type")
+                }
+                state.events[id] = event
+                log(&state, user: user, .event, operation, id: id, data: event)
+            }
+            return .applied
+        }
+    }
+
+    private static func stored(
+        _ state: State, _ type: MutationEntityType, _ id: String
+    ) -> (userId: String, updatedAt: Date?)? {
+        switch type {
+        case .eventType: state.eventTypes[id].map { ($0.userId, $0.updatedAt) }
+        case .event: state.events[id].map { ($0.userId, $0.updatedAt) }
+        case .geofence: state.geofences[id].map { ($0.userId, $0.updatedAt) }
+        case .propertyDefinition: state.definitions[id].map { ($0.userId, $0.updatedAt) }
+        }
+    }
+
+    /// The REST object as the real server reads it; what does not decode is the 400 it answers.
+    private static func decode<Entity: Decodable>(_ data: JSONValue, user: String) throws(NetworkError) -> Entity {
+        var members = data.objectValue ?? [:]
+        if members["user_id"] == nil { members["user_id"] = .string(user) }
+        do {
+            return try JSONCoding.decode(Entity.self, from: Data(JSONText.string(.object(members)).utf8))
+        } catch {
+            throw Problems.validation("data: \(error)")
+        }
+    }
+}

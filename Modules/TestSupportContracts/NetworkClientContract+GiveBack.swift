@@ -1,0 +1,73 @@
+import Foundation
+import Models
+import Protocols
+import TestSupport
+import Testing
+
+// MARK: - Restores: the history and the give-back (api-v1 §15; sync-engine R15)
+
+extension NetworkClientContract {
+    static let giveBackChecks: [Check] = [
+        check("R15 every answer names the server's history") { subject in
+            let client = subject.client
+            _ = try await client.getLatestCursor()
+            let history = try #require(client.serverHistory, "an answer was received")
+            #expect(!history.id.isEmpty)
+        },
+        check("N12 give-back: newer versions taken, older kept, lost entities back parents first, deletes dated") {
+            subject in
+            let client = subject.client
+            let held = try await eventType(client, name: "Held \(newId().suffix(6))")
+            let heldAt = try #require(held.updatedAt)
+            let lostType = APIEventType(
+                id: newId(), userId: held.userId, fields: EventTypeFields(name: "Lost \(newId().suffix(6))"),
+                createdAt: heldAt)
+            let lostEvent = APIEvent(
+                id: newId(), userId: held.userId, eventTypeId: lostType.id, timestamp: instant(40), notes: "back",
+                isAllDay: false, sourceType: .manual)
+            let later = heldAt.addingTimeInterval(3600)
+            var renamed = held
+            renamed.name = "Renamed \(newId().suffix(6))"
+            let answer = try await client.giveBack([
+                item(lostEvent, .event, at: later),
+                item(renamed, .eventType, at: heldAt.addingTimeInterval(-3600)),
+                item(lostType, .eventType, at: later),
+            ])
+            let outcomes = Dictionary(uniqueKeysWithValues: answer.results.map { ($0.id.lowercased(), $0.outcome) })
+            #expect(outcomes[lostType.id] == .applied && outcomes[lostEvent.id] == .applied, "\(answer)")
+            #expect(outcomes[held.id.lowercased()] == .kept, "an older version is kept out")
+            guard case .event(let back)? = try await client.fetchEntity(.event, id: lostEvent.id) else {
+                Issue.record("the lost event is back")
+                return
+            }
+            #expect(back.notes == "back" && back.updatedAt == later, "it keeps its first acknowledgment")
+            guard case .eventType(let stillHeld)? = try await client.fetchEntity(.eventType, id: held.id) else {
+                Issue.record("the held type")
+                return
+            }
+            #expect(stillHeld.name == held.name)
+
+            let newer = try await client.giveBack([item(renamed, .eventType, at: later)])
+            #expect(newer.results.first?.outcome == .applied)
+            let deleted = try await client.giveBack([
+                GiveBackItem(
+                    entityType: .eventType, id: lostType.id, acknowledgedAt: later.addingTimeInterval(60),
+                    deleted: true,
+                    data: nil)
+            ])
+            #expect(deleted.results.first?.outcome == .applied)
+            #expect(try await client.fetchEntity(.event, id: lostEvent.id) == nil, "the delete cascaded")
+            let stale = try await client.giveBack([item(lostType, .eventType, at: later)])
+            #expect(stale.results.first?.outcome == .deleted, "a version older than the delete stays deleted")
+        },
+    ]
+
+    /// The entity as a give-back item, its REST object as the server emits it.
+    static func item(
+        _ entity: some Encodable, _ type: MutationEntityType, at acknowledged: Date
+    ) -> GiveBackItem {
+        let data = (try? JSONCoding.encode(entity)).flatMap { try? JSONText.parse(Array($0)) }
+        let id = data?["id"]?.stringValue?.lowercased() ?? ""
+        return GiveBackItem(entityType: type, id: id, acknowledgedAt: acknowledged, deleted: false, data: data)
+    }
+}
