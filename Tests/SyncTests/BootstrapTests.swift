@@ -68,7 +68,8 @@ struct BootstrapTests {
         try h.updateEngineState { $0.bootstrapRequested = true }
         h.network.resetCalls()
         _ = await h.engine.performSync()
-        let methods = h.network.calls.map(\.method)
+        // R15 compares digests (and gives back) between the cursor read and the listing: left out here.
+        let methods = h.network.calls.map(\.method).filter { ![.getDigest, .getDigestBucket, .giveBack].contains($0) }
         #expect(Array(methods.prefix(2)) == [.getLatestCursor, .getEventTypes], "S25 the cursor read is the probe")
         #expect(methods.filter { $0 == .getLatestCursor }.count == 1, "R11: a keyset listing is not taken again")
 

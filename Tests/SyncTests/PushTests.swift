@@ -283,8 +283,8 @@ struct PushTests {
         #expect(try h.queue().isEmpty)
         let row = try h.events.eventType(id: type.id)
         // S35: A 2xx on a create completes the mutation and marks the entity synced; a missing local row does not…
-        // S36: A 2xx on an update or delete completes the mutation and leaves local rows untouched (except the §1.3…
-        #expect(row?.syncStatus == .pending && row?.name == "Green tea", "the update's answer leaves the row as it is")
+        // S36 as R15 changes it: a 2xx on an update writes the answer (the server's merge) onto the row, synced.
+        #expect(row?.syncStatus == .synced && row?.name == "Green tea", "the update's answer is the row now (R15)")
     }
 
     @Test("S37 a payload replaced while its request is in flight stays queued and goes out later under its own key")

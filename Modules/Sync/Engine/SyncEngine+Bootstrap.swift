@@ -20,10 +20,17 @@ extension SyncEngine {
     /// replace local data in one unit of work, keeping entities with pending local writes.
     ///
     /// Against a server with keyset paging (`after`, R11) one listing is complete, so it is taken once.
-    func bootstrap(_ counters: inout SyncCounts) async throws {
+    func bootstrap(_ counters: inout SyncCounts, givingBack: GiveBackScope? = nil) async throws {
         enter(.pulling)
         var latest = try await latestPosition()
         let keyset = try noteServerFeatures().has(ServerFeatures.after)
+        if let givingBack {
+            // R15, after the cursor read (the round's probe, S25, S81): what the device gave back is then in the
+            // snapshot, and the entries it wrote come again in the next pull, changing nothing.
+            try await giveBack(
+                since: try newServerHistory(), readingBack: false, unacknowledged: givingBack == .everything,
+                &counters)
+        }
         var snapshot = ServerSnapshot()
         for taken in 1...SyncConfiguration.maximumSnapshots {
             snapshot = try await fetchSnapshot(keyset: keyset)

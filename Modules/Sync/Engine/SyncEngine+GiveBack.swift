@@ -26,21 +26,32 @@ extension SyncEngine {
         return stored == seen.id ? nil : seen
     }
 
+    /// What a bootstrap gives back first (R15): acknowledged versions only (a `sync --full`, a stream's 410), or also
+    /// rows nobody acknowledged that the server lacks (a pull's 410).
+    enum GiveBackScope {
+        case acknowledged
+        case everything
+    }
+
     /// An entity present on one side only or with another hash; `serverHolds` when the server listed it.
     typealias Difference = (type: MutationEntityType, id: String, serverHolds: Bool)
 
     /// Gives back what the server lacks of what this device holds (R15), then remembers the server's history.
     /// With `readingBack`, every other difference is made owed, for this round's read-backs; a bootstrap that
-    /// follows needs none. `differing` is what a verification found already (only acknowledged versions go back
-    /// then: a row nobody acknowledged is no evidence of a loss without a new history or a 410).
+    /// follows needs none. `differing` is what a verification found already. With `unacknowledged`, a row nobody
+    /// acknowledged that the server lacks goes back too: only where a loss is likely (a new history, a 410, a
+    /// bootstrap of a device that synced before), not on a verify's difference, where it is a stray row.
+    /// Nothing happens against a server without a digest or a history (no give-back either).
     func giveBack(
         since history: ServerHistory?, readingBack: Bool, differing found: [Difference]? = nil,
-        _ counters: inout SyncCounts
+        unacknowledged: Bool, _ counters: inout SyncCounts
     ) async throws {
+        guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return }
         let differing: [Difference]
         if let found { differing = found } else { differing = try await differencesFromServer() }
+        guard network.serverHistory != nil else { return }
         let (items, rest) = try giveBackItems(
-            for: differing, backupTakenAt: history?.backupTakenAt, unacknowledged: found == nil)
+            for: differing, backupTakenAt: history?.backupTakenAt, unacknowledged: unacknowledged)
         var owed = rest
         var index = 0
         while index < items.count {
@@ -49,6 +60,8 @@ extension SyncEngine {
             let answer: GiveBackResponse
             do {
                 answer = try await network.giveBack(chunk)
+            } catch NetworkError.http(let failure) where failure.status == 404 && failure.problemType == "not_found" {
+                return  // a server from before the give-back: nothing to do but what it always did
             } catch {
                 throw stop(for: error)
             }
@@ -113,7 +126,10 @@ extension SyncEngine {
         for differing: [Difference], backupTakenAt: Date?, unacknowledged: Bool
     ) throws -> (items: [GiveBackItem], rest: [(MutationEntityType, String)]) {
         try unitOfWork { store in
-            let created = Set(try store.fetchPendingMutations().filter { $0.operation == .create }.map(\.entityId))
+            let queue = try store.fetchPendingMutations()
+            let created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
+            // A row with any change queued, failed or owed is the queue's or the read-back's, never evidence.
+            let unsettled = Set(queue.map(\.entityId)).union(try store.owedEntities().map(\.id))
             let acknowledged = Dictionary(
                 try store.acknowledgedVersions(ids: Set(differing.map(\.id))).map { ($0.id, $0) },
                 uniquingKeysWith: { _, last in last })
@@ -129,7 +145,7 @@ extension SyncEngine {
                             GiveBackItem(
                                 entityType: entity.type, id: entity.id, acknowledgedAt: version.acknowledgedAt,
                                 deleted: false, data: data))
-                    } else if unacknowledged, !entity.serverHolds {
+                    } else if unacknowledged, !entity.serverHolds, !unsettled.contains(entity.id) {
                         items.append(
                             GiveBackItem(
                                 entityType: entity.type, id: entity.id,
@@ -144,7 +160,14 @@ extension SyncEngine {
                 }
                 rest.append((entity.type, entity.id))
             }
-            return (items, rest)
+            // Parents before children across requests too (the server orders within one): types, definitions,
+            // geofences, events; deletes last, children first.
+            func rank(_ item: GiveBackItem) -> Int {
+                let order: [MutationEntityType] = [.eventType, .propertyDefinition, .geofence, .event]
+                let position = order.firstIndex(of: item.entityType) ?? 0
+                return item.deleted ? 8 - position : position
+            }
+            return (items.sorted { rank($0) < rank($1) }, rest)
         }
     }
 

@@ -133,23 +133,50 @@ extension SyncEngine {
         let resolution: Resolution
         let effect: BreakerEffect
         var refused = false
-        var acknowledged: AcknowledgedVersion?
+        var sent: SentAnswer?
         do {
             let answer = try await send(request, row)
             (resolution, effect) = (answer.replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
-            if !answer.replayed {
-                // R15: the server's time for this version (a delete's, which has no body, is ours).
-                acknowledged = AcknowledgedVersion(
-                    entityType: row.entityType, id: row.entityId, acknowledgedAt: answer.updatedAt ?? now,
-                    deleted: row.operation == .delete)
-            }
+            if !answer.replayed { sent = answer }
         } catch {
             (resolution, effect) = try await resolve(error, row, &run, &counters)
             refused = Self.isRefusal(error)
         }
         try record([(row, resolution)], breaker: effect, &run, &counters)
-        if let acknowledged { try unitOfWork { store in try store.recordAcknowledged([acknowledged]) } }
+        if let sent { try takeAcknowledged(sent, of: row) }
         if refused { try unitOfWork { store in try Self.forgetSend(of: row, store) } }
+    }
+
+    /// R15: what the server acknowledged becomes the device's copy. An update's answer is the entity merged field by
+    /// field with other devices' edits (R1), so the row takes it — the keys of a patch queued since on top (R3) —
+    /// unless a newer acknowledgment arrived meanwhile (a stream's entry). The device then holds exactly the
+    /// version whose time it records, which is what it gives back if the server loses it. A delete has no body: its
+    /// time is ours until the feed's entry brings the server's.
+    private func takeAcknowledged(_ answer: SentAnswer, of row: PendingMutation) throws {
+        try unitOfWork { store in
+            guard let stored = answer.stored, let version = stored.acknowledgedVersion else {
+                if row.operation == .delete {
+                    try store.recordAcknowledged([
+                        AcknowledgedVersion(
+                            entityType: row.entityType, id: row.entityId, acknowledgedAt: now, deleted: true)
+                    ])
+                }
+                return
+            }
+            let id = row.entityId.lowercased()
+            if let held = try store.acknowledgedVersions(ids: [id]).first, held.acknowledgedAt > version.acknowledgedAt
+            {
+                return
+            }
+            let queue = try store.fetchMutations(entityId: id)
+            // A dead letter keeps its local values (§9 guarantee 4); a queued create or delete owns the row.
+            if queue.allSatisfy({ $0.operation == .update && $0.isLive }), try Self.holds(row.entityType, id, store) {
+                let rebase = queue.first { $0.operation == .update && $0.isLive }
+                try store.replace(id: id, with: stored, rebasing: rebase)
+                if let rebase { try Rebase.keepStatus(of: rebase, store) }
+            }
+            try store.recordAcknowledged([version])
+        }
     }
 
     /// A 4xx answer: the server stored nothing under the key (a key it had committed would be replayed, not
@@ -192,45 +219,45 @@ extension SyncEngine {
         return try claim([current], &run).first
     }
 
-    /// One answer: replayed from an earlier request with the same key (R5), and the server's `updated_at` when the
-    /// answer carried the entity (R15).
+    /// One answer: replayed from an earlier request with the same key (R5), and the entity as the server stored it
+    /// when the answer carried one (R15).
     struct SentAnswer {
         var replayed: Bool
-        var updatedAt: Date?
+        var stored: APIEntity?
     }
 
     /// Sends one request.
     private func send(_ request: PushRequest, _ row: PendingMutation) async throws -> SentAnswer {
         let id = row.entityId
         let key = row.clientRequestId
-        func answer(_ replayed: Bool, _ updatedAt: Date?) -> SentAnswer {
-            SentAnswer(replayed: replayed, updatedAt: updatedAt)
+        func answer(_ replayed: Bool, _ stored: APIEntity?) -> SentAnswer {
+            SentAnswer(replayed: replayed, stored: stored)
         }
         switch request {
         case .createEventType(let body):
             let stored = try await network.createEventTypeWithIdempotency(body, idempotencyKey: key)
-            return answer(stored.replayed, stored.updatedAt)
+            return answer(stored.replayed, .eventType(stored))
         case .createGeofence(let body):
             let stored = try await network.createGeofenceWithIdempotency(body, idempotencyKey: key)
-            return answer(stored.replayed, stored.updatedAt)
+            return answer(stored.replayed, .geofence(stored))
         case .createPropertyDefinition(let body):
             let stored = try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key)
-            return answer(stored.replayed, stored.updatedAt)
+            return answer(stored.replayed, .propertyDefinition(stored))
         case .createEvent:
             // Event creates never go alone: `pushEventCreates` sends them in batches (§4.7).
             throw PushRequest.NotASingleRequest()
         case .updateEventType(let body):
             let stored = try await network.updateEventTypeWithIdempotency(id: id, body, idempotencyKey: key)
-            return answer(stored.replayed, stored.updatedAt)
+            return answer(stored.replayed, .eventType(stored))
         case .updateEvent(let body):
             let stored = try await network.updateEventWithIdempotency(id: id, body, idempotencyKey: key)
-            return answer(stored.replayed, stored.updatedAt)
+            return answer(stored.replayed, .event(stored))
         case .updateGeofence(let body):
             let stored = try await network.updateGeofenceWithIdempotency(id: id, body, idempotencyKey: key)
-            return answer(stored.replayed, stored.updatedAt)
+            return answer(stored.replayed, .geofence(stored))
         case .updatePropertyDefinition(let body):
             let stored = try await network.updatePropertyDefinitionWithIdempotency(id: id, body, idempotencyKey: key)
-            return answer(stored.replayed, stored.updatedAt)
+            return answer(stored.replayed, .propertyDefinition(stored))
         case .delete:
             switch row.entityType {
             case .event: try await network.deleteEvent(id: id)

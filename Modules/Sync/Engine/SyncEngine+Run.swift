@@ -133,7 +133,7 @@ extension SyncEngine {
                 try noteServerFeatures()
                 // R15: a new history first gets back what it lost, before anything is pushed on top of it.
                 if let history = try newServerHistory() {
-                    try await giveBack(since: history, readingBack: true, &counters)
+                    try await giveBack(since: history, readingBack: true, unacknowledged: true, &counters)
                 }
             }
             let pushSet = try capture()
@@ -142,18 +142,17 @@ extension SyncEngine {
             enter(.pulling)
             if try needsBootstrap() {
                 kind = .bootstrap
-                try await bootstrap(&counters)
+                // R15: a device that synced before gives back its acknowledged versions first (a `sync --full`, a live
+                // stream's 410): the bootstrap takes the server's state, which must first hold what the server lost.
+                try await bootstrap(&counters, givingBack: try readEngineState().cursor > 0 ? .acknowledged : nil)
             } else if try await pull(&counters) == .bootstrapRequired {
                 kind = .bootstrap
                 // R15: a 410 may be a server that went back to a backup: what it lost goes back before the
                 // bootstrap takes its state.
-                if network.serverHistory != nil {
-                    try await giveBack(since: try newServerHistory(), readingBack: false, &counters)
-                }
-                try await bootstrap(&counters)
+                try await bootstrap(&counters, givingBack: .everything)
             } else {
                 if let history = try newServerHistory() {
-                    try await giveBack(since: history, readingBack: true, &counters)
+                    try await giveBack(since: history, readingBack: true, unacknowledged: true, &counters)
                 }
                 await refreshGeofencesIgnoringErrors(&counters)
                 await refetchUnfetchedDefinitions(&counters)

@@ -144,7 +144,7 @@ extension SyncEngine {
                     differing: differing.map { "\($0.type.rawValue) \($0.id)" }.sorted(), repaired: repaired)
             }
             // R15: what this device holds and the server lost goes back before the read-backs take the server's copy.
-            if network.serverHistory != nil {
+            do {
                 var counters = SyncCounts()
                 // A row this device lacks is one the server holds; a held row's side does not matter here.
                 let found = try unitOfWork { store in
@@ -152,7 +152,7 @@ extension SyncEngine {
                         (entity.type, entity.id, try Self.holds(entity.type, entity.id, store) == false)
                     }
                 }
-                try await giveBack(since: nil, readingBack: false, differing: found, &counters)
+                try await giveBack(since: nil, readingBack: false, differing: found, unacknowledged: false, &counters)
                 givenBack += counters.givenBack
             }
             repaired = try await repair(differing)
