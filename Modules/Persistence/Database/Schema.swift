@@ -29,7 +29,7 @@ enum Schema {
                     entity_id TEXT NOT NULL,
                     acknowledged_at INTEGER NOT NULL,
                     deleted INTEGER NOT NULL,
-                    PRIMARY KEY (entity_type, entity_id)
+                    PRIMARY KEY (entity_id, entity_type)
                 ) WITHOUT ROWID;
                 CREATE INDEX acknowledged_versions_by_time ON acknowledged_versions(acknowledged_at);
                 ALTER TABLE sync_engine_state ADD COLUMN server_history_id TEXT;

@@ -14,7 +14,7 @@ extension LocalStore {
                 sql: """
                     INSERT INTO acknowledged_versions (entity_type, entity_id, acknowledged_at, deleted)
                     VALUES (?, ?, ?, ?)
-                    ON CONFLICT (entity_type, entity_id) DO UPDATE SET
+                    ON CONFLICT (entity_id, entity_type) DO UPDATE SET
                         acknowledged_at = excluded.acknowledged_at, deleted = excluded.deleted
                     WHERE excluded.acknowledged_at >= acknowledged_versions.acknowledged_at
                     """)
@@ -29,22 +29,30 @@ extension LocalStore {
 
     public func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion] {
         try perform { db in
-            let rows = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT entity_type, entity_id, acknowledged_at, deleted FROM acknowledged_versions
-                        ORDER BY acknowledged_at, entity_id
-                        """))
-            return try rows.compactMap { row -> AcknowledgedVersion? in
-                let id = try row.decode(String.self, atIndex: 1)
-                guard ids?.contains(id) ?? true,
-                    let type = MutationEntityType(rawValue: try row.decode(String.self, atIndex: 0))
-                else { return nil }
+            let columns = "SELECT entity_type, entity_id, acknowledged_at, deleted FROM acknowledged_versions"
+            var rows: [Row] = []
+            if let ids {
+                // By primary key, a few hundred ids a statement: a push asks for one, a verify for what differs.
+                let sorted = ids.map { $0.lowercased() }.sorted()
+                for start in stride(from: 0, to: sorted.count, by: 500) {
+                    let chunk = Array(sorted[start..<min(start + 500, sorted.count)])
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    rows += try Row.fetchAll(
+                        db, sql: "\(columns) WHERE entity_id IN (\(marks))", arguments: StatementArguments(chunk))
+                }
+            } else {
+                rows = try Row.fetchAll(db.cachedStatement(sql: columns))
+            }
+            let versions = try rows.compactMap { row -> AcknowledgedVersion? in
+                guard let type = MutationEntityType(rawValue: try row.decode(String.self, atIndex: 0)) else {
+                    return nil
+                }
                 return AcknowledgedVersion(
-                    entityType: type, id: id,
+                    entityType: type, id: try row.decode(String.self, atIndex: 1),
                     acknowledgedAt: Date(millisecondsSince1970: try row.decode(Int64.self, atIndex: 2)),
                     deleted: try row.decode(Bool.self, atIndex: 3))
             }
+            return versions.sorted { ($0.acknowledgedAt, $0.id) < ($1.acknowledgedAt, $1.id) }
         }
     }
 }
