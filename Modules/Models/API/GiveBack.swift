@@ -25,6 +25,17 @@ public struct GiveBackItem: Sendable, Hashable, Codable {
         case acknowledgedAt = "acknowledged_at"
         case deleted, data
     }
+
+    /// The order items are applied in (api-v1 §15.1), smallest first: parents before children — types, definitions,
+    /// geofences, events — and deletes after every upsert, children first.
+    public static func applicationRank(of type: MutationEntityType, deleted: Bool) -> Int {
+        let parentsFirst: [MutationEntityType] = [.eventType, .propertyDefinition, .geofence, .event]
+        let position = parentsFirst.firstIndex(of: type) ?? 0
+        return deleted ? 2 * parentsFirst.count - 1 - position : position
+    }
+
+    /// This item's `applicationRank`.
+    public var applicationRank: Int { Self.applicationRank(of: entityType, deleted: deleted) }
 }
 
 /// `POST /api/v1/sync/give-back`'s body.

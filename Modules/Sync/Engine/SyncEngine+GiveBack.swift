@@ -162,12 +162,7 @@ extension SyncEngine {
             }
             // Parents before children across requests too (the server orders within one): types, definitions,
             // geofences, events; deletes last, children first.
-            func rank(_ item: GiveBackItem) -> Int {
-                let order: [MutationEntityType] = [.eventType, .propertyDefinition, .geofence, .event]
-                let position = order.firstIndex(of: item.entityType) ?? 0
-                return item.deleted ? 8 - position : position
-            }
-            return (items.sorted { rank($0) < rank($1) }, rest)
+            return (items.sorted { $0.applicationRank < $1.applicationRank }, rest)
         }
     }
 

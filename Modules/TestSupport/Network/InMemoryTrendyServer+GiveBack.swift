@@ -11,7 +11,7 @@ extension InMemoryTrendyServer {
         for (index, item) in items.enumerated() where !item.deleted && item.data?["id"]?.stringValue != item.id {
             throw Problems.validation("items[\(index)].data must be the entity, with its id")
         }
-        let ordered = items.sorted { ($0.deleted ? 1 : 0, Self.rank($0)) < ($1.deleted ? 1 : 0, Self.rank($1)) }
+        let ordered = items.sorted { $0.applicationRank < $1.applicationRank }
         var results: [GiveBackResult] = []
         for item in ordered {
             do throws(NetworkError) {
@@ -25,15 +25,6 @@ extension InMemoryTrendyServer {
             }
         }
         return GiveBackResponse(results: results)
-    }
-
-    private static func rank(_ item: GiveBackItem) -> Int {
-        switch item.entityType {
-        case .eventType: item.deleted ? 3 : 0
-        case .propertyDefinition: item.deleted ? 2 : 1
-        case .geofence: 2
-        case .event: item.deleted ? 0 : 3
-        }
     }
 
     private func giveBackOne(user: String, _ item: GiveBackItem) throws(NetworkError) -> GiveBackOutcome {

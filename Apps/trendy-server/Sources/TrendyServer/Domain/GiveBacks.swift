@@ -19,7 +19,7 @@ enum GiveBacks {
         results.reserveCapacity(items.count)
         // Parents before children: a type before its definitions, geofences and events; deletes after every
         // upsert, children first.
-        let ordered = items.sorted { ($0.deleted ? 1 : 0, $0.rank) < ($1.deleted ? 1 : 0, $1.rank) }
+        let ordered = items.sorted { $0.rank < $1.rank }
         for item in ordered {
             try db.execute(sql: "SAVEPOINT give_back")
             do {
@@ -149,15 +149,8 @@ enum GiveBacks {
         let deleted: Bool
         let data: [String: JSONValue]?
 
-        /// Parents first.
-        var rank: Int {
-            switch type {
-            case .eventType: deleted ? 3 : 0
-            case .propertyDefinition: deleted ? 2 : 1
-            case .geofence: 2
-            case .event: deleted ? 0 : 3
-            }
-        }
+        /// `GiveBackItem.applicationRank`: the one order of api-v1 §15.1.
+        var rank: Int { GiveBackItem.applicationRank(of: type, deleted: deleted) }
     }
 
     private static func parse(_ request: APIRequest) throws(APIError) -> [Item] {
