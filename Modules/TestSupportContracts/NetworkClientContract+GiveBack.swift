@@ -60,6 +60,47 @@ extension NetworkClientContract {
             let stale = try await client.giveBack([item(lostType, .eventType, at: later)])
             #expect(stale.results.first?.outcome == .deleted, "a version older than the delete stays deleted")
         },
+        check(
+            "N13 §6.7 a write made from a position the feed does not hold is refused with 410 and writes nothing; a "
+                + "position it holds passes; the give-back carries none"
+        ) { subject in
+            let client = subject.client
+            let type = try await eventType(client, name: "Positioned \(newId().suffix(6))")
+            let held = try await client.getLatestPosition()
+            defer { client.setWritePosition(nil) }
+            client.setWritePosition(held)
+            var renamed = UpdateEventTypeRequest()
+            renamed.name = "Renamed \(newId().suffix(6))"
+            _ = try await client.updateEventTypeWithIdempotency(id: type.id, renamed, idempotencyKey: key())
+            let passed = try await client.getLatestPosition()
+            #expect(passed.cursor > held.cursor, "a position the feed holds passes")
+
+            var otherTime = passed
+            otherTime.createdAt = passed.createdAt?.addingTimeInterval(-1)
+            for position in [otherTime, FeedPosition(cursor: passed.cursor + 1_000_000)] {
+                client.setWritePosition(position)
+                var refused = UpdateEventTypeRequest()
+                refused.name = "Refused \(newId().suffix(6))"
+                await expectFailure(410, "cursor_expired") {
+                    _ = try await client.updateEventTypeWithIdempotency(id: type.id, refused, idempotencyKey: key())
+                }
+                await expectFailure(410, "cursor_expired") {
+                    _ = try await client.createEventsBatch(
+                        [event(type: type.id, at: instant(7))], idempotencyKey: key())
+                }
+                await expectFailure(410, "cursor_expired") { try await client.deleteEventType(id: type.id) }
+            }
+            #expect(try await client.getLatestPosition() == passed, "nothing was written")
+            guard case .eventType(let kept)? = try await client.fetchEntity(.eventType, id: type.id) else {
+                Issue.record("the type is still there")
+                return
+            }
+            #expect(kept.name == renamed.name)
+            let given = try await client.giveBack([
+                item(kept, .eventType, at: (kept.updatedAt ?? instant(0)).addingTimeInterval(60))
+            ])
+            #expect(given.results.first?.outcome == .applied, "the give-back is made for such a server")
+        },
     ]
 
     /// The entity as a give-back item, its REST object as the server emits it.

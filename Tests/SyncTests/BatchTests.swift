@@ -257,6 +257,93 @@ struct BatchTests {
         #expect(try b.events.events().isEmpty)
     }
 
+    @Test(
+        "R5 R15 a replayed batch records the server's acknowledgment: a server restored before the read-back gets the events back"
+    )
+    func replayedBatchIsAcknowledged() async throws {
+        let h = try SyncHarness()
+        let type = try await h.syncedType()
+        let backup = h.model.backUp()
+        h.clock.advance(by: 10)
+        let events = [try await h.event(type, 1), try await h.event(type, 2)]
+        h.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await h.engine.performSync()
+        let batch = try #require(try h.saved { try $0.unansweredBatches() }.first)
+        let requests = try batch.members.map { try JSONCoding.decode(CreateEventRequest.self, from: $0.payload) }
+        _ = try h.model.createEventsBatch(user: h.network.userId, requests, key: batch.key)  // the answer was lost
+        // The replay is answered, then the server goes down before the pull or any read-back.
+        h.network.setStickyError(http(503), for: .getChanges)
+        #expect(await h.engine.performSync().outcome.name == "error")
+        #expect(try Set(h.owed().map(\.id)) == Set(events.map(\.id)), "a replay proves nothing about today (R5)")
+        let acknowledged = try h.read { try $0.acknowledgedVersions(ids: Set(events.map(\.id))) }
+        #expect(acknowledged.count == 2, "but that the server took them, and when (R15)")
+
+        h.clock.advance(by: 60)
+        h.model.restore(backup)
+        h.network.setStickyError(nil, for: .getChanges)
+        let report = await h.engine.performSync()
+        #expect(report.counts.givenBack == 2, "\(report)")
+        #expect(Set(h.serverEvents.map(\.id)) == Set(events.map(\.id)))
+        #expect(try Set(h.events.events().map(\.id)) == Set(events.map(\.id)), "not read back away")
+    }
+
+    @Test(
+        "R5 R15 a replayed update's answer is the version the device holds: a server restored before the read-back gets the edit back"
+    )
+    func replayedUpdateIsAcknowledged() async throws {
+        let (a, _, type) = try await twoDevices()
+        let event = try await a.event(type, 1)
+        _ = await a.engine.performSync()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEvent(id: event.id) { $0.notes = "edited" }
+        let update = try #require(try a.mutations(of: event.id).first)
+        let request = try JSONCoding.decode(UpdateEventRequest.self, from: try #require(update.payload))
+        _ = try a.model.updateEvent(user: a.network.userId, id: event.id, request, key: update.clientRequestId)
+        a.network.setStickyError(http(503), for: .getChanges)  // the server goes down after the replay's answer
+        _ = await a.engine.performSync()
+        #expect(try a.owed().map(\.id) == [event.id], "a replay proves nothing about today (R5)")
+        let acknowledged = try a.read { try $0.acknowledgedVersions(ids: [event.id]) }
+        #expect(acknowledged.first.map { !$0.deleted } == true, "but it is a version the server took (R15)")
+
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+        a.network.setStickyError(nil, for: .getChanges)
+        let report = await a.engine.performSync()
+        #expect(report.counts.givenBack == 1, "\(report)")
+        #expect(a.serverEvents.first { $0.id == event.id }?.notes == "edited")
+        #expect(try a.events.event(id: event.id)?.notes == "edited", "not read back away")
+    }
+
+    @Test(
+        "R15 a create whose answer was lost before a restore goes back dated its first send: another device's later edit of it wins, whoever syncs first",
+        arguments: [true, false])
+    func lostAnswerCreateGoesBack(_ creatorFirst: Bool) async throws {
+        let (a, b, type) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let event = try await a.event(type, 1)
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        let batch = try #require(try a.saved { try $0.unansweredBatches() }.first)
+        let requests = try batch.members.map { try JSONCoding.decode(CreateEventRequest.self, from: $0.payload) }
+        _ = try a.model.createEventsBatch(user: a.network.userId, requests, key: batch.key)  // taken; answer lost
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEvent(id: event.id) { $0.notes = "from b" }
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+
+        for device in creatorFirst ? [a, b] : [b, a] { _ = await device.engine.performSync() }
+        _ = await a.engine.performSync()
+        #expect(a.serverEvents.first { $0.id == event.id }?.notes == "from b", "the later acknowledged edit stands")
+        for device in [a, b] {
+            #expect(try device.events.event(id: event.id)?.notes == "from b")
+            #expect(try device.queue().isEmpty && (try device.saved { try $0.unansweredBatches() }).isEmpty)
+        }
+    }
+
     @Test("§4.7.2 an unanswered batch whose members all left the queue is forgotten without a request")
     func unansweredBatchOfDeletedMembers() async throws {
         let (h, _, events) = try await prepared(2)

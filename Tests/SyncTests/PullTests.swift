@@ -119,10 +119,12 @@ struct PullTests {
         a.model.restore(backup)
 
         // b's new type takes the id of the change both cursors name, written a minute later. b's round meets the
-        // new history with it, and gives back the type the server lost (R15) before it bootstraps.
+        // new history with it, and gives back the type the server lost (R15); its push, made from a position the
+        // server lost, is refused (api-v1 §6.7): it bootstraps, and the run's next round pushes on top.
         _ = try await b.events.createEventType(name: "Fresh")
         let first = await b.engine.performSync()
-        #expect(first.outcome == .synced(bootstrapped: true) && first.counts.givenBack == 1)
+        #expect(first.outcome == .synced(bootstrapped: false) && first.counts.givenBack == 1)
+        #expect(try b.history().first(where: { $0.kind == .bootstrap }) != nil)
         let second = await a.engine.performSync()
         #expect(second.outcome == .synced(bootstrapped: true) && second.counts.givenBack == 0)
         for device in [a, b] {
@@ -132,6 +134,86 @@ struct PullTests {
         }
         let sent = try #require(a.network.calls(of: .getChanges).last?.arguments)
         #expect(sent["since_created_at"] != nil, "the time goes with the cursor to a server that checks it")
+    }
+
+    @Test(
+        "R15 §6.7 after a restore by hand, a push made from a position the server lost is refused unapplied; the device gives back, bootstraps, then pushes on top"
+    )
+    func pushFromLostPosition() async throws {
+        let (a, b, type) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#00AA00" }
+        _ = await a.engine.performSync()
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 60)
+        a.model.restore(backup, announcing: false)  // the file copied back: the same history, nothing tells
+
+        // b writes first: its push is refused, it gives back a's acknowledged colour, takes the server's state,
+        // then pushes its own type. The new rows take the ids a's cursor names, at other times.
+        _ = try await b.events.createEventType(name: "Fresh")
+        let first = await b.engine.performSync()
+        // The run's last round pushed on top of the state the bootstrap took.
+        #expect(first.outcome == .synced(bootstrapped: false) && first.counts.givenBack == 1, "\(first)")
+        #expect(try b.history().prefix(2).map(\.kind) == [.incremental, .bootstrap], "newest first")
+        #expect(b.network.calls(of: .updateEventTypeWithIdempotency).isEmpty)
+
+        _ = try await a.events.updateEventType(id: type.id) { $0.name = "Coffee, renamed" }
+        a.network.resetCalls()
+        let second = await a.engine.performSync()
+        #expect(second.outcome == .synced(bootstrapped: false), "\(second)")
+        #expect(try a.history().prefix(2).map(\.kind) == [.incremental, .bootstrap], "newest first")
+        let pushes = a.network.calls(of: .updateEventTypeWithIdempotency)
+        #expect(pushes.count == 2, "refused once, then sent on top of the server's state")
+        #expect(pushes.allSatisfy { $0.arguments["feed_position"] != nil }, "each from the cursor it held")
+        _ = await b.engine.performSync()
+        let served = try #require(a.model.eventTypes(of: a.network.userId).first { $0.id == type.id })
+        #expect(served.color == "#00AA00" && served.name == "Coffee, renamed", "neither edit is lost")
+        for device in [a, b] {
+            let row = try #require(try device.events.eventType(id: type.id))
+            #expect(row.color == "#00AA00" && row.name == "Coffee, renamed")
+            #expect(try Set(device.events.eventTypes().map(\.name)) == ["Coffee, renamed", "Fresh"])
+        }
+    }
+
+    @Test(
+        "R15 a version the restored server refuses (its name taken since) is kept as a dead letter naming the holder, its event too; nothing read back away"
+    )
+    func refusedGiveBackBecomesDeadLetter() async throws {
+        let (a, _, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let tea = try await a.events.createEventType(name: "Tea")
+        let cup = try await a.event(tea, 1)
+        _ = await a.engine.performSync()
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+        // A device new to the server creates the same name first.
+        let c = try a.secondDevice()
+        _ = await c.engine.performSync()
+        let theirs = try await c.events.createEventType(name: "Tea")
+        _ = await c.engine.performSync()
+        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#112233" }  // queued, not yet pushed
+
+        a.network.resetCalls()
+        let report = await a.engine.performSync()
+        #expect(report.counts.givenBack == 0 && report.deadLetters >= 1, "\(report)")
+        let queued = try a.mutations(of: tea.id)
+        let dead = try #require(queued.first)
+        #expect(queued.count == 1 && dead.operation == .create && dead.isDeadLetter, "the create replaced the edit")
+        #expect(a.network.callCount(.createEventTypeWithIdempotency) == 0, "dead until the user says otherwise")
+        #expect(dead.heldOnServerBy == theirs.id, "the hint names the type to merge into: \(dead.lastError ?? "")")
+        let kept = try #require(try a.events.eventType(id: tea.id), "the user's type is kept")
+        #expect(kept.name == "Tea" && kept.color == "#112233", "with the edit that was queued")
+        #expect(try a.events.event(id: cup.id) != nil, "and its event")
+        #expect(try a.mutations(of: cup.id).map { "\($0.operation) \($0.isDeadLetter)" } == ["create true"])
+        #expect(try a.owed().isEmpty, "nothing waits to be read back away")
+
+        // Discarded, the type is the server's to tell: it has none of that id, so it goes, and stays gone.
+        _ = try await a.engine.discardMutations(ids: [dead.id])
+        _ = await a.engine.performSync()
+        #expect(try a.events.eventType(id: tea.id) == nil)
+        #expect(try a.mutations(of: tea.id).isEmpty)
     }
 
     @Test("S72 the resurrection fence: entries for ids deleted here, pushed this round or still queued, are skipped")

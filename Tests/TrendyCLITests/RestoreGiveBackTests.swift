@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Synchronization
 import Testing
 import TrendyServerTesting
 
@@ -38,6 +39,76 @@ struct RestoreGiveBackTests {
 
     static func id(_ json: JSONValue) throws -> String { try #require(json["id"]?.stringValue) }
 
+    /// Where the server keeps its data, and how an operator backs it up and restores it (docs/server.md).
+    struct Deployment {
+        /// The storage flags of `trendy-server`.
+        var storage: [String]
+        var backUp: () async throws -> Void
+        /// With the server stopped.
+        var restore: () async throws -> Void
+    }
+
+    /// SQLite, with `trendy-server backup` and `restore`.
+    static func sqlite(in folder: URL) -> Deployment {
+        let database = folder.appendingPathComponent("server.sqlite").path
+        let backup = folder.appendingPathComponent("backup.sqlite").path
+        return Deployment(
+            storage: ["--db", database],
+            backUp: {
+                let made = try await ChildProcess.run(
+                    "trendy-server", ["backup", "--db", database, backup], environment: [:])
+                #expect(made.status == 0, "\(made.stderr)")
+            },
+            restore: {
+                let restored = try await ChildProcess.run(
+                    "trendy-server", ["restore", "--db", database, backup], environment: [:])
+                #expect(restored.status == 0, "\(restored.stderr)")
+            })
+    }
+
+    /// PostgreSQL (a schema of its own), with `pg_dump` while serving, then `pg_restore --clean` and
+    /// `trendy-server mark-restored` with the dump's time, as docs/server.md says.
+    static func postgres(in folder: URL) throws -> Deployment {
+        let url = try #require(LiveTrendyServer.postgresTestURL()).url
+        var components = try #require(URLComponents(string: url))
+        let schema = try #require(components.queryItems?.first { $0.name == "schema" }?.value)
+        components.queryItems = components.queryItems?.filter { $0.name != "schema" }
+        if components.queryItems?.isEmpty == true { components.queryItems = nil }
+        let database = try #require(components.string)  // libpq's form: the schema is pg_dump's -n
+        let dump = folder.appendingPathComponent("trendy.dump").path
+        let takenAt = Mutex<Date?>(nil)
+        return Deployment(
+            storage: ["--postgres", url],
+            backUp: {
+                takenAt.withLock { $0 = Date() }
+                let made = try await ChildProcess.run(
+                    executable: postgresTool("pg_dump"), ["--format=custom", "-n", schema, "-f", dump, database],
+                    environment: [:])
+                #expect(made.status == 0, "\(made.stderr)")
+            },
+            restore: {
+                let restored = try await ChildProcess.run(
+                    executable: postgresTool("pg_restore"), ["--clean", "--if-exists", "-d", database, dump],
+                    environment: [:])
+                #expect(restored.status == 0, "\(restored.stderr)")
+                let time = RFC3339.string(from: try #require(takenAt.withLock { $0 }))
+                let marked = try await ChildProcess.run(
+                    "trendy-server", ["mark-restored", "--postgres", url, "--backup-taken-at", time],
+                    environment: [:])
+                #expect(marked.status == 0, "\(marked.stderr)")
+            })
+    }
+
+    /// A PostgreSQL client program of the installation scripts/with-postgres runs (its first version, as there).
+    static func postgresTool(_ name: String) -> URL {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        for version in versions.sorted() {
+            let path = "/usr/lib/postgresql/\(version)/bin/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return URL(fileURLWithPath: path) }
+        }
+        return URL(fileURLWithPath: "/usr/bin/\(name)")
+    }
+
     @Test(
         "R15 backup, writes on two devices, restore: both devices give back, end equal and verified",
         arguments: Order.allCases)
@@ -45,10 +116,24 @@ struct RestoreGiveBackTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("give-back-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("server.sqlite").path
-        let backup = folder.appendingPathComponent("backup.sqlite").path
+        try await walk(order, Self.sqlite(in: folder))
+    }
+
+    @Test(
+        "R15 on PostgreSQL: pg_dump, writes on two devices, pg_restore and mark-restored: both give back, end equal and verified",
+        .requiresPostgreSQL, arguments: Order.allCases)
+    func restoreAndGiveBackOnPostgres(_ order: Order) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("give-back-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await walk(order, try Self.postgres(in: folder))
+    }
+
+    /// The walk of docs/server.md: writes before and after a backup on two devices, a restore, both devices back in
+    /// `order`; every device and a new one end with the state before the restore, verified.
+    func walk(_ order: Order, _ deployment: Deployment) async throws {
         func start(port: Int) async throws -> ServerProcess {
-            try await ServerProcess.start(["--port", "\(port)", "--db", database, "--token", "t:\(Self.user)"])
+            try await ServerProcess.start(["--port", "\(port)", "--token", "t:\(Self.user)"] + deployment.storage)
         }
         var server = try await start(port: 0)
         let port = try #require(URL(string: server.url)?.port)
@@ -66,8 +151,7 @@ struct RestoreGiveBackTests {
         #expect(try await laptop.json("sync")["outcome"] == "synced")
         #expect(try await phone.json("sync")["outcome"] == "synced")
 
-        let made = try await ChildProcess.run("trendy-server", ["backup", "--db", database, backup], environment: [:])
-        #expect(made.status == 0, "\(made.stderr)")
+        try await deployment.backUp()
 
         // After it: creates (a type and its event), edits of different fields, deletes of a type with its events and
         // of a definition, spread over both devices, and synced everywhere.
@@ -88,9 +172,7 @@ struct RestoreGiveBackTests {
         #expect(before.contains { $0.contains("edited on the laptop") && $0.contains("2026-11-20T08:00:00") })
 
         #expect(await server.terminate() == 0)
-        let restored = try await ChildProcess.run(
-            "trendy-server", ["restore", "--db", database, backup], environment: [:])
-        #expect(restored.status == 0, "\(restored.stderr)")
+        try await deployment.restore()
         server = try await start(port: port)
         defer { server.stop() }
 

@@ -20,6 +20,34 @@ public struct FeedPosition: Sendable, Hashable {
     /// The query parameter that carries `createdAt` (api-v1 §5.6), and the server feature that reads it (§2.1).
     public static let createdAtParameter = "since_created_at"
 
+    /// The header a write carries to say which feed position it was made from (api-v1 §6.7).
+    public static let headerName = "Trendy-Feed-Position"
+
+    /// The parameter of the header that carries `createdAt`.
+    static let createdAtHeaderParameter = "created_at"
+
+    /// `CURSOR`, or `CURSOR; created_at=RFC3339` when the time is known.
+    public var header: String {
+        guard let createdAt else { return "\(cursor)" }
+        return "\(cursor); \(Self.createdAtHeaderParameter)=\(RFC3339.string(from: createdAt))"
+    }
+
+    /// Reads a header value; nil when it is not one `header` writes (a negative cursor included).
+    public init?(header: String) {
+        let parts = header.split(separator: ";", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard parts.count <= 2, let first = parts.first, let cursor = Int64(first), cursor >= 0 else { return nil }
+        var createdAt: Date?
+        if parts.count == 2 {
+            let pair = parts[1].split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, pair[0] == Self.createdAtHeaderParameter, let date = RFC3339.date(from: pair[1])
+            else { return nil }
+            createdAt = date
+        }
+        self.init(cursor: cursor, createdAt: createdAt)
+    }
+
     /// The query of a request from this position: `since`, and `since_created_at` when the time is known.
     public var query: [(String, String)] {
         [("since", "\(cursor)")] + (createdAt.map { [(Self.createdAtParameter, RFC3339.string(from: $0))] } ?? [])

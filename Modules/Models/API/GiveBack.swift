@@ -64,17 +64,24 @@ public struct GiveBackResult: Sendable, Hashable, Codable {
     public var outcome: GiveBackOutcome
     /// Why a refused item was refused.
     public var detail: String?
+    /// For an item refused because another entity holds its name: that entity's id, to merge into (api-v1 §8.1).
+    public var existingId: String?
 
-    public init(entityType: MutationEntityType, id: String, outcome: GiveBackOutcome, detail: String? = nil) {
+    public init(
+        entityType: MutationEntityType, id: String, outcome: GiveBackOutcome, detail: String? = nil,
+        existingId: String? = nil
+    ) {
         self.entityType = entityType
         self.id = id
         self.outcome = outcome
         self.detail = detail
+        self.existingId = existingId
     }
 
     enum CodingKeys: String, CodingKey {
         case entityType = "entity_type"
         case id, outcome, detail
+        case existingId = "existing_id"
     }
 }
 

@@ -247,11 +247,10 @@ extension APIClient {
     }
 
     public func giveBack(_ items: [GiveBackItem]) async throws -> GiveBackResponse {
-        try await send(
-            .post(
-                "sync/give-back", body: try Self.body(GiveBackRequest(items: items)),
-                key: UUIDv7.generate(at: clock.now())),
-            as: GiveBackResponse.self)
+        var endpoint = Endpoint.post(
+            "sync/give-back", body: try Self.body(GiveBackRequest(items: items)), key: UUIDv7.generate(at: clock.now()))
+        endpoint.sendsFeedPosition = false  // made for a server that went back: api-v1 §15.1
+        return try await send(endpoint, as: GiveBackResponse.self)
     }
 
     // MARK: Helpers

@@ -152,6 +152,9 @@ extension APIClient {
         if let key = endpoint.idempotencyKey, endpoint.method == .post || endpoint.method == .put {
             request.headers.add(name: "Idempotency-Key", value: key)
         }
+        if endpoint.method != .get, endpoint.sendsFeedPosition, let position = writePosition {
+            request.headers.add(name: FeedPosition.headerName, value: position.header)
+        }
         return request
     }
 

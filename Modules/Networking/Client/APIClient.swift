@@ -70,6 +70,8 @@ public final class APIClient: NetworkClientProtocol {
     private let lastFeatures = Mutex<ServerFeatures?>(nil)
     /// The `Trendy-History` of the last answer that carried one (sync-engine R15).
     private let lastHistory = Mutex<ServerHistory?>(nil)
+    /// The position writes are made from (N13): sent as `Trendy-Feed-Position` on every write but the give-back.
+    private let position = Mutex<FeedPosition?>(nil)
     /// The keyset page after the one last read, already asked for (`APIClient+PagePrefetch.swift`).
     let pagePrefetch = Mutex<PagePrefetch?>(nil)
     let logger: Logger
@@ -114,6 +116,10 @@ public final class APIClient: NetworkClientProtocol {
         guard let history = ServerHistory(header: header) else { return }
         lastHistory.withLock { $0 = history }
     }
+
+    public func setWritePosition(_ position: FeedPosition?) { self.position.withLock { $0 = position } }
+
+    var writePosition: FeedPosition? { position.withLock { $0 } }
 
     deinit {
         // The pool closes its connections; the client is released once that is done.

@@ -16,6 +16,9 @@ struct Endpoint: Sendable {
     var body: Data?
     /// Required on POST and PUT, never sent on GET or DELETE (sync-engine §2.3).
     var idempotencyKey: String?
+    /// A write says which feed position it was made from (`Trendy-Feed-Position`, api-v1 §6.7), so that a server
+    /// that went back to a backup refuses it; the give-back, made for such a server, does not.
+    var sendsFeedPosition = true
 
     static func get(_ path: String, query: [(name: String, value: String)] = []) -> Endpoint {
         Endpoint(method: .get, path: path, query: query)

@@ -153,6 +153,11 @@ public protocol NetworkClientProtocol: Sendable {
     /// The `Trendy-History` of the last answer that carried one (api-v1 §15); nil before such an answer and against
     /// a server that sends none (R15).
     var serverHistory: ServerHistory? { get }
+
+    /// N13. The feed position the writes sent from now on are made from (nil: none). Every create, update, delete and
+    /// batch carries it as `Trendy-Feed-Position` (api-v1 §6.7); the give-back does not. A server that went back to a
+    /// backup since refuses such a write with 410 `cursor_expired` and writes nothing (sync-engine R15).
+    func setWritePosition(_ position: FeedPosition?)
 }
 
 extension NetworkClientProtocol {

@@ -22,8 +22,9 @@ struct PushRun {
 enum Resolution: Equatable {
     case completed
     /// Completed, but the answer proves nothing about the row today (a replay, a duplicate of the same entity): the
-    /// entity is read back (R5).
-    case completedOwed(OwedReason)
+    /// entity is read back (R5). A replayed create still proves that the server acknowledged the entity, and when:
+    /// `acknowledged` records it (R15), so that a server restored before the read-back gets it back.
+    case completedOwed(OwedReason, acknowledged: AcknowledgedVersion? = nil)
     /// A HealthKit match on the server: the mutation completes and the local event takes the server's id.
     case completedAs(APIEvent)
     case deadLetter(String)
@@ -44,6 +45,10 @@ enum BreakerEffect: Equatable {
 
 /// The push stopped because the breaker tripped: only the push ends; the pull still runs.
 struct BreakerTripped: Error {}
+
+/// A write was refused because the server no longer holds the feed position it was made from (api-v1 §6.7): the
+/// server went back to a backup. The round gives back and bootstraps, then pushes again (sync-engine R15).
+struct FeedWentBack: Error {}
 
 /// A decoded payload, ready to send (§1.6: the client re-encodes it into the stored bytes).
 enum PushRequest {

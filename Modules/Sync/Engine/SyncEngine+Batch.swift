@@ -236,7 +236,8 @@ extension SyncEngine {
     }
 
     private enum BatchErrorHandling {
-        /// Transport, 401, 429, in flight, cancellation: as for a single request; nothing recorded on the items.
+        /// Transport, 401, 429, in flight, a feed that went back (api-v1 §6.7), cancellation: as for a single
+        /// request; nothing recorded on the items.
         case asSingleRequest
         /// 4xx, a duplicate-class 5xx or an undecodable 2xx: every item again, alone.
         case oneItemFallback
@@ -251,7 +252,9 @@ extension SyncEngine {
         case .decoding: return .oneItemFallback
         case .invalidResponse: return .failEveryItem(error.description)
         case .http(let failure):
-            if failure.status == 401 || failure.status == 429 || failure.problemType == "idempotency_in_flight" {
+            if failure.status == 401 || failure.status == 429 || failure.problemType == "idempotency_in_flight"
+                || (failure.status == 410 && failure.problemType == "cursor_expired")
+            {
                 return .asSingleRequest
             }
             let message = (failure.message ?? "").lowercased()
@@ -324,7 +327,6 @@ extension SyncEngine {
         let errorsByIndex = Dictionary(response.errors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
         var outcomes: [(PendingMutation, Resolution)] = []
         var stop: (any Error)?
-        let acknowledged: Resolution = response.replayed ? .completedOwed(.replayed) : .completed
         for (index, item) in items.enumerated() {
             let id = (item.row?.entityId ?? item.request.id ?? "").lowercased()
             let match =
@@ -332,9 +334,15 @@ extension SyncEngine {
                 ?? item.request.healthKitSampleId.flatMap { created.take(healthKitSampleId: $0) }
             guard let row = item.row else { continue }  // left the queue: its answer changes nothing here
             if let match {
-                // `.completedAs` carries the stored event, with the server's time (R15); a replay proves nothing.
+                // `.completedAs` carries the stored event, with the server's time (R15); a replay proves only that
+                // the server took the event then (R5, R15).
                 outcomes.append(
-                    (row, match.id.lowercased() == id && response.replayed ? acknowledged : .completedAs(match)))
+                    (
+                        row,
+                        match.id.lowercased() == id && response.replayed
+                            ? .completedOwed(.replayed, acknowledged: APIEntity.event(match).acknowledgedVersion)
+                            : .completedAs(match)
+                    ))
             } else if let entry = errorsByIndex[index] {
                 let message = entry.message.lowercased()
                 if entry.type == "conflict" || message.contains("duplicate") || message.contains("unique") {

@@ -50,9 +50,11 @@ extension SyncEngine {
         let differing: [Difference]
         if let found { differing = found } else { differing = try await differencesFromServer() }
         guard network.serverHistory != nil else { return }
-        let (items, rest) = try giveBackItems(
+        let (items, rest, sentCreates) = try giveBackItems(
             for: differing, backupTakenAt: history?.backupTakenAt, unacknowledged: unacknowledged)
-        var owed = rest
+        let owed = rest
+        var refused: [GiveBackResult] = []
+        var answeredCreates: [PendingMutation] = []
         var index = 0
         while index < items.count {
             let chunk = Array(items[index..<min(index + Self.giveBackBatch, items.count)])
@@ -65,24 +67,112 @@ extension SyncEngine {
             } catch {
                 throw stop(for: error)
             }
-            counters.givenBack += answer.count(.applied)
-            // Whatever the server did not take is the server's to tell: read it back.
-            for result in answer.results where result.outcome != .applied {
-                owed.append((result.entityType, result.id.lowercased()))
+            for result in answer.results where !result.id.isEmpty {
+                if let create = sentCreates[result.id.lowercased()] {
+                    // Not counted: nobody knows whether the server had it (the report counts what it had lost).
+                    // The server holds it now (or a later delete of it): the create is answered. A refused one
+                    // stays queued, and its push meets the same rule.
+                    if result.outcome != .refused { answeredCreates.append(create) }
+                } else if result.outcome == .applied {
+                    counters.givenBack += 1
+                } else if result.outcome == .refused {
+                    refused.append(result)
+                }
             }
         }
-        try unitOfWork { store in
+        let serverHolds = Dictionary(differing.map { ($0.id, $0.serverHolds) }, uniquingKeysWith: { $0 || $1 })
+        let requeued = try unitOfWork { store in
+            // A version the server refused (a name another device took since, a parent it refused too) is a change
+            // the user still has to settle: a dead letter that says why, never a read-back that would take it away
+            // unseen. Not a live change: sent as an ordinary write, it would pass the newer-only rule, and bring back
+            // what another device deleted since (its delete given back after this).
+            let requeued = try Self.keepRefused(
+                refused, serverHolds: serverHolds, store, at: now, maxAttempts: configuration.maxAttempts)
+            for create in answeredCreates where try store.completeMutation(id: create.id, revision: create.revision) {
+                try store.setSyncStatus(.synced, entityType: create.entityType, id: create.entityId)
+            }
+            if !answeredCreates.isEmpty {
+                // A batch none of whose members is queued any more waits for no answer (§4.7.2).
+                let queued = Set(try store.fetchPendingMutations().map(\.id))
+                for batch in try store.unansweredBatches()
+                where !batch.members.contains(where: { queued.contains($0.mutationId) }) {
+                    try store.removeUnansweredBatch(key: batch.key)
+                }
+            }
             if readingBack {
-                for (type, id) in owed { try store.markOwed(type, id: id, reason: .verify) }
+                // Whatever the server did not take is the server's to tell: read it back.
+                for (type, id) in owed where !requeued.contains(id) {
+                    try store.markOwed(type, id: id, reason: .verify)
+                }
             }
             var engineState = try store.loadEngineState()
             if let seen = network.serverHistory { engineState.serverHistoryId = seen.id }
             try store.saveEngineState(engineState)
             observedEngineState = engineState
+            return requeued
         }
         if counters.givenBack > 0 {
             logger.notice("gave back \(counters.givenBack) changes the server had lost")
         }
+        if !requeued.isEmpty {
+            logger.warning(
+                "the server refused \(requeued.count) changes given back; they are kept as dead letters",
+                metadata: ["detail": "\(refused.first?.detail ?? "")"])
+        }
+    }
+
+    /// Keeps the refused versions this device holds as dead letters, and returns their ids. Where the server lacks the
+    /// entity, a create of the row as it is replaces whatever was queued for it (the row holds those edits already);
+    /// where it holds it, the row's full state as an update, unless a change is queued already (it is the user's
+    /// edit, sent as usual). The message says why, and for a name another entity holds, which one to merge into
+    /// (`types merge`). An entity owed is left to its read-back: a user who discarded its change chose the server's
+    /// copy.
+    private static func keepRefused(
+        _ refused: [GiveBackResult], serverHolds: [String: Bool], _ store: any DataStoreProtocol, at now: Date,
+        maxAttempts: Int
+    ) throws -> Set<String> {
+        guard !refused.isEmpty else { return [] }
+        let owed = Set(try store.owedEntities().map(\.id))
+        var kept: Set<String> = []
+        for result in refused {
+            let id = result.id.lowercased()
+            guard !owed.contains(id) else { continue }
+            let creates = serverHolds[id] != true
+            let queued = try store.fetchMutations(entityId: id)
+            let payload: Data?
+            switch result.entityType {
+            case .eventType: payload = try Self.payload(try store.findEventType(id: id), creates: creates)
+            case .event: payload = try Self.payload(try store.findEvent(id: id), creates: creates)
+            case .geofence: payload = try Self.payload(try store.findGeofence(id: id), creates: creates)
+            case .propertyDefinition:
+                payload = try Self.payload(try store.findPropertyDefinition(id: id), creates: creates)
+            }
+            guard let payload else { continue }  // no longer held here: nothing to settle
+            if creates {
+                for mutation in queued { try store.deletePendingMutation(mutation) }
+            } else if !queued.isEmpty {
+                kept.insert(id)
+                continue
+            }
+            _ = try store.enqueueMutation(
+                entityType: result.entityType, operation: creates ? .create : .update, entityId: id, payload: payload,
+                at: now)
+            guard let mutation = try store.fetchMutations(entityId: id).last else { continue }
+            let detail = result.detail ?? "refused"
+            let message =
+                result.existingId.map { "conflict: \(detail)\(PendingMutation.heldOnServerMarker)\($0.lowercased())" }
+                ?? "the restored server refused it: \(detail)"
+            _ = try store.recordMutationFailure(
+                id: mutation.id, revision: mutation.revision, message: message, at: now, maxAttempts: maxAttempts,
+                deadLetterNow: true)
+            kept.insert(id)
+        }
+        return kept
+    }
+
+    private static func payload(_ entity: (some OutboxEntity)?, creates: Bool) throws -> Data? {
+        guard let entity else { return nil }
+        return creates ? try MutationPayload.create(entity) : try MutationPayload.update(entity)
     }
 
     /// Every entity present on one side only or with another hash, bucket by bucket (the cursors need not meet:
@@ -96,6 +186,13 @@ extension SyncEngine {
         } catch {
             throw stop(for: error)
         }
+        return try await differences(local, server, listedAt: nil) ?? []
+    }
+
+    /// The entities of every bucket whose sums differ (R10's comparison), present on one side only or with another
+    /// hash. With `listedAt`, nil as soon as a bucket is listed at another cursor: the feed moved meanwhile.
+    func differences(_ local: LocalDigest, _ server: SyncDigest, listedAt cursor: Int64?) async throws -> [Difference]?
+    {
         let mine = local.builder.digest(cursor: local.cursor)
         var differing: [Difference] = []
         for bucket in EntityDigest.bucketNames where mine.buckets[bucket] != server.buckets[bucket] {
@@ -105,6 +202,7 @@ extension SyncEngine {
             } catch {
                 throw stop(for: error)
             }
+            if let cursor, listed.cursor != cursor { return nil }
             var theirs: [String: (MutationEntityType, String)] = [:]
             for item in listed.items {
                 guard let type = MutationEntityType(rawValue: item.entityType) else { continue }
@@ -124,9 +222,18 @@ extension SyncEngine {
     /// server compares with its own.
     private func giveBackItems(
         for differing: [Difference], backupTakenAt: Date?, unacknowledged: Bool
-    ) throws -> (items: [GiveBackItem], rest: [(MutationEntityType, String)]) {
+    ) throws -> (items: [GiveBackItem], rest: [(MutationEntityType, String)], sentCreates: [String: PendingMutation]) {
         try unitOfWork { store in
             let queue = try store.fetchPendingMutations()
+            // A create sent before whose answer never came (lost, or the process killed) may have been taken by the
+            // history the server lost, and other devices may have edited it since: sent again now, it would be a new
+            // write that beats their acknowledged versions. It goes back instead, dated its first send, which every
+            // later acknowledgment passes; the answer settles it. Only where a loss is likely.
+            let sentCreates =
+                unacknowledged
+                ? Dictionary(
+                    queue.filter { $0.operation == .create && $0.isLive && $0.isSent }.map { ($0.entityId, $0) },
+                    uniquingKeysWith: { first, _ in first }) : [:]
             let created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
             // A row with any change queued, failed or owed is the queue's or the read-back's, never evidence.
             let unsettled = Set(queue.map(\.entityId)).union(try store.owedEntities().map(\.id))
@@ -135,9 +242,19 @@ extension SyncEngine {
                 uniquingKeysWith: { _, last in last })
             var items: [GiveBackItem] = []
             var rest: [(MutationEntityType, String)] = []
+            var given: [String: PendingMutation] = [:]
             for entity in differing {
                 let version = acknowledged[entity.id]
-                if let data = try Self.restObject(entity.type, id: entity.id, store), !created.contains(entity.id) {
+                if let create = sentCreates[entity.id], let sentAt = create.firstSentAt,
+                    let data = try Self.restObject(entity.type, id: entity.id, store)
+                {
+                    items.append(
+                        GiveBackItem(
+                            entityType: entity.type, id: entity.id, acknowledgedAt: sentAt, deleted: false, data: data))
+                    given[entity.id] = create
+                } else if let data = try Self.restObject(entity.type, id: entity.id, store),
+                    !created.contains(entity.id)
+                {
                     // Held here. Without an acknowledgment, only an entity the server lacks goes back, dated no
                     // later than the backup: a delete the server remembers still wins.
                     if let version, !version.deleted {
@@ -162,7 +279,7 @@ extension SyncEngine {
             }
             // Parents before children across requests too (the server orders within one): types, definitions,
             // geofences, events; deletes last, children first.
-            return (items.sorted { $0.applicationRank < $1.applicationRank }, rest)
+            return (items.sorted { $0.applicationRank < $1.applicationRank }, rest, given)
         }
     }
 

@@ -12,6 +12,10 @@ extension SyncEngine {
         let pushSet = captured.filter { sentThisRun[$0.id] != $0.revision }
         guard !pushSet.isEmpty else { return false }
         let engineState = try readEngineState()
+        // R15: every write says where in the feed it was made, so a server restored since refuses it unapplied.
+        network.setWritePosition(
+            engineState.cursor > 0 && engineState.serverFeatures.has(ServerFeatures.sinceCreatedAt)
+                ? engineState.position : nil)
         var run = PushRun(
             total: pushSet.count, openCreates: Set(captured.filter { $0.operation == .create }.map(\.entityId)),
             untouched: Set(pushSet.map(\.id)), probe: false)
@@ -137,7 +141,7 @@ extension SyncEngine {
         do {
             let answer = try await send(request, row)
             (resolution, effect) = (answer.replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
-            if !answer.replayed { sent = answer }
+            sent = answer
         } catch {
             (resolution, effect) = try await resolve(error, row, &run, &counters)
             refused = Self.isRefusal(error)
@@ -150,8 +154,9 @@ extension SyncEngine {
     /// R15: what the server acknowledged becomes the device's copy. An update's answer is the entity merged field by
     /// field with other devices' edits (R1), so the row takes it — the keys of a patch queued since on top (R3) —
     /// unless a newer acknowledgment arrived meanwhile (a stream's entry). The device then holds exactly the
-    /// version whose time it records, which is what it gives back if the server loses it. A delete has no body: its
-    /// time is ours until the feed's entry brings the server's.
+    /// version whose time it records, which is what it gives back if the server loses it. A replayed answer is such
+    /// a version too, of its time (its entity is read back all the same, R5). A delete has no body: its time is ours
+    /// until the feed's entry brings the server's.
     private func takeAcknowledged(_ answer: SentAnswer, of row: PendingMutation) throws {
         try unitOfWork { store in
             guard let stored = answer.stored, let version = stored.acknowledgedVersion else {
@@ -197,9 +202,11 @@ extension SyncEngine {
     ) async throws -> PendingMutation? {
         let resolution: Resolution
         let effect: BreakerEffect
+        var sent: SentAnswer?
         do {
-            let replayed = try await send(try PushRequest(earlier), earlier).replayed
-            (resolution, effect) = (replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
+            let answer = try await send(try PushRequest(earlier), earlier)
+            (resolution, effect) = (answer.replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
+            sent = answer
         } catch {
             if case .http = error as? NetworkError, !Self.isRefusal(error) {
                 let (rowResolution, rowEffect) = try await resolve(error, row, &run, &counters)
@@ -211,6 +218,7 @@ extension SyncEngine {
         if case .untouched = resolution { return nil }
         // Answered: recorded as the older revision's outcome, then forgotten; what is queued now goes next.
         try record([(earlier, resolution)], breaker: effect, &run, &counters)
+        if let sent { try takeAcknowledged(sent, of: earlier) }
         let current = try unitOfWork { store -> PendingMutation? in
             try Self.forgetSend(of: earlier, store)
             return try store.fetchMutations(entityId: row.entityId).first { $0.id == row.id && $0.isLive }
@@ -287,6 +295,7 @@ extension SyncEngine {
             return (.untouched, .none)
         case .alreadyGone: return (.completed, .reset(success: false))
         case .gone: return (.deadLetter("not found on server"), .reset(success: false))
+        case .feedWentBack: throw FeedWentBack()
         case .failure(let message): return (.counted(message), .reset(success: false))
         case .duplicate(let existingId, let message):
             switch row.operation {
@@ -386,8 +395,9 @@ extension SyncEngine {
                         try settleEntity(after: queued, resolution: resolution, store)
                     }
                     try Self.forgetSend(of: row, store)
-                    if case .completedOwed(let reason) = resolution {
+                    if case .completedOwed(let reason, let acknowledged) = resolution {
                         try store.markOwed(row.entityType, id: row.entityId, reason: reason)
+                        if let acknowledged { try store.recordAcknowledged([acknowledged]) }
                     }
                     if row.operation == .delete {
                         // The server's cascade did what the local one did: the children's debts are paid.

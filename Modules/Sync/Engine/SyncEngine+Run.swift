@@ -138,9 +138,22 @@ extension SyncEngine {
             }
             let pushSet = try capture()
             pushSetIds = Set(pushSet.map(\.id))
-            breakerLimited = try await push(pushSet, &counters)
+            var feedWentBack = false
+            do {
+                breakerLimited = try await push(pushSet, &counters)
+            } catch is FeedWentBack {
+                feedWentBack = true
+            }
             enter(.pulling)
-            if try needsBootstrap() {
+            if feedWentBack {
+                // R15: a write was refused unapplied, made from a feed position the server no longer holds (a
+                // restore that kept its history): the server first gets back what it lost, the device takes its
+                // state, and a new round of this run pushes the queue on top of it.
+                kind = .bootstrap
+                try await bootstrap(&counters, givingBack: .everything)
+                sentThisRun = [:]
+                rerunRequested = true
+            } else if try needsBootstrap() {
                 kind = .bootstrap
                 // R15: a device that synced before gives back its acknowledged versions first (a `sync --full`, a live
                 // stream's 410): the bootstrap takes the server's state, which must first hold what the server lost.

@@ -138,23 +138,16 @@ extension SyncEngine {
             readsBehind = 0
             let digest = local.builder.digest(cursor: local.cursor)
             if digest.hash == server.hash && digest.count == server.count { return .verified(repaired: repaired) }
-            guard let differing = try await differingEntities(local, server) else { continue }  // the cursor moved
+            // The cursor moved while the buckets were listed: compare again.
+            guard let differing = try await differences(local, server, listedAt: server.cursor) else { continue }
             if repairedOnce {
                 return .diverged(
                     differing: differing.map { "\($0.type.rawValue) \($0.id)" }.sorted(), repaired: repaired)
             }
             // R15: what this device holds and the server lost goes back before the read-backs take the server's copy.
-            do {
-                var counters = SyncCounts()
-                // A row this device lacks is one the server holds; a held row's side does not matter here.
-                let found = try unitOfWork { store in
-                    try differing.map { entity in
-                        (entity.type, entity.id, try Self.holds(entity.type, entity.id, store) == false)
-                    }
-                }
-                try await giveBack(since: nil, readingBack: false, differing: found, unacknowledged: false, &counters)
-                givenBack += counters.givenBack
-            }
+            var counters = SyncCounts()
+            try await giveBack(since: nil, readingBack: false, differing: differing, unacknowledged: false, &counters)
+            givenBack += counters.givenBack
             repaired = try await repair(differing)
             repairedOnce = true
             reads = 0
@@ -186,38 +179,9 @@ extension SyncEngine {
         }
     }
 
-    /// The entities of every differing bucket present on one side only or with another hash; nil when a bucket's
-    /// list was read at another cursor (the comparison starts again).
-    private func differingEntities(
-        _ local: LocalDigest, _ server: SyncDigest
-    ) async throws -> [(type: MutationEntityType, id: String)]? {
-        let digest = local.builder.digest(cursor: local.cursor)
-        var differing: [(type: MutationEntityType, id: String)] = []
-        for bucket in EntityDigest.bucketNames where digest.buckets[bucket] != server.buckets[bucket] {
-            let listed: SyncDigestBucket
-            do {
-                listed = try await network.getDigestBucket(bucket)
-            } catch {
-                throw stop(for: error)
-            }
-            guard listed.cursor == server.cursor else { return nil }
-            var theirs: [String: (MutationEntityType, String)] = [:]
-            for item in listed.items {
-                guard let type = MutationEntityType(rawValue: item.entityType) else { continue }
-                theirs[item.id.lowercased()] = (type, item.hash)
-            }
-            let mine = local.items[EntityDigest.bucketNumber(of: bucket)]
-            for (id, item) in mine where theirs[id].flatMap({ DigestSum(hex: $0.1) }) != item.sum {
-                differing.append((item.type, id))
-            }
-            for (id, item) in theirs where mine[id] == nil { differing.append((item.0, id)) }
-        }
-        return differing
-    }
-
     /// Reads back each differing entity (R4's read-back: 200 writes it, 404 removes it locally); returns how many
     /// were written.
-    private func repair(_ differing: [(type: MutationEntityType, id: String)]) async throws -> Int {
+    private func repair(_ differing: [Difference]) async throws -> Int {
         try unitOfWork { store in
             for entity in differing { try store.markOwed(entity.type, id: entity.id, reason: .verify) }
         }

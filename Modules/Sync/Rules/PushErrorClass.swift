@@ -14,6 +14,9 @@ enum PushErrorClass: Equatable {
     case duplicate(existingId: String?, message: String)
     /// An update whose entity is gone on the server.
     case gone
+    /// 410 `cursor_expired` on a write: the server does not hold the feed position the write was made from (it went
+    /// back to a backup, api-v1 §6.7); nothing was written.
+    case feedWentBack
     case failure(String)
 
     static func classify(_ error: any Error, operation: MutationOperation) -> PushErrorClass {
@@ -30,6 +33,7 @@ enum PushErrorClass: Equatable {
             if status == 401 { return .auth }
             if status == 429 { return .rateLimited(retryAfter: failure.retryAfter) }
             if failure.problemType == "idempotency_in_flight" { return .inFlight }
+            if status == 410 && failure.problemType == "cursor_expired" { return .feedWentBack }
             if operation == .delete
                 && (status == 404 || status == 410 || (status >= 500 && message.contains("not found")))
             {

@@ -288,6 +288,12 @@ extension InMemoryTrendyServer {
 
     public func latestCursor(user: String) -> Int64 { latestPosition(user: user).cursor }
 
+    /// api-v1 §6.7: a write made from a position this history does not hold is refused as a pull from it would be
+    /// (`checkPosition`), before anything is written.
+    public func checkWritePosition(_ position: FeedPosition, user: String) throws(NetworkError) {
+        try checkPosition(position, in: changes(of: user))
+    }
+
     /// api-v1 §6.5: a cursor above every change, or one whose change is not the one its time names (the history
     /// went back and was written again, as after `restore(_:)`), is 410 `cursor_expired`.
     func checkPosition(_ position: FeedPosition, in log: [ChangeEntry]) throws(NetworkError) {

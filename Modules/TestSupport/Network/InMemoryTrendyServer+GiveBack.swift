@@ -21,7 +21,7 @@ extension InMemoryTrendyServer {
                 results.append(
                     GiveBackResult(
                         entityType: item.entityType, id: item.id.lowercased(), outcome: .refused,
-                        detail: "\(error)"))
+                        detail: error.httpFailure?.message ?? "\(error)", existingId: error.httpFailure?.existingId))
             }
         }
         return GiveBackResponse(results: results)

@@ -28,6 +28,19 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         case changeStream
         /// N12 (the give-back, R15).
         case giveBack
+
+        /// The writes that carry the feed position they were made from (N13, api-v1 §6.7): every create, update,
+        /// delete and batch; not the give-back.
+        public var sendsFeedPosition: Bool {
+            switch self {
+            case .createEventTypeWithIdempotency, .deleteEventType, .createEventWithIdempotency, .deleteEvent,
+                .createGeofenceWithIdempotency, .deleteGeofence, .createPropertyDefinitionWithIdempotency,
+                .deletePropertyDefinition, .createEventsBatchWithIdempotency, .updateEventTypeWithIdempotency,
+                .updateEventWithIdempotency, .updateGeofenceWithIdempotency, .updatePropertyDefinitionWithIdempotency:
+                true
+            default: false
+            }
+        }
     }
 
     /// One recorded call.
@@ -47,6 +60,7 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         var calls: [Call] = []
         var gates: [Method: CallGate] = [:]
         var announcedFeatures: ServerFeatures?
+        var writePosition: FeedPosition?
     }
 
     public let server: InMemoryTrendyServer
@@ -114,6 +128,13 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         state.withLock { state in state.calls.isEmpty ? nil : server.history }
     }
 
+    /// N13: the position later writes are made from; the model refuses them as the server does (api-v1 §6.7).
+    public func setWritePosition(_ position: FeedPosition?) { state.withLock { $0.writePosition = position } }
+
+    /// The position set by `setWritePosition(_:)`, which each write's recorded call also carries as
+    /// `feed_position`.
+    public var writePosition: FeedPosition? { state.withLock { $0.writePosition } }
+
     /// Plays a server that announces `features` (nil: the model's own), e.g. the original backend's none.
     public func announce(_ features: ServerFeatures?) { state.withLock { $0.announcedFeatures = features } }
 
@@ -126,9 +147,12 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         backend: () throws(NetworkError) -> Response
     ) async throws(NetworkError) -> Response {
         let json = body.flatMap { try? JSONCoding.encode($0) }.flatMap { try? JSONText.parse(Array($0)) }
-        let gate = state.withLock { state -> CallGate? in
+        let (gate, position) = state.withLock { state -> (CallGate?, FeedPosition?) in
+            let position = method.sendsFeedPosition ? state.writePosition : nil
+            var arguments = arguments
+            if let position { arguments["feed_position"] = position.header }
             state.calls.append(Call(method: method, arguments: arguments, idempotencyKey: key, body: json))
-            return state.gates[method]
+            return (state.gates[method], position)
         }
         if let gate, await !gate.pass() { throw .cancelled }
         if Task.isCancelled { throw .cancelled }
@@ -148,6 +172,7 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
             }
             return response
         case nil:
+            if let position { try server.checkWritePosition(position, user: userId) }
             return try backend()
         }
     }

@@ -92,16 +92,10 @@ struct MarkRestoredCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
-            do {
+            try await ExitStatus.reporting {
                 let history = try await PostgresRestores.markRestored(
                     location, backupTakenAt: taken, now: Date(), logger: Logger(label: "trendy-server"))
                 print("marked \(location.redacted) restored; \(describe(history))")
-            } catch let error as DatabaseTooNew {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode(69)
-            } catch let error as StorageUnavailable {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode(69)
             }
             return
         }
@@ -148,25 +142,18 @@ private func describe(_ history: ServerHistory) -> String {
     return "history \(history.id) begins\(backup)"
 }
 
-/// Runs `body`; a refusal or a database too new is said on stderr with its exit status (sysexits).
+/// Runs `body`; a refusal or a database too new is said on stderr with its exit status (`ExitStatus`), and any
+/// other failure midway as EX_IOERR: nothing was replaced.
 private func reportingRefusal(_ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let error as BackupRefused {
-        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        switch error {
-        case .missing: throw ExitCode(66)
-        case .notServerDatabase, .damaged: throw ExitCode(65)
-        case .serving, .restoring: throw ExitCode(75)
-        case .cannotWrite: throw ExitCode(73)
-        case .notSQLite: throw ExitCode(64)
-        }
-    } catch let error as DatabaseTooNew {
-        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        throw ExitCode(69)
     } catch let error as ExitCode {
         throw error
     } catch {
+        if let status = ExitStatus.of(error) {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(status)
+        }
         // SQLite or the file system refused midway (a full disk, a folder that is not there): nothing was replaced.
         FileHandle.standardError.write(Data("error: \(error); nothing was replaced\n".utf8))
         throw ExitCode(74)

@@ -139,23 +139,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server: TrendyServer
         do {
-            server = try await TrendyServer(configuration: configuration)
+            // A database too new, unopenable or not there, or a restore replacing the file: `ExitStatus`.
+            server = try await ExitStatus.reporting { try await TrendyServer(configuration: configuration) }
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
-        } catch let error as DatabaseTooNew {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(69)
-        } catch let error as CannotOpenDatabase {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(69)
-        } catch let error as BackupRefused {
-            // Another process holds the file: a restore is replacing it (EX_TEMPFAIL, try again).
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(75)
-        } catch let error as StorageUnavailable {
-            // Not a usage error: the flags are fine, the database is not there (EX_UNAVAILABLE).
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(69)
         }
         try await server.run(handleSignals: true) { url in
             // One line, written and flushed at once: scripts wait for it.

@@ -17,6 +17,8 @@ struct APIRequest: Sendable {
     /// The most bytes a listing page holds (`ServerConfiguration.maxPageBytes`): a page that would pass it ends
     /// early, with the listing's sign that more follows (`has_more`, `X-Next-After`).
     var pageBytes = ServerConfiguration.defaultMaxPageBytes
+    /// A write's `Trendy-Feed-Position` (api-v1 §6.7), checked in the write's transaction before anything else.
+    var writePosition: FeedPosition? = nil
 
     /// A path id, lowercased; a malformed id finds nothing (404), like an unknown one.
     func pathId(_ name: String, _ what: String) throws(APIError) -> String {

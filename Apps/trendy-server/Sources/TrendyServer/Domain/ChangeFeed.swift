@@ -95,6 +95,22 @@ enum ChangeFeed {
         return watermark
     }
 
+    /// api-v1 §6.7: a write sent from `position` (its `Trendy-Feed-Position`) is refused with 410 `cursor_expired`
+    /// when this database cannot have served that position: a cursor above every change it holds, or one naming a
+    /// change written at another time. A position below the retention watermark passes: retention forgets history,
+    /// it does not go back, and the device's write stands on what this server holds.
+    static func checkWritePosition(_ position: FeedPosition, user: String, _ db: any StorageTransaction) throws {
+        guard position.cursor > 0 else { return }
+        let watermark = try watermark(user: user, db)
+        guard position.cursor > watermark else { return }
+        guard let createdAt = try changeCreatedAt(position.cursor, user: user, db) else {
+            throw APIError.cursorAhead(position.cursor)
+        }
+        if let expected = position.createdAt?.millisecondsSince1970, expected != createdAt {
+            throw APIError.cursorMoved(position.cursor)
+        }
+    }
+
     /// The cursor a device holds once it pulled everything: the user's largest change id, or the watermark when
     /// retention deleted every row above it (`watermark` when the caller has read it already).
     static func latestCursor(user: String, _ db: any StorageTransaction, watermark: Int64? = nil) throws -> Int64 {

@@ -10,6 +10,9 @@ import Models
 /// Each item runs through the entity's own create, update or delete (validation, cascades, the change log), inside
 /// a savepoint: an item refused leaves nothing behind, and the others still apply.
 enum GiveBacks {
+    /// The route (api-v1 §15.1).
+    static let path = "/api/v1/sync/give-back"
+
     /// Items in one request.
     static let maxItems = 500
 
@@ -30,7 +33,9 @@ enum GiveBacks {
                 try db.execute(sql: "ROLLBACK TO SAVEPOINT give_back")
                 try db.execute(sql: "RELEASE SAVEPOINT give_back")
                 results.append(
-                    GiveBackResult(entityType: item.type, id: item.id, outcome: .refused, detail: refusal.detail))
+                    GiveBackResult(
+                        entityType: item.type, id: item.id, outcome: .refused, detail: refusal.detail,
+                        existingId: refusal.existingId))
             }
         }
         var response = try APIResponse.json(GiveBackResponse(results: results))

@@ -117,6 +117,7 @@ extension HTTPField.Name {
     static let trendyFault = constant("X-Trendy-Fault")
     static let trendyFeatures = constant(ServerFeatures.headerName)
     static let trendyHistory = constant(ServerHistory.headerName)
+    static let trendyFeedPosition = constant(FeedPosition.headerName)
     static let nextAfter = constant("X-Next-After")
     static let lastEventID = constant("Last-Event-ID")
     static let xAccelBuffering = constant("X-Accel-Buffering")

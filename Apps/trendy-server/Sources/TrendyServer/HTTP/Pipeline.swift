@@ -110,13 +110,16 @@ final class Pipeline: Sendable {
                 path: dialect.idempotencyPath(concrete: request.uri.path, template: route.path), key: key)
             (fingerprint, parsedBody) = IdempotencyGuard.fingerprinted(body)
         }
+        // The give-back is made for a server that went back: its position is not checked (api-v1 §6.7).
+        let position = route.isWrite && route.path != GiveBacks.path ? try writePosition(request) : nil
         if let scope {
             try idempotency.begin(scope, fingerprint: fingerprint)
         }
         defer { if let scope { idempotency.end(scope) } }
         if let scope,
             let record = try await storage.read({ [idempotency, now] db in
-                try idempotency.stored(scope, now: now, db)
+                if let position { try ChangeFeed.checkWritePosition(position, user: user, db) }
+                return try idempotency.stored(scope, now: now, db)
             })
         {
             return try replay(record, fingerprint: fingerprint, headers: headers)
@@ -127,6 +130,7 @@ final class Pipeline: Sendable {
             parameters: Self.parameters(context),
             dialect: dialect)
         apiRequest.pageBytes = configuration.maxPageBytes
+        apiRequest.writePosition = position
         if let gate = configuration.testHooks.beforeHandler { await gate(route.method.rawValue, request.uri.path) }
         var answer: APIResponse
         do {
@@ -156,6 +160,17 @@ final class Pipeline: Sendable {
         for (name, value) in answer.headers { headers[name] = value }
         return Response(
             status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    /// The `Trendy-Feed-Position` of a write (api-v1 §6.7): nil when absent, and always under `--quirks original`,
+    /// which has no such check; one this server cannot read is a 400 that names the form.
+    private func writePosition(_ request: Request) throws(APIError) -> FeedPosition? {
+        guard dialect.announcesFeatures, let header = request.headers[.trendyFeedPosition] else { return nil }
+        guard let position = FeedPosition(header: header) else {
+            throw APIError(
+                .badRequest, "\(FeedPosition.headerName) must be CURSOR or CURSOR; created_at=RFC3339 (api-v1 §6.7)")
+        }
+        return position
     }
 
     /// The stored answer of an earlier request with the same key, byte for byte.
@@ -201,6 +216,9 @@ final class Pipeline: Sendable {
         // Committed (or not): either way the user's streams look, and find new rows only after a commit.
         defer { streams.committed(user: request.userId, changeId: nil) }
         return try await storage.write(user: request.userId, claim: claim) { [idempotency] db in
+            if let position = request.writePosition {
+                try ChangeFeed.checkWritePosition(position, user: request.userId, db)
+            }
             if let scope, let record = try idempotency.stored(scope, now: request.now, db) { return .replay(record) }
             let answer = try handler(request, db)
             if let scope, (200..<300).contains(answer.status.code) {

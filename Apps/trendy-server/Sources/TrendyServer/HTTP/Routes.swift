@@ -22,7 +22,7 @@ enum Routes {
             Route(method: .get, path: "/api/v1/changes", handler: ChangeFeed.page),
             Route(method: .get, path: "/api/v1/changes/latest-cursor", handler: ChangeFeed.latestCursor),
             Route(method: .get, path: "/api/v1/sync/digest", handler: SyncDigests.digest),
-            Route(method: .post, path: "/api/v1/sync/give-back", handler: GiveBacks.giveBack),
+            Route(method: .post, path: GiveBacks.path, handler: GiveBacks.giveBack),
         ]
 
     typealias Handler = @Sendable (APIRequest, any StorageTransaction) throws -> APIResponse

@@ -52,6 +52,7 @@ struct NoServerClient: NetworkClientProtocol {
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage { throw Self.unavailable }
     var serverFeatures: ServerFeatures? { nil }
     var serverHistory: ServerHistory? { nil }
+    func setWritePosition(_ position: FeedPosition?) {}
     func giveBack(_ items: [GiveBackItem]) async throws -> GiveBackResponse { throw Self.unavailable }
     func getDigest() async throws -> SyncDigest { throw Self.unavailable }
     func changeStream(from position: FeedPosition) -> AsyncThrowingStream<StreamEvent, any Error> {
