@@ -176,6 +176,19 @@ struct PullTests {
         }
     }
 
+    @Test("R15 §6.7 a server that refuses every write for its position costs one bootstrap a run, then an error")
+    func feedPositionRefusedForever() async throws {
+        let (a, _, type) = try await twoDevices()
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#00AA00" }
+        a.network.setStickyError(http(410, "cursor_expired"), for: .updateEventTypeWithIdempotency)
+        a.network.resetCalls()
+        let report = await a.engine.performSync()
+        #expect(report.outcome.name == "error", "\(report)")
+        #expect(a.network.callCount(.updateEventTypeWithIdempotency) == 2, "refused, bootstrapped, refused: stop")
+        #expect(a.network.callCount(.getLatestCursor) == 1, "one bootstrap")
+        #expect(try a.mutations(of: type.id).map(\.isLive) == [true], "the edit waits, unapplied")
+    }
+
     @Test(
         "R15 a version the restored server refuses (its name taken since) is kept as a dead letter naming the holder, its event too; nothing read back away"
     )

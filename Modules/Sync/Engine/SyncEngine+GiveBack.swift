@@ -81,12 +81,12 @@ extension SyncEngine {
             }
         }
         let serverHolds = Dictionary(differing.map { ($0.id, $0.serverHolds) }, uniquingKeysWith: { $0 || $1 })
-        let requeued = try unitOfWork { store in
+        let keptRefused = try unitOfWork { store in
             // A version the server refused (a name another device took since, a parent it refused too) is a change
             // the user still has to settle: a dead letter that says why, never a read-back that would take it away
             // unseen. Not a live change: sent as an ordinary write, it would pass the newer-only rule, and bring back
             // what another device deleted since (its delete given back after this).
-            let requeued = try Self.keepRefused(
+            let kept = try Self.keepRefused(
                 refused, serverHolds: serverHolds, store, at: now, maxAttempts: configuration.maxAttempts)
             for create in answeredCreates where try store.completeMutation(id: create.id, revision: create.revision) {
                 try store.setSyncStatus(.synced, entityType: create.entityType, id: create.entityId)
@@ -101,7 +101,7 @@ extension SyncEngine {
             }
             if readingBack {
                 // Whatever the server did not take is the server's to tell: read it back.
-                for (type, id) in owed where !requeued.contains(id) {
+                for (type, id) in owed where !kept.contains(id) {
                     try store.markOwed(type, id: id, reason: .verify)
                 }
             }
@@ -109,14 +109,14 @@ extension SyncEngine {
             if let seen = network.serverHistory { engineState.serverHistoryId = seen.id }
             try store.saveEngineState(engineState)
             observedEngineState = engineState
-            return requeued
+            return kept
         }
         if counters.givenBack > 0 {
             logger.notice("gave back \(counters.givenBack) changes the server had lost")
         }
-        if !requeued.isEmpty {
+        if !keptRefused.isEmpty {
             logger.warning(
-                "the server refused \(requeued.count) changes given back; they are kept as dead letters",
+                "the server refused \(keptRefused.count) changes given back; they are kept as dead letters",
                 metadata: ["detail": "\(refused.first?.detail ?? "")"])
         }
     }

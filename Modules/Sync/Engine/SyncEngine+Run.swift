@@ -50,6 +50,7 @@ extension SyncEngine {
         let started = now
         sentThisRun = [:]
         pulledThisRun = 0
+        feedWentBackThisRun = false
         var report = SyncReport(outcome: .synced(bootstrapped: false))
         while true {
             rerunRequested = false
@@ -142,6 +143,12 @@ extension SyncEngine {
             do {
                 breakerLimited = try await push(pushSet, &counters)
             } catch is FeedWentBack {
+                // Once a run: a server that refuses the position its own bootstrap gave is not one to loop on.
+                if feedWentBackThisRun {
+                    throw RoundStop.error(
+                        "the server refused this device's writes again after a bootstrap (api-v1 §6.7); try later")
+                }
+                feedWentBackThisRun = true
                 feedWentBack = true
             }
             enter(.pulling)

@@ -28,6 +28,9 @@ public actor SyncEngine {
     var joinedCallers = 0
     /// Mutation id → the revision this run sent: a later round of the same run does not send it again (S24).
     var sentThisRun: [String: Int] = [:]
+    /// A write of this run was refused for its feed position (api-v1 §6.7): a second refusal in the same run, after
+    /// the bootstrap that took the server's position, ends the round instead of bootstrapping again (R15).
+    var feedWentBackThisRun = false
     /// True while a round without a health check waits for its first answer: that request is the probe (S25).
     var probing = false
     /// Rows received from the server by the run in progress (snapshots' `pulledCount`).
