@@ -61,6 +61,37 @@ extension NetworkClientContract {
             #expect(stale.results.first?.outcome == .deleted, "a version older than the delete stays deleted")
         },
         check(
+            "N12 §15.1 field by field: a later write to one field keeps out no older edit of another; one field given back twice ends on the newer"
+        ) { subject in
+            let client = subject.client
+            let user = try await eventType(client, name: "Owner \(newId().suffix(6))").userId
+            func at(_ month: Int) -> Date { Date(timeIntervalSince1970: 1_767_225_600 + Double(month) * 2_592_000) }
+            let lost = APIEventType(
+                id: newId(), userId: user, fields: EventTypeFields(name: "Lost \(newId().suffix(6))"),
+                createdAt: at(1), updatedAt: at(1))
+            #expect(try await client.giveBack([item(lost, .eventType, at: at(1))]).results.first?.outcome == .applied)
+            var icon = UpdateEventTypeRequest()
+            icon.icon = "star"
+            let written = try await client.updateEventTypeWithIdempotency(id: lost.id, icon, idempotencyKey: key())
+            func colour(_ value: String, at month: Int) async throws -> GiveBackOutcome? {
+                var version = lost
+                version.color = value
+                return try await client.giveBack([item(version, .eventType, at: at(month))]).results.first?.outcome
+            }
+            #expect(try await colour("#111111", at: 2) == .applied, "older than the icon's write, newer than colour's")
+            #expect(try await colour("#222222", at: 4) == .applied)
+            #expect(try await colour("#333333", at: 3) == .kept, "older than the colour given back before")
+            #expect(
+                try await colour("#444444", at: 4) == .kept,
+                "a version the server holds lost nothing: what differs from it was changed on the device")
+            guard case .eventType(let held)? = try await client.fetchEntity(.eventType, id: lost.id) else {
+                Issue.record("the type is held")
+                return
+            }
+            #expect(held.color == "#222222" && held.icon == "star", "\(held)")
+            #expect(held.updatedAt == written.updatedAt, "the row keeps the time of its later write")
+        },
+        check(
             "N13 §6.7 a write made from a position the feed does not hold is refused with 410 and writes nothing; a "
                 + "position it holds passes; the give-back carries none"
         ) { subject in

@@ -51,11 +51,18 @@ extension InMemoryTrendyServer {
             }
             return held != nil || deletedAt == nil ? .applied : .kept
         }
-        if let held, held >= acknowledged { return .kept }
         if held == nil, let deletedAt, deletedAt >= acknowledged { return .deleted }
-        let data = item.data ?? .null
+        var data = item.data ?? .null
+        var stamp = item.acknowledgedAt
+        if let held, held >= acknowledged {
+            // Newer as a whole, yet maybe not field by field (api-v1 §15.1): the fields the item changes and changed
+            // last before its time are taken, the others keep the model's values; the row keeps its later time.
+            guard let merged = state.withLock({ Self.newerFields(of: item, user: user, held: held, $0) }) else {
+                return .kept
+            }
+            (data, stamp) = (merged, Date(millisecondsSince1970: held))
+        }
         let operation: MutationOperation = held == nil ? .create : .update
-        let stamp = item.acknowledgedAt
         return try state.withLock { (state: inout State) throws(NetworkError) -> GiveBackOutcome in
             switch item.entityType {
             case .eventType:
@@ -92,8 +99,61 @@ extension InMemoryTrendyServer {
                 state.events[id] = event
                 log(&state, user: user, .event, operation, id: id, data: event)
             }
+            state.givenBackChanges[state.nextChangeId - 1] = acknowledged  // the entry just logged
             return .applied
         }
+    }
+
+    /// Members that are no field of the entity's version.
+    private static let unversioned: Set<String> = ["id", "user_id", "created_at", "updated_at", "event_type"]
+
+    /// The item's object with every field it changes that the model changed after the item's time put back to
+    /// the model's value; nil when no field is left to take, or when the model still holds the item's version. A field's time is that of the change entry that last
+    /// changed it: a give-back's at the time given back, any other at its snapshot's `updated_at`.
+    private static func newerFields(of item: GiveBackItem, user: String, held: Int64, _ state: State) -> JSONValue? {
+        let id = item.id.lowercased()
+        let current: JSONValue? =
+            switch item.entityType {
+            case .eventType: state.eventTypes[id].flatMap(Self.object)
+            case .event: state.events[id].flatMap(Self.object)
+            case .geofence: state.geofences[id].flatMap(Self.object)
+            case .propertyDefinition: state.definitions[id].flatMap(Self.object)
+            }
+        guard let stored = current?.objectValue, var members = item.data?.objectValue else { return nil }
+        for key in stored.keys where members[key] == nil { members[key] = key == "properties" ? .object([:]) : .null }
+        var times: [String: Int64] = [:]
+        var versions: Set<Int64> = []
+        var previous: [String: JSONValue]?
+        for entry in state.changes where entry.userId == user && entry.entityId == id {
+            guard let snapshot = entry.data?.objectValue else {
+                previous = nil
+                continue
+            }
+            let time =
+                state.givenBackChanges[entry.id]
+                ?? snapshot["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:))
+                ?? entry.createdAt?.millisecondsSince1970 ?? 0
+            versions.insert(time)
+            for key in Set(snapshot.keys).union(previous?.keys ?? [:].keys) where previous?[key] != snapshot[key] {
+                times[key] = time
+            }
+            previous = snapshot
+        }
+        let acknowledged = item.acknowledgedAt.millisecondsSince1970
+        guard !versions.contains(acknowledged) else { return nil }  // a version still held is no loss
+        var taken = false
+        for (key, given) in members where !unversioned.contains(key) && given != stored[key] {
+            if acknowledged > (times[key] ?? held) {
+                taken = true
+            } else {
+                members[key] = stored[key] ?? .null
+            }
+        }
+        return taken ? .object(members) : nil
+    }
+
+    private static func object(_ entity: some Encodable) -> JSONValue? {
+        (try? JSONCoding.encode(entity)).flatMap { try? JSONText.parse(Array($0)) }
     }
 
     private static func stored(

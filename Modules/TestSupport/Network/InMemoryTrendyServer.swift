@@ -50,6 +50,8 @@ public final class InMemoryTrendyServer: Sendable {
         var replays: [ReplayScope: Replay] = [:]
         /// When each deleted id was deleted, by user and id (api-v1 §6.6).
         var tombstones: [TombstoneKey: Int64] = [:]
+        /// The change entries a give-back wrote, with the time of the version given back (api-v1 §15.1).
+        var givenBackChanges: [Int64: Int64] = [:]
         /// What `Trendy-History` announces (api-v1 §15): a new id after every `restore`.
         var history = ServerHistory(id: UUID().uuidString.lowercased())
     }

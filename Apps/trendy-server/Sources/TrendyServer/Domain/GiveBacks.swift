@@ -72,17 +72,35 @@ enum GiveBacks {
         }
         guard let data = item.data else { throw APIError(.badRequest, "data is required unless deleted") }
         if let held {
-            guard held < acknowledged else { return .kept }
             // A PUT changes only the members it names: every member of the held object the given-back one lacks
             // (a field it holds as null) is named null, and an event's absent properties are `{}`.
-            let current = try run(item.type.get, item, request, db, parameters: ["id": item.id])
+            let stored = try run(item.type.get, item, request, db, parameters: ["id": item.id])
+            let current = try JSONText.parse(stored.body).objectValue ?? [:]
             var members = data
-            for key in (try JSONText.parse(current.body).objectValue ?? [:]).keys where members[key] == nil {
+            for key in current.keys where members[key] == nil {
                 members[key] = key == "properties" ? .object([:]) : .null
+            }
+            if held >= acknowledged {
+                // Newer as a whole, yet maybe not field by field: a write made since the restore to one field must
+                // not keep out an older acknowledged edit of another. Each field the item changes is taken when
+                // the item is newer than that field's last change; the others keep the server's values.
+                let (times, versions) = try fieldTimes(item, request, db)
+                // A version the server still holds is no loss: a field that differs from it was changed here since
+                // (a row edited by hand, which a verify reads back), not lost by the server.
+                guard !versions.contains(acknowledged) else { return .kept }
+                var taken = false
+                for (key, given) in members where !unversioned.contains(key) && given != current[key] {
+                    if acknowledged > (times[key] ?? held) {
+                        taken = true
+                    } else {
+                        members[key] = current[key] ?? .null
+                    }
+                }
+                guard taken else { return .kept }
             }
             let before = try latestChange(request, db)
             _ = try run(item.type.update, item, request, db, body: members, parameters: ["id": item.id])
-            try stamp(item, after: before, request, db)
+            try stamp(item, at: max(held, acknowledged), after: before, request, db)
             return .applied
         }
         if let deletedAt, deletedAt >= acknowledged { return .deleted }
@@ -95,8 +113,47 @@ enum GiveBacks {
             parameters = ["id": parent.lowercased()]
         }
         _ = try run(item.type.create, item, request, db, body: data, parameters: parameters)
-        try stamp(item, after: before, request, db)
+        try stamp(item, at: acknowledged, after: before, request, db)
         return .applied
+    }
+
+    /// Members that are no field of the entity's version: they are never compared field by field.
+    private static let unversioned: Set<String> = ["id", "user_id", "created_at", "updated_at", "event_type"]
+
+    /// When each field of the entity last changed, from its change entries in order, and the times of the versions
+    /// they hold: an entry a give-back wrote counts at the time of the version given back (`given_back_changes`),
+    /// any other at its snapshot's `updated_at`. A field no entry shows is absent (the caller takes the row's time).
+    /// A delete starts anew.
+    private static func fieldTimes(
+        _ item: Item, _ request: APIRequest, _ db: any StorageTransaction
+    ) throws -> (fields: [String: Int64], versions: Set<Int64>) {
+        var times: [String: Int64] = [:]
+        var versions: Set<Int64> = []
+        var previous: [String: JSONValue]?
+        try db.forEachRow(
+            """
+            SELECT c.data, g.acknowledged_at, c.created_at FROM changes c
+            LEFT JOIN given_back_changes g ON g.change_id = c.id
+            WHERE c.user_id = ? AND c.entity_id = ? ORDER BY c.id
+            """, [request.userId, item.id]
+        ) { row in
+            guard !row.isNull(0), let snapshot = try JSONText.parse(row.decode([UInt8].self, atIndex: 0)).objectValue
+            else {
+                previous = nil
+                return true
+            }
+            let time =
+                row.isNull(1)
+                ? snapshot["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) ?? row.int64(2)
+                : row.int64(1)
+            versions.insert(time)
+            for key in Set(snapshot.keys).union(previous?.keys ?? [:].keys) where previous?[key] != snapshot[key] {
+                times[key] = time
+            }
+            previous = snapshot
+            return true
+        }
+        return (times, versions)
     }
 
     /// Runs a route handler on the item, as if the device had sent that request now.
@@ -118,14 +175,14 @@ enum GiveBacks {
             ?? 0
     }
 
-    /// The row keeps the time it was first acknowledged (and the creation time it was given back with), and the
-    /// change entries the write appended carry the row as stored.
+    /// The row keeps the time it was first acknowledged, or its own later one when only some fields were taken (and
+    /// the creation time it was given back with); the change entries the write appended carry the row as stored,
+    /// and are remembered with the item's time, the time of the fields they changed (`fieldTimes`).
     private static func stamp(
-        _ item: Item, after before: Int64, _ request: APIRequest, _ db: any StorageTransaction
+        _ item: Item, at time: Int64, after before: Int64, _ request: APIRequest, _ db: any StorageTransaction
     ) throws {
         let table = item.type.table
-        try db.execute(
-            sql: "UPDATE \(table) SET updated_at = ? WHERE id = ?", arguments: [item.acknowledgedAt, item.id])
+        try db.execute(sql: "UPDATE \(table) SET updated_at = ? WHERE id = ?", arguments: [time, item.id])
         if let created = item.data?["created_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) {
             try db.execute(sql: "UPDATE \(table) SET created_at = ? WHERE id = ?", arguments: [created, item.id])
         }
@@ -142,6 +199,9 @@ enum GiveBacks {
         for change in written {
             try db.execute(
                 sql: "UPDATE changes SET data = ? WHERE id = ?", arguments: [JSONText.string(snapshot), change])
+            try db.execute(
+                sql: "INSERT INTO given_back_changes (change_id, acknowledged_at) VALUES (?, ?)",
+                arguments: [change, item.acknowledgedAt])
         }
     }
 

@@ -186,6 +186,18 @@ enum PostgresSchema {
                 """
             ]
         ),
+        // The change entries a give-back wrote, with the time of the version given back (api-v1 §15.1).
+        (
+            "v6-given-back-changes",
+            [
+                """
+                CREATE TABLE given_back_changes (
+                    change_id BIGINT PRIMARY KEY,
+                    acknowledged_at BIGINT NOT NULL
+                )
+                """
+            ]
+        ),
     ]
 
     /// What a migration does besides its statements, by name: work that needs the server's code.

@@ -158,6 +158,16 @@ enum SQLiteSchema {
             try db.execute(sql: SQLiteSchema.serverHistories)
             try ServerHistories.begin(SQLiteTransaction(db), now: Date().millisecondsSince1970)
         }
+        // The change entries a give-back wrote, with the time of the version given back (api-v1 §15.1).
+        migrator.registerMigration("v6-given-back-changes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE given_back_changes (
+                        change_id INTEGER PRIMARY KEY NOT NULL,
+                        acknowledged_at INTEGER NOT NULL
+                    )
+                    """)
+        }
         return migrator
     }
 
