@@ -104,12 +104,8 @@ extension InMemoryTrendyServer {
         }
     }
 
-    /// Members that are no field of the entity's version.
-    private static let unversioned: Set<String> = ["id", "user_id", "created_at", "updated_at", "event_type"]
-
-    /// The item's object with every field it changes that the model changed after the item's time put back to
-    /// the model's value; nil when no field is left to take, or when the model still holds the item's version. A field's time is that of the change entry that last
-    /// changed it: a give-back's at the time given back, any other at its snapshot's `updated_at`.
+    /// The item's object as `GiveBackFieldMerge` takes it over the model's row, or nil when nothing is left to take.
+    /// The change entries count at their snapshot's `updated_at`, a give-back's at the time it gave back.
     private static func newerFields(of item: GiveBackItem, user: String, held: Int64, _ state: State) -> JSONValue? {
         let id = item.id.lowercased()
         let current: JSONValue? =
@@ -121,35 +117,18 @@ extension InMemoryTrendyServer {
             }
         guard let stored = current?.objectValue, var members = item.data?.objectValue else { return nil }
         for key in stored.keys where members[key] == nil { members[key] = key == "properties" ? .object([:]) : .null }
-        var times: [String: Int64] = [:]
-        var versions: Set<Int64> = []
-        var previous: [String: JSONValue]?
+        var merge = GiveBackFieldMerge()
         for entry in state.changes where entry.userId == user && entry.entityId == id {
-            guard let snapshot = entry.data?.objectValue else {
-                previous = nil
-                continue
-            }
+            let snapshot = entry.data?.objectValue
             let time =
                 state.givenBackChanges[entry.id]
-                ?? snapshot["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:))
+                ?? snapshot?["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:))
                 ?? entry.createdAt?.millisecondsSince1970 ?? 0
-            versions.insert(time)
-            for key in Set(snapshot.keys).union(previous?.keys ?? [:].keys) where previous?[key] != snapshot[key] {
-                times[key] = time
-            }
-            previous = snapshot
+            merge.add(snapshot, at: time)
         }
-        let acknowledged = item.acknowledgedAt.millisecondsSince1970
-        guard !versions.contains(acknowledged) else { return nil }  // a version still held is no loss
-        var taken = false
-        for (key, given) in members where !unversioned.contains(key) && given != stored[key] {
-            if acknowledged > (times[key] ?? held) {
-                taken = true
-            } else {
-                members[key] = stored[key] ?? .null
-            }
-        }
-        return taken ? .object(members) : nil
+        return merge.merge(
+            members, over: stored, acknowledged: item.acknowledgedAt.millisecondsSince1970, rowTime: held
+        ).map(JSONValue.object)
     }
 
     private static func object(_ entity: some Encodable) -> JSONValue? {

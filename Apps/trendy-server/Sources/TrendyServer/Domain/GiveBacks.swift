@@ -82,21 +82,11 @@ enum GiveBacks {
             }
             if held >= acknowledged {
                 // Newer as a whole, yet maybe not field by field: a write made since the restore to one field must
-                // not keep out an older acknowledged edit of another. Each field the item changes is taken when
-                // the item is newer than that field's last change; the others keep the server's values.
-                let (times, versions) = try fieldTimes(item, request, db)
-                // A version the server still holds is no loss: a field that differs from it was changed here since
-                // (a row edited by hand, which a verify reads back), not lost by the server.
-                guard !versions.contains(acknowledged) else { return .kept }
-                var taken = false
-                for (key, given) in members where !unversioned.contains(key) && given != current[key] {
-                    if acknowledged > (times[key] ?? held) {
-                        taken = true
-                    } else {
-                        members[key] = current[key] ?? .null
-                    }
-                }
-                guard taken else { return .kept }
+                // not keep out an older acknowledged edit of another (`GiveBackFieldMerge`).
+                let merge = try fieldMerge(item, request, db)
+                guard let merged = merge.merge(members, over: current, acknowledged: acknowledged, rowTime: held)
+                else { return .kept }
+                members = merged
             }
             let before = try latestChange(request, db)
             _ = try run(item.type.update, item, request, db, body: members, parameters: ["id": item.id])
@@ -117,19 +107,12 @@ enum GiveBacks {
         return .applied
     }
 
-    /// Members that are no field of the entity's version: they are never compared field by field.
-    private static let unversioned: Set<String> = ["id", "user_id", "created_at", "updated_at", "event_type"]
-
-    /// When each field of the entity last changed, from its change entries in order, and the times of the versions
-    /// they hold: an entry a give-back wrote counts at the time of the version given back (`given_back_changes`),
-    /// any other at its snapshot's `updated_at`. A field no entry shows is absent (the caller takes the row's time).
-    /// A delete starts anew.
-    private static func fieldTimes(
+    /// The entity's change entries, in order, as `GiveBackFieldMerge` reads them: an entry a give-back wrote at the
+    /// time it gave back (`given_back_changes`), any other at its snapshot's `updated_at`.
+    private static func fieldMerge(
         _ item: Item, _ request: APIRequest, _ db: any StorageTransaction
-    ) throws -> (fields: [String: Int64], versions: Set<Int64>) {
-        var times: [String: Int64] = [:]
-        var versions: Set<Int64> = []
-        var previous: [String: JSONValue]?
+    ) throws -> GiveBackFieldMerge {
+        var merge = GiveBackFieldMerge()
         try db.forEachRow(
             """
             SELECT c.data, g.acknowledged_at, c.created_at FROM changes c
@@ -137,23 +120,15 @@ enum GiveBacks {
             WHERE c.user_id = ? AND c.entity_id = ? ORDER BY c.id
             """, [request.userId, item.id]
         ) { row in
-            guard !row.isNull(0), let snapshot = try JSONText.parse(row.decode([UInt8].self, atIndex: 0)).objectValue
-            else {
-                previous = nil
-                return true
-            }
+            let snapshot = row.isNull(0) ? nil : try JSONText.parse(row.decode([UInt8].self, atIndex: 0)).objectValue
             let time =
                 row.isNull(1)
-                ? snapshot["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) ?? row.int64(2)
+                ? snapshot?["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) ?? row.int64(2)
                 : row.int64(1)
-            versions.insert(time)
-            for key in Set(snapshot.keys).union(previous?.keys ?? [:].keys) where previous?[key] != snapshot[key] {
-                times[key] = time
-            }
-            previous = snapshot
+            merge.add(snapshot, at: time)
             return true
         }
-        return (times, versions)
+        return merge
     }
 
     /// Runs a route handler on the item, as if the device had sent that request now.

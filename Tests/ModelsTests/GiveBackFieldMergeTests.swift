@@ -1,0 +1,48 @@
+import Models
+import Testing
+
+@Suite("Give-back, field by field (api-v1 §15.1)")
+struct GiveBackFieldMergeTests {
+    /// A type created at 10, its colour given back at 20, its icon written at 40 after a restore.
+    func history() -> GiveBackFieldMerge {
+        var merge = GiveBackFieldMerge()
+        merge.add(["name": "Tea", "color": "#000000", "icon": "circle", "updated_at": "t10"], at: 10)
+        merge.add(["name": "Tea", "color": "#111111", "icon": "circle", "updated_at": "t20"], at: 20)
+        merge.add(["name": "Tea", "color": "#111111", "icon": "star", "updated_at": "t40"], at: 40)
+        return merge
+    }
+
+    let held: [String: JSONValue] = ["name": "Tea", "color": "#111111", "icon": "star", "updated_at": "t40"]
+
+    @Test("a field changed last before the item's time is taken; one changed after it keeps the server's value")
+    func takesOlderFields() {
+        let given: [String: JSONValue] = ["name": "Chai", "color": "#222222", "icon": "circle", "updated_at": "t30"]
+        let merged = history().merge(given, over: held, acknowledged: 30, rowTime: 40)
+        #expect(merged?["name"] == "Chai" && merged?["color"] == "#222222", "changed last at 10 and 20")
+        #expect(merged?["icon"] == "star", "written at 40, after the item")
+        #expect(merged?["updated_at"] == "t30", "never compared: the server stamps the row")
+    }
+
+    @Test("nothing newer to take, or a version the server still holds: nil (kept)")
+    func keeps() {
+        let older: [String: JSONValue] = ["name": "Tea", "color": "#050505", "icon": "circle", "updated_at": "t15"]
+        #expect(history().merge(older, over: held, acknowledged: 15, rowTime: 40) == nil, "colour changed at 20")
+        let tampered: [String: JSONValue] = ["name": "Tea", "color": "tampered", "icon": "circle", "updated_at": "t20"]
+        #expect(
+            history().merge(tampered, over: held, acknowledged: 20, rowTime: 40) == nil,
+            "the server holds the version of 20: what differs was changed on the device")
+        #expect(history().merge(held, over: held, acknowledged: 50, rowTime: 40) == nil, "equal: nothing to take")
+    }
+
+    @Test("a delete starts the entity anew; a field no entry shows counts at the row's time")
+    func deleteAndUnknownFields() {
+        var merge = history()
+        merge.add(nil, at: 50)
+        merge.add(["name": "Tea", "updated_at": "t60"], at: 60)
+        #expect(merge.fieldTimes == ["name": 60, "updated_at": 60] && merge.versions == [60], "nothing before counts")
+        let given: [String: JSONValue] = ["name": "Tea", "notes": "x"]
+        #expect(GiveBackFieldMerge().merge(given, over: ["name": "Tea"], acknowledged: 30, rowTime: 40) == nil)
+        let taken = GiveBackFieldMerge().merge(given, over: ["name": "Tea"], acknowledged: 50, rowTime: 40)
+        #expect(taken?["notes"] == "x")
+    }
+}
