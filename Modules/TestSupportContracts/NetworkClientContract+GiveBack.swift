@@ -132,6 +132,39 @@ extension NetworkClientContract {
             ])
             #expect(given.results.first?.outcome == .applied, "the give-back is made for such a server")
         },
+        check(
+            "N14 §6.6 a delete answers the time the server recorded for it, the feed's deleted_at; a repeated one's 404 "
+                + "deleted says the same time"
+        ) { subject in
+            let client = subject.client
+            let type = try await eventType(client, name: "Deleted \(newId().suffix(6))")
+            let before = try await client.getLatestPosition()
+            let deletedAt = try #require(try await client.deleteEntity(.eventType, id: type.id), "the server says")
+            let entry = try await client.getChanges(since: before, limit: 10).changes.last
+            #expect(entry?.entityId == type.id && entry?.knownOperation == .delete)
+            #expect(entry?.deletedAt == deletedAt, "the time the feed carries")
+            let repeated = await expectFailure(404, "deleted") {
+                _ = try await client.deleteEntity(.eventType, id: type.id)
+            }
+            #expect(repeated?.deletedAt == deletedAt)
+        },
+        check(
+            "§6.6 a DELETE of an id never known answers 404 not_found and remembers the delete: a give-back of an "
+                + "older version finds it deleted"
+        ) { subject in
+            let client = subject.client
+            let held = try await eventType(client, name: "Known \(newId().suffix(6))")
+            let lost = newId()
+            _ = await expectFailure(404, "not_found") { _ = try await client.deleteEntity(.eventType, id: lost) }
+            let again = await expectFailure(404, "deleted") { _ = try await client.deleteEntity(.eventType, id: lost) }
+            #expect(again?.deletedAt != nil)
+            let older = APIEventType(
+                id: lost, userId: held.userId, fields: EventTypeFields(name: "Lost \(newId().suffix(6))"),
+                createdAt: instant(0))
+            let given = try await client.giveBack([item(older, .eventType, at: instant(0))])
+            #expect(given.results.first?.outcome == .deleted)
+            #expect(try await client.fetchEntity(.eventType, id: lost) == nil)
+        },
     ]
 
     /// The entity as a give-back item, its REST object as the server emits it.

@@ -137,6 +137,33 @@ struct PullTests {
     }
 
     @Test(
+        "R15 a delete of an entity neither side holds goes back: a device that still holds the entity gives it back later, and it stays deleted"
+    )
+    func deleteGivenBackBeforeItsEntity() async throws {
+        let (a, b, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 1)
+        let lost = try await a.events.createEventType(name: "Lost")
+        _ = await a.engine.performSync()
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 1)
+        try await b.events.deleteEventType(id: lost.id)
+        _ = await b.engine.performSync()
+        #expect(try b.queue().isEmpty, "the delete was acknowledged")
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+
+        // b meets the new history first: neither b nor the server holds the type, so no digest shows it; the delete
+        // goes back all the same, and a's copy, given back next, finds it remembered.
+        let first = await b.engine.performSync()
+        #expect(first.counts.givenBack == 1)
+        let second = await a.engine.performSync()
+        #expect(second.counts.givenBack == 0)
+        #expect(!a.model.eventTypes(of: a.network.userId).contains { $0.id == lost.id }, "not brought back")
+        #expect(try a.events.eventType(id: lost.id) == nil && b.events.eventType(id: lost.id) == nil)
+    }
+
+    @Test(
         "R15 §6.7 after a restore by hand, a push made from a position the server lost is refused unapplied; the device gives back, bootstraps, then pushes on top"
     )
     func pushFromLostPosition() async throws {

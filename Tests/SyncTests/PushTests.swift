@@ -485,4 +485,27 @@ struct PushTests {
         #expect(try h.queue().first.map { $0.attempts == 0 && $0.isLive } == true)
         #expect(try h.history().first?.outcome == "error")
     }
+
+    @Test("R15 N14 a pushed delete is recorded at the server's time, not the device's clock; a repeated one's 404 too")
+    func deleteRecordedAtServerTime() async throws {
+        // The server's clock runs an hour ahead of the device's.
+        let serverClock = ManualClock(now: Date(millisecondsSince1970: 1_768_614_292_123 + 3_600_000))
+        let h = try SyncHarness(model: InMemoryTrendyServer(clock: serverClock, futureIdTolerance: nil))
+        let first = try await h.syncedType("First")
+        let second = try await h.syncedType("Second")
+        try await h.events.deleteEventType(id: first.id)
+        try await h.events.deleteEventType(id: second.id)
+        // The second delete was made before, its answer lost: the device's send meets 404 `deleted`.
+        try h.model.deleteEventType(user: h.network.userId, id: second.id)
+        serverClock.advance(by: 5)
+        h.network.setStickyError(http(503), for: .getChanges)  // no feed entry brings the time instead
+        _ = await h.engine.performSync()
+        #expect(try h.queue().isEmpty)
+        let versions = try h.read { try $0.acknowledgedVersions(ids: [first.id, second.id]) }
+        for type in [first, second] {
+            let version = versions.first { $0.id == type.id }
+            let serverTime = try #require(h.model.deletedAt(user: h.network.userId, .eventType, id: type.id))
+            #expect(version?.deleted == true && version?.acknowledgedAt == serverTime, "\(String(describing: version))")
+        }
+    }
 }

@@ -73,16 +73,46 @@ struct VerifyTests {
         #expect(try h.events.eventType(id: type.id)?.icon == "after the backup")
     }
 
-    @Test("R10 queued work, a dead letter or a debt blocks verification and is named; nothing is compared")
+    @Test("R10 queued work, a dead letter or a debt blocks verification and is named; nothing is read back")
     func blocked() async throws {
-        let (h, type, _) = try await syncedDevice()
+        let (h, type, events) = try await syncedDevice()
+        let store = h.stores.makeDataStore()
+        _ = try store.upsertEvent(id: events[0].id) { $0.notes = "changed with sqlite3" }
+        try store.save()
         _ = try await h.events.updateEventType(id: type.id) { $0.icon = "queued" }
         h.network.setStickyError(http(503), for: .updateEventTypeWithIdempotency)
         h.network.resetCalls()
         let report = await h.engine.verify()
         #expect(report.result == .blocked([VerifyBlocker(entityType: .eventType, id: type.id, reason: .queued)]))
-        #expect(report.exitCode == 5 && h.network.callCount(.getDigest) == 0)
+        #expect(report.exitCode == 5 && h.network.callCount(.getDigest) == 1, "compared once, for R15")
+        #expect(try h.events.event(id: events[0].id)?.notes == "changed with sqlite3", "no read-back while blocked")
+        #expect(h.model.events(of: h.network.userId).first { $0.id == events[0].id }?.notes == "one")
         #expect(try h.history().first.map { $0.kind == .verify && $0.outcome == "blocked" } == true)
+    }
+
+    @Test("R10 R15 a file copied back by hand, a device blocked by a dead letter: its verify gives back the rest")
+    func blockedVerifyGivesBack() async throws {
+        let (h, type, events) = try await syncedDevice()
+        let backup = h.model.backUp()
+        h.clock.advance(by: 60)
+        _ = try await h.events.updateEvent(id: events[0].id) { $0.notes = "after the backup" }
+        // The push is answered; the pull after it is not: the device's cursor still names a change both histories
+        // share, and no 410 will tell.
+        h.network.setStickyError(http(503), for: .getChanges)
+        _ = await h.engine.performSync()
+        h.network.setStickyError(nil, for: .getChanges)
+        #expect(try h.queue().isEmpty, "the edit was acknowledged")
+        h.model.restore(backup, announcing: false)
+        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "refused" }
+        h.network.setStickyError(http(400, message: "bad icon"), for: .updateEventTypeWithIdempotency)
+        for _ in 0..<10 where try h.queue().first?.isDeadLetter != true { _ = await h.engine.performSync() }
+        #expect(try h.queue().first?.isDeadLetter == true)
+
+        let report = await h.engine.verify()
+        #expect(report.result == .blocked([VerifyBlocker(entityType: .eventType, id: type.id, reason: .deadLetter)]))
+        #expect(report.sync.counts.givenBack == 1)
+        #expect(h.model.events(of: h.network.userId).first { $0.id == events[0].id }?.notes == "after the backup")
+        #expect(try h.events.event(id: events[0].id)?.notes == "after the backup")
     }
 
     @Test("R10 a server without the digest feature: unsupported, exit 1")

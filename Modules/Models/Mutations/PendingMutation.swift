@@ -39,6 +39,10 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     /// followed by that entity's id, so that a user can merge into it.
     public static let heldOnServerMarker = "; held on the server by "
 
+    /// Begins the `last_error` of a version a restored server refused when the device gave it back (sync-engine
+    /// R15), kept as a dead letter of the device's whole row.
+    public static let refusedGiveBackPrefix = "the restored server refused it: "
+
     /// The id of the server entity holding this refused create's name or timestamp, read from `lastError`.
     public var heldOnServerBy: String? {
         guard let lastError, let marker = lastError.range(of: Self.heldOnServerMarker, options: .backwards) else {

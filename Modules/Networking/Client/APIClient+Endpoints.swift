@@ -41,7 +41,7 @@ extension APIClient {
     }
 
     public func deleteEventType(id: String) async throws {
-        _ = try await send(.delete("event-types/\(segment(id))"))
+        _ = try await deleteEntity(.eventType, id: id)
     }
 
     // MARK: Events
@@ -119,7 +119,7 @@ extension APIClient {
     }
 
     public func deleteEvent(id: String) async throws {
-        _ = try await send(.delete("events/\(segment(id))"))
+        _ = try await deleteEntity(.event, id: id)
     }
 
     // MARK: Geofences
@@ -146,7 +146,7 @@ extension APIClient {
     }
 
     public func deleteGeofence(id: String) async throws {
-        _ = try await send(.delete("geofences/\(segment(id))"))
+        _ = try await deleteEntity(.geofence, id: id)
     }
 
     // MARK: Property definitions
@@ -174,7 +174,7 @@ extension APIClient {
     }
 
     public func deletePropertyDefinition(id: String) async throws {
-        _ = try await send(.delete("property-definitions/\(segment(id))"))
+        _ = try await deleteEntity(.propertyDefinition, id: id)
     }
 
     // MARK: Change feed
@@ -200,6 +200,11 @@ extension APIClient {
     public func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool {
         let answer = try await send(.get("\(type.pathComponent)/\(segment(id))")) { status, _ in status == 404 }
         return answer.status != 404
+    }
+
+    /// N14: the answer's `Trendy-Deleted-At`, the time the server recorded for the delete (api-v1 §6.6).
+    public func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date? {
+        try await send(.delete("\(type.pathComponent)/\(segment(id))")).deletedAt
     }
 
     // MARK: N7, N8 (sync-engine R4, R11)

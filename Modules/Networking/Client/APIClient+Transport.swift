@@ -15,6 +15,8 @@ extension APIClient {
         var replayed = false
         /// The `X-Next-After` token of a keyset page (api-v1 §5.3.1).
         var nextAfter: String? = nil
+        /// A DELETE's `Trendy-Deleted-At` (api-v1 §6.6).
+        var deletedAt: Date? = nil
     }
 
     /// Sends `endpoint` with the retries of sync-engine §2.3 and returns a 2xx answer, or throws `NetworkError`.
@@ -51,8 +53,8 @@ extension APIClient {
                 ]
                 .contains { $0?.lowercased() == "true" }
                 return Answer(
-                    status: status, body: data, replayed: replayed,
-                    nextAfter: headers.first(name: "X-Next-After"))
+                    status: status, body: data, replayed: replayed, nextAfter: headers.first(name: "X-Next-After"),
+                    deletedAt: headers.first(name: DeleteAnswer.headerName).flatMap(RFC3339.date(from:)))
             }
             let failure = FailureParsing.failure(
                 status: status, body: data, retryAfterHeader: headers.first(name: "Retry-After"),

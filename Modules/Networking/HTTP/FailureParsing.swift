@@ -15,6 +15,7 @@ enum FailureParsing {
             failure.problemType = problem.problemCode
             failure.message = problem.message
             failure.existingId = problem.existingId?.lowercased()
+            failure.deletedAt = problem.deletedAt.flatMap(RFC3339.date(from:))
             failure.retryAfter = problem.retryAfter.map(TimeInterval.init)
         case .legacy(let problem):
             failure.message = problem.message

@@ -158,6 +158,24 @@ public protocol NetworkClientProtocol: Sendable {
     /// batch carries it as `Trendy-Feed-Position` (api-v1 §6.7); the give-back does not. A server that went back to a
     /// backup since refuses such a write with 410 `cursor_expired` and writes nothing (sync-engine R15).
     func setWritePosition(_ position: FeedPosition?)
+
+    /// N14. The DELETE of one entity (`deleteEvent(id:)` and its siblings), answering the time the server recorded
+    /// for it (`Trendy-Deleted-At`, api-v1 §6.6); nil from a server that does not say. A device records it as the
+    /// delete's acknowledgment (sync-engine R15), never its own clock's reading.
+    func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date?
+}
+
+extension NetworkClientProtocol {
+    /// The named DELETE of `type`; nil: this client does not read the server's time.
+    public func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date? {
+        switch type {
+        case .event: try await deleteEvent(id: id)
+        case .eventType: try await deleteEventType(id: id)
+        case .geofence: try await deleteGeofence(id: id)
+        case .propertyDefinition: try await deletePropertyDefinition(id: id)
+        }
+        return nil
+    }
 }
 
 extension NetworkClientProtocol {

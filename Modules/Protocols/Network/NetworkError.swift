@@ -11,19 +11,22 @@ public struct HTTPFailure: Sendable, Equatable {
     public var retryAfter: TimeInterval?
     /// The problem's `existing_id`: the caller's entity that holds the conflicting id, name or timestamp.
     public var existingId: String?
+    /// A 404 `deleted`'s `deleted_at` (api-v1 §6.6): when the caller's delete of the entity was made.
+    public var deletedAt: Date?
     /// The `X-Request-ID` the client sent, so a failure can be found in the server's logs. An addition to the
     /// five members of §2.3; nil for failures that did not come from a real request (mocks).
     public var requestId: String?
 
     public init(
         status: Int, problemType: String? = nil, message: String? = nil, retryAfter: TimeInterval? = nil,
-        existingId: String? = nil, requestId: String? = nil
+        existingId: String? = nil, deletedAt: Date? = nil, requestId: String? = nil
     ) {
         self.status = status
         self.problemType = problemType
         self.message = message
         self.retryAfter = retryAfter
         self.existingId = existingId
+        self.deletedAt = deletedAt
         self.requestId = requestId
     }
 }

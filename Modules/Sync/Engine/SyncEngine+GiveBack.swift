@@ -61,7 +61,7 @@ extension SyncEngine {
             index += chunk.count
             let answer: GiveBackResponse
             do {
-                answer = try await network.giveBack(chunk)
+                answer = try await retryingServerErrors { try await network.giveBack(chunk) }
             } catch NetworkError.http(let failure) where failure.status == 404 && failure.problemType == "not_found" {
                 return  // a server from before the give-back: nothing to do but what it always did
             } catch {
@@ -161,7 +161,7 @@ extension SyncEngine {
             let detail = result.detail ?? "refused"
             let message =
                 result.existingId.map { "conflict: \(detail)\(PendingMutation.heldOnServerMarker)\($0.lowercased())" }
-                ?? "the restored server refused it: \(detail)"
+                ?? PendingMutation.refusedGiveBackPrefix + detail
             _ = try store.recordMutationFailure(
                 id: mutation.id, revision: mutation.revision, message: message, at: now, maxAttempts: maxAttempts,
                 deadLetterNow: true)
@@ -198,7 +198,7 @@ extension SyncEngine {
         for bucket in EntityDigest.bucketNames where mine.buckets[bucket] != server.buckets[bucket] {
             let listed: SyncDigestBucket
             do {
-                listed = try await network.getDigestBucket(bucket)
+                listed = try await retryingServerErrors { try await network.getDigestBucket(bucket) }
             } catch {
                 throw stop(for: error)
             }
@@ -215,6 +215,25 @@ extension SyncEngine {
             for (id, item) in theirs where held[id] == nil { differing.append((item.0, id, true)) }
         }
         return differing
+    }
+
+    /// Tries a read or a give-back up to three times while the server answers 5xx or the connection fails. A restore
+    /// that lost much leaves most of the 256 buckets differing: one listing each, and a round that stops at the first
+    /// failure would, on a flaky link, start the comparison over for ever. Both are safe to repeat (a give-back by
+    /// the newer-only rule, api-v1 §15.1).
+    func retryingServerErrors<Value: Sendable>(_ request: () async throws -> Value) async throws -> Value {
+        var attempt = 1
+        while true {
+            do {
+                return try await request()
+            } catch let error as NetworkError where attempt < 3 {
+                switch error {
+                case .http(let failure) where failure.status >= 500: attempt += 1
+                case .transport: attempt += 1
+                default: throw error
+                }
+            }
+        }
     }
 
     /// What to give back of the differing entities, and the rest (to read back). A row with a queued create is the
@@ -276,6 +295,22 @@ extension SyncEngine {
                             deleted: true, data: nil))
                 }
                 rest.append((entity.type, entity.id))
+            }
+            if unacknowledged {
+                // A delete of an entity gone from both sides shows in no digest, yet the lost history may have taken
+                // it: another device that still holds the entity would give it back, and only the delete, dated as
+                // acknowledged, keeps it out (the server remembers it, api-v1 §15.1). Where a loss is likely, every
+                // acknowledged delete since the backup goes back (every one when the backup's time is unknown).
+                let listed = Set(differing.map(\.id))
+                for version in try store.acknowledgedVersions(ids: nil)
+                where version.deleted && !listed.contains(version.id) && !unsettled.contains(version.id)
+                    && backupTakenAt.map({ version.acknowledgedAt > $0 }) ?? true
+                {
+                    items.append(
+                        GiveBackItem(
+                            entityType: version.entityType, id: version.id, acknowledgedAt: version.acknowledgedAt,
+                            deleted: true, data: nil))
+                }
             }
             // Parents before children across requests too (the server orders within one): types, definitions,
             // geofences, events; deletes last, children first.

@@ -145,6 +145,13 @@ extension SyncEngine {
         } catch {
             (resolution, effect) = try await resolve(error, row, &run, &counters)
             refused = Self.isRefusal(error)
+            // A delete repeated after a lost answer: the 404 `deleted` says when the first one was made.
+            if row.operation == .delete, case .http(let failure) = error as? NetworkError,
+                failure.problemType == "deleted",
+                let deletedAt = failure.deletedAt
+            {
+                sent = SentAnswer(replayed: false, stored: nil, deletedAt: deletedAt)
+            }
         }
         try record([(row, resolution)], breaker: effect, &run, &counters)
         if let sent { try takeAcknowledged(sent, of: row) }
@@ -155,15 +162,16 @@ extension SyncEngine {
     /// field with other devices' edits (R1), so the row takes it — the keys of a patch queued since on top (R3) —
     /// unless a newer acknowledgment arrived meanwhile (a stream's entry). The device then holds exactly the
     /// version whose time it records, which is what it gives back if the server loses it. A replayed answer is such
-    /// a version too, of its time (its entity is read back all the same, R5). A delete has no body: its time is ours
-    /// until the feed's entry brings the server's.
+    /// a version too, of its time (its entity is read back all the same, R5). A delete's time is the one the server
+    /// says (N14); only a server that does not say leaves ours, until the feed's entry brings the server's.
     private func takeAcknowledged(_ answer: SentAnswer, of row: PendingMutation) throws {
         try unitOfWork { store in
             guard let stored = answer.stored, let version = stored.acknowledgedVersion else {
                 if row.operation == .delete {
                     try store.recordAcknowledged([
                         AcknowledgedVersion(
-                            entityType: row.entityType, id: row.entityId, acknowledgedAt: now, deleted: true)
+                            entityType: row.entityType, id: row.entityId, acknowledgedAt: answer.deletedAt ?? now,
+                            deleted: true)
                     ])
                 }
                 return
@@ -232,6 +240,8 @@ extension SyncEngine {
     struct SentAnswer {
         var replayed: Bool
         var stored: APIEntity?
+        /// A delete's time as the server recorded it (N14, or a repeated delete's 404 `deleted`).
+        var deletedAt: Date?
     }
 
     /// Sends one request.
@@ -267,13 +277,8 @@ extension SyncEngine {
             let stored = try await network.updatePropertyDefinitionWithIdempotency(id: id, body, idempotencyKey: key)
             return answer(stored.replayed, .propertyDefinition(stored))
         case .delete:
-            switch row.entityType {
-            case .event: try await network.deleteEvent(id: id)
-            case .propertyDefinition: try await network.deletePropertyDefinition(id: id)
-            case .geofence: try await network.deleteGeofence(id: id)
-            case .eventType: try await network.deleteEventType(id: id)
-            }
-            return answer(false, nil)
+            let deletedAt = try await network.deleteEntity(row.entityType, id: id)
+            return SentAnswer(replayed: false, stored: nil, deletedAt: deletedAt)
         }
     }
 

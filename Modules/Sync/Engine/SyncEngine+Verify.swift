@@ -102,7 +102,15 @@ extension SyncEngine {
     private func compareWithServer(givenBack: inout Int) async throws -> VerifyReport.Result {
         guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return .unsupported }
         let blockers = try blockingEntities()
-        guard blockers.isEmpty else { return .blocked(blockers) }
+        guard blockers.isEmpty else {
+            // R15: a blocked device still gives back what it holds acknowledged and the server lacks. A file copied
+            // back by hand shows only here to a device whose cursor the copy still holds, and a dead letter may wait
+            // for its user for days.
+            var counters = SyncCounts()
+            try await giveBack(since: nil, readingBack: false, unacknowledged: false, &counters)
+            givenBack += counters.givenBack
+            return .blocked(blockers)
+        }
         var repaired = 0
         var repairedOnce = false
         var reads = 0

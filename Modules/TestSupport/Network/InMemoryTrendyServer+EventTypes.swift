@@ -41,7 +41,9 @@ extension InMemoryTrendyServer {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
             guard state.eventTypes[id]?.userId == user else {
-                throw missing(state, user: user, .eventType, id: id, noun: "event type")
+                throw missingDelete(
+                    &state, user: user, .eventType, id: id, noun: "event type",
+                    heldByAnyone: state.eventTypes[id] != nil)
             }
             for fence in state.geofences.values.sorted(by: { $0.id < $1.id })
             where fence.userId == user && (fence.eventTypeEntryId == id || fence.eventTypeExitId == id) {

@@ -196,7 +196,8 @@ extension InMemoryTrendyServer {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
             guard state.events[id]?.userId == user else {
-                throw missing(state, user: user, .event, id: id, noun: "event")
+                throw missingDelete(
+                    &state, user: user, .event, id: id, noun: "event", heldByAnyone: state.events[id] != nil)
             }
             state.events[id] = nil
             logDelete(&state, user: user, .event, id: id)

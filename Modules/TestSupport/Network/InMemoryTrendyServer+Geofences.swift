@@ -45,7 +45,8 @@ extension InMemoryTrendyServer {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
             guard state.geofences[id]?.userId == user else {
-                throw missing(state, user: user, .geofence, id: id, noun: "geofence")
+                throw missingDelete(
+                    &state, user: user, .geofence, id: id, noun: "geofence", heldByAnyone: state.geofences[id] != nil)
             }
             for event in state.events.values.filter({ $0.geofenceId == id }).sorted(by: { $0.id < $1.id }) {
                 var cleared = event

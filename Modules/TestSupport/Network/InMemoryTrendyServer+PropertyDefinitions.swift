@@ -57,7 +57,9 @@ extension InMemoryTrendyServer {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
             guard state.definitions[id]?.userId == user else {
-                throw missing(state, user: user, .propertyDefinition, id: id, noun: "property definition")
+                throw missingDelete(
+                    &state, user: user, .propertyDefinition, id: id, noun: "property definition",
+                    heldByAnyone: state.definitions[id] != nil)
             }
             state.definitions[id] = nil
             logDelete(&state, user: user, .propertyDefinition, id: id)

@@ -164,6 +164,24 @@ public final class InMemoryTrendyServer: Sendable {
         return Problems.deleted(noun, at: deletedAt)
     }
 
+    /// The 404 of a DELETE of an id `user` does not hold, as `missing`; an id nobody holds and `user` never deleted
+    /// is remembered as deleted now (api-v1 §6.6: the server may have lost it to a restore). `heldByAnyone` says
+    /// whether any user has a row with the id.
+    func missingDelete(
+        _ state: inout State, user: String, _ type: MutationEntityType, id: String, noun: String, heldByAnyone: Bool
+    ) -> NetworkError {
+        let error = missing(state, user: user, type, id: id, noun: noun)
+        let key = TombstoneKey(user: user, type: type, id: id)
+        if !heldByAnyone && state.tombstones[key] == nil { state.tombstones[key] = now.millisecondsSince1970 }
+        return error
+    }
+
+    /// When `user` deleted the entity (api-v1 §6.6), while it has no row again; what a DELETE's 204 says.
+    public func deletedAt(user: String, _ type: MutationEntityType, id: String) -> Date? {
+        state.withLock { $0.tombstones[TombstoneKey(user: user, type: type, id: id)] }
+            .map(Date.init(millisecondsSince1970:))
+    }
+
     func logDelete(_ state: inout State, user: String, _ type: MutationEntityType, id: String) {
         log(&state, user: user, type, .delete, id: id, data: String?.none)
     }
@@ -206,7 +224,11 @@ enum Problems {
 
     static func notFound(_ what: String) -> NetworkError { failure(404, "not_found", "\(what) not found") }
     static func deleted(_ what: String, at milliseconds: Int64) -> NetworkError {
-        failure(404, "deleted", "\(what) was deleted at \(RFC3339.string(fromMilliseconds: milliseconds))")
+        .http(
+            HTTPFailure(
+                status: 404, problemType: "deleted",
+                message: "\(what) was deleted at \(RFC3339.string(fromMilliseconds: milliseconds))",
+                deletedAt: Date(millisecondsSince1970: milliseconds)))
     }
     static func validation(_ message: String) -> NetworkError { failure(400, "validation", message) }
     static func badRequest(_ message: String) -> NetworkError { failure(400, "bad_request", message) }

@@ -31,6 +31,17 @@ extension MockNetworkClient {
         }
     }
 
+    /// N14: the named DELETE, answered with the model's time of the delete (api-v1 §6.6).
+    public func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date? {
+        switch type {
+        case .event: try await deleteEvent(id: id)
+        case .eventType: try await deleteEventType(id: id)
+        case .geofence: try await deleteGeofence(id: id)
+        case .propertyDefinition: try await deletePropertyDefinition(id: id)
+        }
+        return server.deletedAt(user: userId, type, id: id)
+    }
+
     public func deleteEventType(id: String) async throws {
         try await call(.deleteEventType, ["id": id]) { () throws(NetworkError) in
             try server.deleteEventType(user: userId, id: id)

@@ -83,6 +83,10 @@ final class ConvergenceRun {
     var serverRestarts = 0
     /// The trendy-server processes of the run (several instances on PostgreSQL), restarted by some moves.
     var servers: [ProofServer] = []
+    /// The server's last backup, for the restore move (one instance on SQLite).
+    var backup: ServerBackup?
+    /// Devices that owe a verify since an unmarked copy of the server's file was put back.
+    var verifyOwed: Set<String> = []
 
     init(settings: ProofSettings, log: LogSink) {
         self.settings = settings
@@ -215,6 +219,7 @@ final class ConvergenceRun {
                 }
                 let settled = report.outcome.name == "synced" || report.outcome.name == "partial"
                 if !settled || report.pushed + report.pulled + report.failed + report.deadLettered > 0 { quiet = false }
+                if await !verifyIfOwed(index) { quiet = false }
                 // A type whose definitions could not be fetched (S84) is fetched again by the next round: work left.
                 if try clients[index].hasUnfetchedDefinitions() { quiet = false }
             }
@@ -251,7 +256,8 @@ final class ConvergenceRun {
         for _ in 0..<200 {
             guard let page = try? await api.getChanges(since: since, limit: 500) else { break }
             for entry in page.changes where entry.entityId.lowercased() == id {
-                lines.append("  server change \(entry.id): \(entry.operation) \(entry.entityType)")
+                let at = entry.createdAt.map { RFC3339.string(from: $0) } ?? "-"
+                lines.append("  server change \(entry.id): \(entry.operation) \(entry.entityType) at \(at)")
             }
             since = page.nextCursor
             if !page.hasMore { break }
@@ -313,6 +319,7 @@ final class ConvergenceRun {
                 let settled = report.outcome.name == "synced" || report.outcome.name == "partial"
                 let moved = report.pushed + report.pulled + report.failed + report.deadLettered
                 if !settled || moved > 0 { quiet = false }
+                if await !verifyIfOwed(index) { quiet = false }
             }
             if quiet { return nil }
         }

@@ -11,6 +11,13 @@ import Models
 /// - once the field moved on from a value, that value never comes back (no device re-sent a stale value, which is
 ///   what whole-state updates did to the other device's edit).
 /// Together: a field's final value is the last acknowledged write of it in server order.
+///
+/// Across a restore of the server (sync-engine R15) the ledger keeps what the restore guarantees: a value the
+/// backup held, or one a device held at the restore (given back), must still show; one no device held is lost with
+/// the history and no longer checked. A value given back may lose to a later write that reached the restored server
+/// first (api-v1 §15.1, newer only): the field's later history must then show that write. A value written after a
+/// restore, or pending at one, may show twice: early, inside the row a device gives back, and again when its change
+/// is pushed.
 struct FieldLedger {
     struct Key: Hashable, Comparable, CustomStringConvertible {
         let entity: String
@@ -27,6 +34,23 @@ struct FieldLedger {
     private(set) var acknowledged: [Key: Set<JSONValue>] = [:]
     private var written: [Key: Set<JSONValue>] = [:]
     private var counter = 0
+    /// When each acknowledged value was seen acknowledged (a count of `acknowledge` calls): the ledger's view of
+    /// server order, to the step.
+    private var acknowledgedAt: [Key: [JSONValue: Int]] = [:]
+    private var acknowledgments = 0
+    /// Values acknowledged after a backup and held by a device when the server went back to it, with the highest
+    /// change id the restored server held and the values acknowledged by then.
+    private var givenBack: [Key: [JSONValue: GivenBack]] = [:]
+    /// Values pending on a device at a restore or written after one: a give-back carries the row as the device holds
+    /// it, its queued edits included, so such a value may show on the server early, inside an older version, and
+    /// again when its own change is pushed (R15).
+    private var mayShowEarly: [Key: Set<JSONValue>] = [:]
+    private var restores = 0
+
+    struct GivenBack {
+        let restorePoint: Int64
+        let acknowledgedBefore: [JSONValue: Int]
+    }
 
     /// A string no other write of the run holds.
     mutating func uniqueText() -> String {
@@ -45,6 +69,7 @@ struct FieldLedger {
     mutating func wrote(_ value: JSONValue, to key: Key, on device: String) {
         pending[device, default: [:]][key] = value
         written[key, default: []].insert(value)
+        if restores > 0 { mayShowEarly[key, default: []].insert(value) }
     }
 
     /// Another move wrote `field` on `device` with a value that need not be unique: what was pending there for it
@@ -61,9 +86,35 @@ struct FieldLedger {
     /// The device's queue holds nothing for these writes' entities any more: the server took them.
     mutating func acknowledge(on device: String, queued: Set<String>) {
         guard let writes = pending[device] else { return }
+        acknowledgments += 1
         for (key, value) in writes where !queued.contains(key.entity) {
             acknowledged[key, default: []].insert(value)
+            acknowledgedAt[key, default: [:]][value] = acknowledgments
             pending[device]?[key] = nil
+        }
+    }
+
+    /// The server went back to a backup taken when `atBackup` was what the ledger had seen acknowledged, and whose
+    /// highest change id is `restorePoint`; `held` is every field value the devices hold now. Acknowledged since the
+    /// backup: a value some device holds is given back and stays checked, one none holds is lost (R15) and is not.
+    mutating func serverRestored(
+        acknowledgedAtBackup atBackup: [Key: Set<JSONValue>], held: [Key: Set<JSONValue>], restorePoint: Int64
+    ) {
+        restores += 1
+        for writes in pending.values {
+            for (key, value) in writes { mayShowEarly[key, default: []].insert(value) }
+        }
+        for (key, values) in acknowledged {
+            for value in values where atBackup[key]?.contains(value) != true {
+                if held[key]?.contains(value) == true {
+                    if givenBack[key]?[value] == nil {
+                        givenBack[key, default: [:]][value] = GivenBack(
+                            restorePoint: restorePoint, acknowledgedBefore: acknowledgedAt[key] ?? [:])
+                    }
+                } else {
+                    acknowledged[key]?.remove(value)
+                }
+            }
         }
     }
 
@@ -91,17 +142,32 @@ struct FieldLedger {
             let tracked = written[key] ?? []
             var seen: Set<JSONValue> = []
             for (change, value) in history {
-                if tracked.contains(value) && seen.contains(value) {
+                if tracked.contains(value) && seen.contains(value) && mayShowEarly[key]?.contains(value) != true {
                     return "\(key): change \(change) brought back \(value), which a later write had replaced: "
                         + "a stale value overwrote an acknowledged edit (history \(history.map { "\($0.value)" }))"
                 }
                 seen.insert(value)
             }
             for value in (acknowledged[key] ?? []).sorted(by: { "\($0)" < "\($1)" }) where !seen.contains(value) {
+                if let given = givenBack[key]?[value], beaten(value, given, history: history) { continue }
                 return "\(key): the server took \(value) (its device's queue let it go) but no change shows it: "
                     + "a lost edit (history \(history.map { "\($0.value)" }))"
             }
         }
         return nil
+    }
+
+    /// A value given back after a restore lost to a write the restored server took first: the field's history after
+    /// the restore shows a value that was no older acknowledgment when the restore came (a write since, or one
+    /// acknowledged no earlier than this one, or one the ledger does not track).
+    private func beaten(
+        _ value: JSONValue, _ given: GivenBack, history: [(change: Int64, value: JSONValue)]
+    ) -> Bool {
+        let mine = given.acknowledgedBefore[value] ?? Int.max
+        return history.contains { entry in
+            guard entry.change > given.restorePoint, entry.value != value else { return false }
+            guard let other = given.acknowledgedBefore[entry.value] else { return true }
+            return other >= mine
+        }
     }
 }

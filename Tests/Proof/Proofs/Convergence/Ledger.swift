@@ -17,6 +17,9 @@ struct Ledger {
     /// Ids a client imported back after some client deleted them (api-v1 §7 restores): their delete no longer
     /// stands for sure, whichever reached the server last wins.
     var restored: Set<String> = []
+    /// Ids whose refused give-back (kept as the whole row, sync-engine R15) a user sent again: its stale fields may
+    /// replace newer ones, by that choice.
+    var sentWholeByChoice: Set<String> = []
 
     /// True when the entity was deleted by some client, or went with its deleted event type.
     func wasDeleted(_ id: String) -> Bool {

@@ -7,7 +7,14 @@ import Synchronization
 /// applied burst and every round, in order. A stream entry applied twice would show as a burst that does not move
 /// the cursor past where it already was.
 final class LiveWatch: Sendable {
-    private let cursors = Mutex<[(applied: Bool, cursor: Int64, changes: Int)]>([])
+    private enum Step {
+        case applied(cursor: Int64, changes: Int)
+        case round(cursor: Int64, pulled: Int)
+        /// The run put the server back to a backup: its change ids start again below the cursors.
+        case serverWentBack
+    }
+
+    private let steps = Mutex<[Step]>([])
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     init(_ engine: SyncEngine) async {
@@ -16,9 +23,9 @@ final class LiveWatch: Sendable {
             for await event in activity {
                 switch event {
                 case .applied(let changes, let cursor, _):
-                    self?.cursors.withLock { $0.append((true, cursor, changes)) }
+                    self?.steps.withLock { $0.append(.applied(cursor: cursor, changes: changes)) }
                 case .round(let report):
-                    self?.cursors.withLock { $0.append((false, report.cursor, report.pulled)) }
+                    self?.steps.withLock { $0.append(.round(cursor: report.cursor, pulled: report.pulled)) }
                 case .ended, .polling, .streaming: break
                 }
             }
@@ -26,19 +33,41 @@ final class LiveWatch: Sendable {
         task.withLock { $0 = consumer }
     }
 
+    /// Notes that the server went back to a backup (sync-engine R15): the check starts again from there.
+    func serverWentBack() { steps.withLock { $0.append(.serverWentBack) } }
+
     /// Entries applied from the stream.
-    var streamed: Int { cursors.withLock { $0.filter(\.applied).reduce(0) { $0 + $1.changes } } }
+    var streamed: Int {
+        steps.withLock { steps in
+            steps.reduce(0) { total, step in
+                if case .applied(_, let changes) = step { return total + changes }
+                return total
+            }
+        }
+    }
 
     /// The first burst that did not move the cursor forward, if any: an entry the stream applied again. A round may
-    /// leave the cursor where it was (nothing new) or, after a bootstrap, anywhere at or past it.
+    /// leave the cursor where it was (nothing new) or, after a bootstrap, anywhere at or past it; after a restore of
+    /// the server the cursors start again, from where each round leaves them.
     func firstRepeat() -> String? {
-        let log = cursors.withLock { $0 }
+        let log = steps.withLock { $0 }
         var highest: Int64 = 0
+        var wentBack = false
         for (index, step) in log.enumerated() {
-            if step.applied && step.cursor <= highest {
-                return "live burst \(index) applied \(step.changes) entries up to \(step.cursor), not past \(highest)"
+            switch step {
+            case .applied(let cursor, let changes):
+                if cursor <= highest {
+                    return "live burst \(index) applied \(changes) entries up to \(cursor), not past \(highest)"
+                }
+                highest = cursor
+            case .round(let cursor, _):
+                // Once the server went back, a round may end on the old history's cursor, and the bootstrap that
+                // follows on a lower one: each round's cursor is where the device stands.
+                highest = wentBack ? cursor : max(highest, cursor)
+            case .serverWentBack:
+                highest = 0
+                wentBack = true
             }
-            highest = max(highest, step.cursor)
         }
         return nil
     }

@@ -45,6 +45,11 @@ enum Operation: String, CaseIterable {
     /// storage and port: a write may be committed without its answer, or never arrive, under any request of the
     /// round — an update's patch, a delete, a batch, a read-back — not only the creates of the crash test.
     case serverKilledMidSync
+    /// The server backed up (`trendy-server backup` while it serves, or its file copied while it is stopped), and
+    /// later put back (`trendy-server restore`, or the file copied back by hand) while the devices hold everything
+    /// written since: they give it back (sync-engine R15), and the ledgers check that nothing acknowledged and held by
+    /// a device is lost. One instance on SQLite; PostgreSQL's restore has its own end-to-end test.
+    case backUpServer, restoreServer
 
     /// Relative frequency.
     var weight: Int {
@@ -80,6 +85,8 @@ enum Operation: String, CaseIterable {
         case .bootstrapWithoutDefinitions: 1
         case .killedSync: 3
         case .serverKilledMidSync: 2
+        case .backUpServer: 2
+        case .restoreServer: 1
         }
     }
 
@@ -244,6 +251,12 @@ extension ConvergenceRun {
                 clients[index].offlineFor = stretch
                 return acted("\(name) for \(stretch) of its operations")
             case .retryDeadLetters:
+                // A give-back the restored server refused is kept as the device's whole row (R15); sent again by the
+                // user's choice, it replaces what other devices wrote since to its other fields.
+                for dead in try await client.engine.mutations(state: .failed)
+                where dead.lastError?.hasPrefix(PendingMutation.refusedGiveBackPrefix) == true {
+                    ledger.sentWholeByChoice.insert(dead.entityId)
+                }
                 let revived = try await client.engine.retryDeadLetters()
                 return acted("\(name): \(revived) revived")
             case .discardOne:
@@ -321,6 +334,12 @@ extension ConvergenceRun {
                 return acted(
                     "\(name): trendy-server \(victim) killed \(delay) ms into a round, started again; the round: "
                         + "\(report.outcome.name) pushed \(report.pushed) pulled \(report.pulled)")
+            case .backUpServer:
+                guard servers.count == 1 else { return "\(name): skipped (several instances)" }
+                return acted("\(name): \(try await backUpServer())")
+            case .restoreServer:
+                guard servers.count == 1, let line = try await restoreServer() else { return "\(name): no backup" }
+                return acted("\(name): \(line)")
             case .concurrentEdits:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = "both \(Int.random(in: 0..<1000, using: &random))"

@@ -130,6 +130,11 @@ struct ProofClient {
         return await lock.withLock { await engine.performSync() }
     }
 
+    /// `verify()` (a round, then the digest comparison, R10) under the device's sync lock.
+    func verify() async -> VerifyReport {
+        await lock.withLock { await engine.verify() }
+    }
+
     /// `trendyctl sync` on this device's database — a third process, as a user runs one beside the app — killed with
     /// SIGKILL `milliseconds` after it starts unless it ended first. It runs under the device's sync lock, as
     /// trendyctl's `flock` holds the device's other rounds back. What the kill leaves (a batch on the wire without

@@ -21,10 +21,18 @@ extension ConvergenceRun {
             if let silent = queue.first(where: { ($0.lastError ?? "").isEmpty }) {
                 return "\(client.name) has a dead letter for \(silent.entityId) without a reason"
             }
-            // R4: once settled, an entity is owed only while a dead letter holds it back.
+            // R4: once settled, an entity is owed only while a dead letter holds it back, its own or the one its
+            // read-back waits for (`after`: a parent's change goes first).
             let held = Set(queue.map(\.entityId))
-            if let owed = try client.stores.makeDataStore().owedEntities().first(where: { !held.contains($0.id) }) {
-                return "\(client.name) still owes a read-back of \(owed.entityType.rawValue) \(owed.id) after settling"
+            if let owed = try client.stores.makeDataStore().owedEntities().first(where: {
+                !held.contains($0.id) && !($0.after.map(held.contains) ?? false)
+            }) {
+                let message =
+                    "\(client.name) still owes a read-back of \(owed.entityType.rawValue) \(owed.id) after "
+                    + "settling (after \(owed.after ?? "-"); the queue: "
+                    + queue.map { "\($0.operation) \($0.entityType.rawValue) \($0.entityId): \($0.lastError ?? "-")" }
+                    .joined(separator: "; ") + ")"
+                return message + "\n" + (try await diagnosis(of: message, server: diagnosisServer))
             }
             locals.append((client, try client.entities(), queue))
         }
@@ -55,8 +63,9 @@ extension ConvergenceRun {
         let ledger = ledger
         let lost = fields.firstViolation(feed: try await serverFeed(diagnosisServer)) { id in
             ledger.wasDeleted(id) || ledger.wasDiscarded(id) || ledger.restored.contains(id)
+                || ledger.sentWholeByChoice.contains(id)
         }
-        if let lost { return lost }
+        if let lost { return lost + "\n" + (try await diagnosis(of: lost, server: diagnosisServer)) }
         // R10: every device proves itself against the server's digest; one without queued work or debts verifies
         // with nothing to repair (a repair would be a difference the checks above missed), one with a dead letter
         // is blocked by it. One settled device first has a row changed, removed or added behind its engine's back:
@@ -91,8 +100,10 @@ extension ConvergenceRun {
             let creator = locals.first { $0.0.name == creation.client }
             let deadLetter = creator?.2.first { $0.entityId == id || $0.entityId == creation.parentType }
             if deadLetter == nil {
-                return "\(creation.kind) \(id) created on \(creation.client) never reached the server and has no "
+                let lost =
+                    "\(creation.kind) \(id) created on \(creation.client) never reached the server and has no "
                     + "dead letter: a lost write"
+                return lost + "\n" + (try await diagnosis(of: lost, server: diagnosisServer))
             }
         }
         return nil

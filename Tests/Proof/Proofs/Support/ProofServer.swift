@@ -147,6 +147,64 @@ final class ProofServer: Sendable {
     }
     private static let secretFile = Mutex<String?>(nil)
 
+    /// `trendy-server backup` of the SQLite file while this server serves it (api-v1 §15): the copy is marked, and
+    /// starts a new history when a server first serves it.
+    func backUp(to output: String) async throws {
+        let made = try await ChildProcess.run("trendy-server", ["backup", "--db", database, output], environment: [:])
+        guard made.status == 0 else { throw ProofError("trendy-server backup exited \(made.status): \(made.stderr)") }
+    }
+
+    /// An operator's copy with no command: this server stopped, its file (and any WAL) copied to `output`, and a new
+    /// process started on the same storage and port with `faults`. Nothing marks the copy.
+    func copiedWhileStopped(to output: String, faults: FaultConfiguration, seed: UInt64) async throws -> ProofServer {
+        await process.terminate()
+        try Self.copyDatabase(from: database, to: output)
+        return try await Self.launch(
+            storage: storage, port: port, token: token, user: user, faults: faults, seed: seed)
+    }
+
+    /// How a backup goes back in place.
+    enum RestoreMethod: String {
+        /// `trendy-server restore`.
+        case command
+        /// The file copied over the database by hand, no command.
+        case copy
+    }
+
+    /// Stops this process, puts the backup at `backup` in place of the SQLite file, and starts another process on
+    /// the same port with `faults`; `whileStopped` runs between the two, when no answer of either history can come.
+    func restored(
+        from backup: String, by method: RestoreMethod, faults: FaultConfiguration, seed: UInt64,
+        whileStopped: () -> Void = {}
+    ) async throws -> ProofServer {
+        await process.terminate()
+        whileStopped()
+        switch method {
+        case .command:
+            let restored = try await ChildProcess.run(
+                "trendy-server", ["restore", "--db", database, backup], environment: [:])
+            guard restored.status == 0 else {
+                throw ProofError("trendy-server restore exited \(restored.status): \(restored.stderr)")
+            }
+        case .copy:
+            try Self.copyDatabase(from: backup, to: database)
+        }
+        return try await Self.launch(
+            storage: storage, port: port, token: token, user: user, faults: faults, seed: seed)
+    }
+
+    /// Copies a stopped database: the file and its WAL, if any, replace those at `target`; the target's shared-memory
+    /// index goes (SQLite rebuilds it from the WAL).
+    private static func copyDatabase(from source: String, to target: String) throws {
+        let files = FileManager.default
+        for suffix in ["", "-wal", "-shm"] where files.fileExists(atPath: target + suffix) {
+            try files.removeItem(atPath: target + suffix)
+        }
+        for suffix in ["", "-wal"] where files.fileExists(atPath: source + suffix) {
+            try files.copyItem(atPath: source + suffix, toPath: target + suffix)
+        }
+    }
+
     /// SIGTERM; the process exits on its own (callers are `defer`s at the end of a run).
     func stop() { process.stop() }
 

@@ -10,6 +10,9 @@ struct APIResponse: Sendable {
     var observation: Observation?
     /// Headers of the answer besides the ones every answer gets (`X-Next-After`).
     var headers: [(HTTPField.Name, String)] = []
+    /// An error answered once the write's transaction has committed: what the handler wrote stays (a DELETE of an
+    /// unknown id remembers the delete, and answers 404 all the same).
+    var failureAfterCommit: APIError?
 
     enum Observation: Sendable {
         /// A change-feed page: its size, and the `created_at` (ms) of its oldest change.
@@ -29,5 +32,18 @@ struct APIResponse: Sendable {
         APIResponse(status: status, body: Array(try JSONCoding.encode(value)))
     }
 
-    static let noContent = APIResponse(status: .noContent, body: [])
+    /// Answers `error` after the transaction commits (`failureAfterCommit`).
+    static func failing(_ error: APIError) -> APIResponse {
+        var response = APIResponse(status: .notFound, body: [])
+        response.failureAfterCommit = error
+        return response
+    }
+
+    /// A DELETE's 204, with the time the delete was recorded (`Trendy-Deleted-At`, api-v1 §6.6): what a device
+    /// gives back if the server loses the delete.
+    static func deleted(at milliseconds: Int64) -> APIResponse {
+        var response = APIResponse(status: .noContent, body: [])
+        response.headers = [(.trendyDeletedAt, RFC3339.string(fromMilliseconds: milliseconds))]
+        return response
+    }
 }

@@ -39,7 +39,7 @@ enum EventTypes {
     /// references, deleted events, deleted definitions, then the type (`Dialect.logsCascades`).
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event type")
-        _ = try objects.find(id, request, db, asServerError: true)
+        guard try objects.findForDelete(id, request, db) != nil else { return objects.rows.missing(request) }
         let user = request.userId
         let logCascade = request.dialect.logsCascades
         let fences = try db.rows(
@@ -77,6 +77,6 @@ enum EventTypes {
         try db.execute(sql: "DELETE FROM event_types WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: user, type: .eventType, operation: .delete, entityId: id, data: nil, now: request.now)
-        return .noContent
+        return .deleted(at: request.now)
     }
 }

@@ -314,11 +314,11 @@ enum Events {
 
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "event")
-        _ = try find(id, request, db, asServerError: true)
+        guard try rows.findForDelete(id, request, db) != nil else { return rows.missing(request) }
         try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .event, operation: .delete, entityId: id, data: nil, now: request.now)
-        return .noContent
+        return .deleted(at: request.now)
     }
 
     /// The row's columns and its digest hash (`EventDigestHashes`), in that order.

@@ -60,6 +60,11 @@ struct FieldObjectTable<Object: FieldObject>: Sendable {
     }
 
     /// True when `id` is one of the user's objects.
+    /// `OwnedTable.findForDelete`: nil when the id was remembered as deleted instead.
+    func findForDelete(_ id: String, _ request: APIRequest, _ db: any StorageTransaction) throws -> Object? {
+        try rows.findForDelete(id, request, db)
+    }
+
     func exists(_ id: String, user: String, _ db: any StorageTransaction) throws -> Bool {
         try rows.exists(id, user: user, db)
     }

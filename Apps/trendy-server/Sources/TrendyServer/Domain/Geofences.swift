@@ -62,7 +62,7 @@ enum Geofences {
     /// Clears `geofence_id` on the fence's events (one `event` update row each on ours), then deletes it.
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "geofence")
-        _ = try objects.find(id, request, db, asServerError: true)
+        guard try objects.findForDelete(id, request, db) != nil else { return objects.rows.missing(request) }
         let events = try db.values(
             String.self, sql: "SELECT id FROM events WHERE geofence_id = ? ORDER BY id", arguments: [id])
         try db.execute(
@@ -79,6 +79,6 @@ enum Geofences {
         try db.execute(sql: "DELETE FROM geofences WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .geofence, operation: .delete, entityId: id, data: nil, now: request.now)
-        return .noContent
+        return .deleted(at: request.now)
     }
 }

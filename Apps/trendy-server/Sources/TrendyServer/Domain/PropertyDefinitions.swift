@@ -47,12 +47,12 @@ enum PropertyDefinitions {
 
     static func delete(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let id = try request.pathId("id", "property definition")
-        _ = try objects.find(id, request, db, asServerError: true)
+        guard try objects.findForDelete(id, request, db) != nil else { return objects.rows.missing(request) }
         try db.execute(sql: "DELETE FROM property_definitions WHERE id = ?", arguments: [id])
         try ChangeLog.append(
             db, user: request.userId, type: .propertyDefinition, operation: .delete, entityId: id, data: nil,
             now: request.now)
-        return .noContent
+        return .deleted(at: request.now)
     }
 
     /// A select property needs its options.

@@ -118,6 +118,7 @@ extension HTTPField.Name {
     static let trendyFeatures = constant(ServerFeatures.headerName)
     static let trendyHistory = constant(ServerHistory.headerName)
     static let trendyFeedPosition = constant(FeedPosition.headerName)
+    static let trendyDeletedAt = constant(DeleteAnswer.headerName)
     static let nextAfter = constant("X-Next-After")
     static let lastEventID = constant("Last-Event-ID")
     static let xAccelBuffering = constant("X-Accel-Buffering")

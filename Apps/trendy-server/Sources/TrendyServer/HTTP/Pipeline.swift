@@ -143,6 +143,7 @@ final class Pipeline: Sendable {
         } catch is ClaimTaken {
             throw IdempotencyGuard.inFlight
         }
+        if let failure = answer.failureAfterCommit { throw failure }
         switch answer.observation {
         case .feedPage(let changes, let oldest):
             metrics.feedPage(changes: changes, oldestWaitedMilliseconds: oldest.map { apiRequest.now - $0 })

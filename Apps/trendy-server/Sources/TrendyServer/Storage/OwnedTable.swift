@@ -10,6 +10,7 @@ struct OwnedTable<Entity>: Sendable {
     let decode: @Sendable (any StorageRow) throws -> Entity
     private let findSQL: String
     private let existsSQL: String
+    private let heldByAnyoneSQL: String
 
     init(
         _ table: String, type: MutationEntityType, noun: String, columns: String,
@@ -20,6 +21,26 @@ struct OwnedTable<Entity>: Sendable {
         self.decode = decode
         findSQL = "SELECT \(columns) FROM \(table) WHERE id = ? AND user_id = ?"
         existsSQL = "SELECT EXISTS (SELECT 1 FROM \(table) WHERE id = ? AND user_id = ?)"
+        heldByAnyoneSQL = "SELECT EXISTS (SELECT 1 FROM \(table) WHERE id = ?)"
+    }
+
+    /// The caller's row `id` for a DELETE. An id that no user holds and the caller never deleted is remembered as
+    /// deleted now, and nil comes back: the server may have lost the entity to a restore, and a device that gives it
+    /// back later must find it deleted (api-v1 §6.6, §15.1). The handler then answers the usual 404 once the
+    /// transaction commits (`APIResponse.missing`). Every other miss throws as `find` does.
+    func findForDelete(_ id: String, _ request: APIRequest, _ db: any StorageTransaction) throws -> Entity? {
+        if let entity = try db.row(sql: findSQL, arguments: [id, request.userId], decode) { return entity }
+        guard request.dialect.tellsDeletedFromUnknown,
+            try Tombstones.deletedAt(db, user: request.userId, type: type, id: id) == nil,
+            try db.value(Bool.self, sql: heldByAnyoneSQL, arguments: [id]) == false
+        else { return try find(id, request, db, asServerError: true) }
+        try Tombstones.record(db, user: request.userId, type: type, id: id, at: request.now)
+        return nil
+    }
+
+    /// The 404 of an id the caller does not hold, answered after a commit (`findForDelete`).
+    func missing(_ request: APIRequest) -> APIResponse {
+        APIResponse.failing(request.dialect.notFound(noun, asServerError: true))
     }
 
     /// The caller's row `id`; a 404 when there is none (a 500 with `--quirks original` where `asServerError`),
