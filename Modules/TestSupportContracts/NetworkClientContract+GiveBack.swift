@@ -133,6 +133,32 @@ extension NetworkClientContract {
             #expect(given.results.first?.outcome == .applied, "the give-back is made for such a server")
         },
         check(
+            "N12 §15.1 a delete given back wins over an edit made since, as an edit of a deleted entity is refused; "
+                + "not over a create made since"
+        ) { subject in
+            let client = subject.client
+            let edited = try await eventType(client, name: "Edited \(newId().suffix(6))")
+            let createdAt = try #require(edited.updatedAt)
+            var renamed = UpdateEventTypeRequest()
+            renamed.name = "Renamed \(newId().suffix(6))"
+            _ = try await client.updateEventTypeWithIdempotency(id: edited.id, renamed, idempotencyKey: key())
+            let afterCreate = createdAt.addingTimeInterval(0.001)
+            let won = try await client.giveBack([
+                GiveBackItem(
+                    entityType: .eventType, id: edited.id, acknowledgedAt: afterCreate, deleted: true, data: nil)
+            ])
+            #expect(won.results.first?.outcome == .applied)
+            #expect(try await client.fetchEntity(.eventType, id: edited.id) == nil, "the edit since does not keep it")
+
+            let recreated = try await eventType(client, name: "Created \(newId().suffix(6))")
+            let before = try #require(recreated.updatedAt).addingTimeInterval(-60)
+            let lost = try await client.giveBack([
+                GiveBackItem(entityType: .eventType, id: recreated.id, acknowledgedAt: before, deleted: true, data: nil)
+            ])
+            #expect(lost.results.first?.outcome == .kept, "created after the delete")
+            #expect(try await client.fetchEntity(.eventType, id: recreated.id) != nil)
+        },
+        check(
             "N14 §6.6 a delete answers the time the server recorded for it, the feed's deleted_at; a repeated one's 404 "
                 + "deleted says the same time"
         ) { subject in

@@ -31,14 +31,19 @@ extension InMemoryTrendyServer {
         let id = item.id.lowercased()
         let acknowledged = item.acknowledgedAt.millisecondsSince1970
         let key = TombstoneKey(user: user, type: item.entityType, id: id)
-        let (owner, held, deletedAt) = state.withLock { state in
+        let (owner, held, deletedAt, createdAt) = state.withLock { state in
             let stored = Self.stored(state, item.entityType, id)
-            return (stored?.userId, stored?.updatedAt?.millisecondsSince1970, state.tombstones[key])
+            return (
+                stored?.userId, stored?.updatedAt?.millisecondsSince1970, state.tombstones[key],
+                Self.lastCreated(id, user: user, state)
+            )
         }
         if let owner, owner != user { throw Problems.conflict("id: the id is taken", existingId: nil) }
         if item.deleted {
-            if let held {
-                guard held < acknowledged else { return .kept }
+            if held != nil {
+                // api-v1 §15.1: a delete wins over the edits made since, as without a restore; only a create of
+                // the id since (a restore of it, §7) keeps the row.
+                if let createdAt, createdAt >= acknowledged { return .kept }
                 switch item.entityType {
                 case .eventType: try deleteEventType(user: user, id: id)
                 case .event: try deleteEvent(user: user, id: id)
@@ -106,6 +111,17 @@ extension InMemoryTrendyServer {
 
     /// The item's object as `GiveBackFieldMerge` takes it over the model's row, or nil when nothing is left to take.
     /// The change entries count at their snapshot's `updated_at`, a give-back's at the time it gave back.
+    /// When the id's latest create was made: a given-back one at the time it was given back with, any other at its
+    /// entry's time; nil when the log has none.
+    private static func lastCreated(_ id: String, user: String, _ state: State) -> Int64? {
+        guard
+            let entry = state.changes.last(where: {
+                $0.userId == user && $0.entityId == id && $0.knownOperation == .create
+            })
+        else { return nil }
+        return state.givenBackChanges[entry.id] ?? entry.createdAt?.millisecondsSince1970
+    }
+
     private static func newerFields(of item: GiveBackItem, user: String, held: Int64, _ state: State) -> JSONValue? {
         let id = item.id.lowercased()
         let current: JSONValue? =

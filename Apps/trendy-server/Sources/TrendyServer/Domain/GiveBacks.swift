@@ -59,8 +59,10 @@ enum GiveBacks {
         let deletedAt = try Tombstones.deletedAt(db, user: request.userId, type: item.type, id: item.id)
         let acknowledged = item.acknowledgedAt
         if item.deleted {
-            if let held {
-                guard held < acknowledged else { return .kept }
+            if held != nil {
+                // A delete wins over the edits made since, as it does without a restore (an edit of a deleted entity
+                // is refused); only a create of the id since (a restore of it, api-v1 §7) keeps the row.
+                if let created = try lastCreated(item, request, db), created >= acknowledged { return .kept }
                 _ = try run(item.type.delete, item, request, db, parameters: ["id": item.id])
             }
             // Remember the delete at its first acknowledgment, so that an older version given back later is
@@ -145,6 +147,19 @@ enum GiveBacks {
     }
 
     /// The user's latest change id, before an item's write.
+    /// When the id's latest create was made: a given-back one at the time it was given back with
+    /// (`given_back_changes`), any other at its entry's time; nil when the log no longer holds one.
+    private static func lastCreated(_ item: Item, _ request: APIRequest, _ db: any StorageTransaction) throws -> Int64?
+    {
+        try db.value(
+            Int64.self,
+            sql: """
+                SELECT COALESCE(g.acknowledged_at, c.created_at) FROM changes c
+                LEFT JOIN given_back_changes g ON g.change_id = c.id
+                WHERE c.user_id = ? AND c.entity_id = ? AND c.operation = 'create' ORDER BY c.id DESC LIMIT 1
+                """, arguments: [request.userId, item.id])
+    }
+
     private static func latestChange(_ request: APIRequest, _ db: any StorageTransaction) throws -> Int64 {
         try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [request.userId])
             ?? 0
