@@ -52,8 +52,10 @@ struct VerifyTests {
         #expect(try h.history().first.map { $0.kind == .verify && $0.pulled == 3 } == true)
     }
 
-    @Test("R10 R15 a file copied back by hand lost an acknowledged edit whose pull failed: verify gives it back")
-    func verifyGivesBack() async throws {
+    @Test(
+        "R10 R15 a file copied back by hand lost an acknowledged edit whose pull failed: verify gives it back, also through 5xx and lost connections",
+        arguments: [false, true])
+    func verifyGivesBack(flakyLink: Bool) async throws {
         let (h, type, _) = try await syncedDevice()
         let backup = h.model.backUp()
         h.clock.advance(by: 60)
@@ -65,10 +67,20 @@ struct VerifyTests {
         h.network.setStickyError(nil, for: .getChanges)
         #expect(try h.queue().isEmpty, "the edit was acknowledged")
         h.model.restore(backup, announcing: false)
+        if flakyLink {
+            h.network.enqueue(http(500), for: .getDigestBucket)
+            h.network.enqueue(http(503), for: .getDigestBucket)
+            h.network.enqueue(.transport("connection reset"), for: .giveBack)
+        }
+        h.network.resetCalls()
 
         let report = await h.engine.verify()
         #expect(report.verified, "\(report.result)")
         #expect(report.sync.counts.givenBack == 1)
+        if flakyLink {
+            #expect(h.network.callCount(.giveBack) == 2, "tried again at once, in the same verify")
+            #expect(h.network.callCount(.getDigestBucket) >= 3)
+        }
         #expect(h.model.eventTypes(of: h.network.userId).first { $0.id == type.id }?.icon == "after the backup")
         #expect(try h.events.eventType(id: type.id)?.icon == "after the backup")
     }
