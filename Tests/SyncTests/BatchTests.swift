@@ -344,6 +344,41 @@ struct BatchTests {
         }
     }
 
+    @Test(
+        "R15 a create given back for a lost answer is an acknowledged version from then on: restored away again before any pull, it goes back on a `sync --full`"
+    )
+    func givenBackCreateIsAcknowledged() async throws {
+        let (a, b, type) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await b.events.createEventType(name: "Tea")
+        _ = await b.engine.performSync()
+        _ = await a.engine.performSync()  // a's position is now one the backup lacks
+        let event = try await a.event(type, 1)
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()  // sent; the server never took it
+        a.clock.advance(by: 60)
+        a.model.restore(backup, announcing: false)
+        // The re-sent batch is refused for its lost position (api-v1 §6.7): the bootstrap gives the create back, then
+        // its listing fails, so no pull brings the given-back entry.
+        a.network.setStickyError(http(503), for: .getEventsPage)
+        a.network.resetCalls()
+        let stopped = await a.engine.performSync()
+        #expect(stopped.outcome.name == "offline" || stopped.outcome.name == "error", "\(stopped)")
+        #expect(a.network.callCount(.giveBack) == 1 && a.network.callCount(.getChanges) == 0)
+        #expect(a.serverEvents.contains { $0.id == event.id }, "given back")
+        #expect(try a.queue().isEmpty, "the give-back answered the create")
+        let acknowledged = try a.read { try $0.acknowledgedVersions(ids: [event.id]) }
+        #expect(acknowledged.map(\.deleted) == [false], "a version the server took, recorded at once")
+
+        a.model.restore(backup, announcing: false)  // the same file copied back again: the event is gone once more
+        a.network.setStickyError(nil, for: .getEventsPage)
+        let report = await a.engine.forceFullResync()
+        #expect(report.outcome == .synced(bootstrapped: true) && report.counts.givenBack == 2, "\(report)")
+        #expect(a.serverEvents.contains { $0.id == event.id }, "given back again, beside b's type")
+        #expect(try a.events.event(id: event.id) != nil, "not taken away by the snapshot")
+    }
+
     @Test("§4.7.2 an unanswered batch whose members all left the queue is forgotten without a request")
     func unansweredBatchOfDeletedMembers() async throws {
         let (h, _, events) = try await prepared(2)

@@ -294,6 +294,35 @@ struct BootstrapTests {
         #expect(a.network.calls(of: .getPropertyDefinitions).isEmpty, "nothing left to fetch again")
     }
 
+    @Test(
+        "R15 a bootstrap that meets a new history gives back a row nobody acknowledged that the server lacks, whatever asked for it (a `sync --full`)"
+    )
+    func fullResyncMeetingNewHistory() async throws {
+        let h = try SyncHarness()
+        _ = try await h.syncedType()
+        let backup = h.model.backUp()
+        h.clock.advance(by: 10)
+        let served = try h.model.createEventType(
+            user: h.network.userId,
+            CreateEventTypeRequest(id: nil, name: "Synced long ago", color: "#123456", icon: "star"),
+            key: nil)
+        // Held as a device that synced it before acknowledgments were recorded holds it: with none (R15).
+        let store = h.stores.makeDataStore()
+        _ = try store.upsertEventType(id: served.id) { row in
+            row.fields = served.fields
+            if let createdAt = served.createdAt { row.createdAt = createdAt }
+        }
+        try store.save()
+        #expect(try h.read { try $0.acknowledgedVersions(ids: [served.id]) }.isEmpty)
+        h.clock.advance(by: 60)
+        h.model.restore(backup)
+
+        let report = await h.engine.forceFullResync()
+        #expect(report.outcome == .synced(bootstrapped: true) && report.counts.givenBack == 1, "\(report)")
+        #expect(h.serverEventTypes.contains { $0.id == served.id && $0.fields.name == "Synced long ago" })
+        #expect(try h.events.eventType(id: served.id)?.name == "Synced long ago", "not taken away by the snapshot")
+    }
+
     @Test("S85 forceFullResync stores the flag: a new engine after a failed attempt still bootstraps")
     func forcedResyncSurvives() async throws {
         let h = try SyncHarness()

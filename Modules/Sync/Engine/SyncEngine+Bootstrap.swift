@@ -26,9 +26,12 @@ extension SyncEngine {
         let keyset = try noteServerFeatures().has(ServerFeatures.after)
         if let givingBack {
             // R15, after the cursor read (the round's probe, S25, S81): what the device gave back is then in the
-            // snapshot, and the entries it wrote come again in the next pull, changing nothing.
+            // snapshot, and the entries it wrote come again in the next pull, changing nothing. A new history makes a
+            // loss likely whatever asked for the bootstrap (a `sync --full`, or one retried after a failed attempt):
+            // rows nobody acknowledged go back too, or the snapshot would take them away.
+            let history = try newServerHistory()
             try await giveBack(
-                since: try newServerHistory(), readingBack: false, unacknowledged: givingBack == .everything,
+                since: history, readingBack: false, unacknowledged: givingBack == .everything || history != nil,
                 &counters)
         }
         var snapshot = ServerSnapshot()

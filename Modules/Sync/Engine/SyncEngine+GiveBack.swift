@@ -55,6 +55,12 @@ extension SyncEngine {
         let owed = rest
         var refused: [GiveBackResult] = []
         var answeredCreates: [PendingMutation] = []
+        // A version the server took is one it acknowledged, dated as given back (api-v1 §15.1: the server keeps that
+        // time as the version's `updated_at`). Recorded now, not when a pull brings it: a round that stops before the
+        // pull, then a second restore, would otherwise find a row nobody acknowledged, which a verify or a bootstrap
+        // reads back away.
+        var taken: [AcknowledgedVersion] = []
+        let itemsById = Dictionary(items.map { ($0.id.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         while index < items.count {
             let chunk = Array(items[index..<min(index + Self.giveBackBatch, items.count)])
@@ -68,6 +74,13 @@ extension SyncEngine {
                 throw stop(for: error)
             }
             for result in answer.results where !result.id.isEmpty {
+                if result.outcome == .applied, let item = itemsById[result.id.lowercased()] {
+                    taken.append(
+                        AcknowledgedVersion(
+                            entityType: item.entityType, id: result.id.lowercased(),
+                            acknowledgedAt: item.acknowledgedAt,
+                            deleted: item.deleted))
+                }
                 if let create = sentCreates[result.id.lowercased()] {
                     // Not counted: nobody knows whether the server had it (the report counts what it had lost).
                     // The server holds it now (or a later delete of it): the create is answered. A refused one
@@ -86,6 +99,7 @@ extension SyncEngine {
             // the user still has to settle: a dead letter that says why, never a read-back that would take it away
             // unseen. Not a live change: sent as an ordinary write, it would pass the newer-only rule, and bring back
             // what another device deleted since (its delete given back after this).
+            try store.recordAcknowledged(taken)
             let kept = try Self.keepRefused(
                 refused, serverHolds: serverHolds, store, at: now, maxAttempts: configuration.maxAttempts)
             for create in answeredCreates where try store.completeMutation(id: create.id, revision: create.revision) {

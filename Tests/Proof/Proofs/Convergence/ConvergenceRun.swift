@@ -96,7 +96,7 @@ final class ConvergenceRun {
 
     func run() async throws -> ProofOutcome {
         let directory = try makeScratchDirectory("trendy-proof-\(settings.seed)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeRunDirectory(directory, log: log) }
         servers = try await startServers(in: directory)
         defer { for server in servers { server.stop() } }
         let balancer = servers.count > 1 ? LoopbackBalancer(backendPorts: servers.map(\.port)) : nil

@@ -82,3 +82,14 @@ func makeScratchDirectory(_ name: String) throws -> URL {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory
 }
+
+/// Removes a convergence run's directory, unless `TRENDY_PROOF_KEEP` is set: then its devices' databases and the
+/// server's file stay for a look after a failure (docs/reliability.md, "Reading a failed seed").
+func removeRunDirectory(_ directory: URL, log: LogSink) {
+    if ProcessInfo.processInfo.environment["TRENDY_PROOF_KEEP"] != nil {
+        log.note("kept: \(directory.path)")
+        FileHandle.standardError.write(Data("kept: \(directory.path)\n".utf8))
+        return
+    }
+    try? FileManager.default.removeItem(at: directory)
+}
