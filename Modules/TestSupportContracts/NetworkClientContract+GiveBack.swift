@@ -191,6 +191,43 @@ extension NetworkClientContract {
             #expect(given.results.first?.outcome == .deleted)
             #expect(try await client.fetchEntity(.eventType, id: lost) == nil)
         },
+        check(
+            "N12 §15.1 members given back as pending count from when they arrived, not with the version; on a row the server holds, its values stay"
+        ) { subject in
+            let client = subject.client
+            let user = try await eventType(client, name: "Owner \(newId().suffix(6))").userId
+            // Days in 2023: before the time of any server, the in-memory one's clock included.
+            func at(_ day: Int) -> Date { Date(timeIntervalSince1970: 1_700_000_000 + Double(day) * 86_400) }
+            var lost = APIEventType(
+                id: newId(), userId: user, fields: EventTypeFields(name: "Lost \(newId().suffix(6))"),
+                createdAt: at(1), updatedAt: at(1))
+            lost.color = "#AA0000"  // an edit the giving device holds queued
+            var created = item(lost, .eventType, at: at(1))
+            created.pending = ["color"]
+            #expect(try await client.giveBack([created]).results.first?.outcome == .applied)
+            // Another device's version, acknowledged after the first one, before the queued edit arrived.
+            var other = lost
+            (other.color, other.icon) = ("#000000", "star")
+            #expect(try await client.giveBack([item(other, .eventType, at: at(2))]).results.first?.outcome == .applied)
+            guard case .eventType(let merged)? = try await client.fetchEntity(.eventType, id: lost.id) else {
+                Issue.record("the type given back")
+                return
+            }
+            #expect(merged.color == "#AA0000", "the queued colour arrived after the version of day 2")
+            #expect(merged.icon == "star", "the icon of day 2 is taken")
+
+            var mine = merged
+            (mine.color, mine.name) = ("#00BB00", "Renamed \(newId().suffix(6))")
+            var held = item(mine, .eventType, at: at(3))
+            held.pending = ["color"]
+            #expect(try await client.giveBack([held]).results.first?.outcome == .applied)
+            guard case .eventType(let after)? = try await client.fetchEntity(.eventType, id: lost.id) else {
+                Issue.record("the type given back")
+                return
+            }
+            #expect(after.name == mine.name, "the acknowledged name is taken")
+            #expect(after.color == "#AA0000", "the pending colour is the device's to push: the server's stays")
+        },
     ]
 
     /// The entity as a give-back item, its REST object as the server emits it.

@@ -45,4 +45,19 @@ struct GiveBackFieldMergeTests {
         let taken = GiveBackFieldMerge().merge(given, over: ["name": "Tea"], acknowledged: 50, rowTime: 40)
         #expect(taken?["notes"] == "x")
     }
+
+    @Test("a member a give-back wrote as pending counts when it was written, not at the version's time")
+    func pendingCountsWhenWritten() {
+        var merge = GiveBackFieldMerge()
+        // Created by a give-back of the version of 10, written at 70 with a queued edit of its colour.
+        merge.add(
+            ["name": "Tea", "color": "#333333", "icon": "circle", "updated_at": "t10"], at: 10, pending: ["color"],
+            writtenAt: 70)
+        #expect(merge.fieldTimes["name"] == 10 && merge.fieldTimes["color"] == 70 && merge.versions == [10])
+        let held: [String: JSONValue] = ["name": "Tea", "color": "#333333", "icon": "circle", "updated_at": "t10"]
+        let later: [String: JSONValue] = ["name": "Chai", "color": "#000000", "icon": "circle", "updated_at": "t20"]
+        let merged = merge.merge(later, over: held, acknowledged: 20, rowTime: 10)
+        #expect(merged?["name"] == "Chai", "acknowledged at 20, after the version of 10")
+        #expect(merged?["color"] == "#333333", "the queued edit reached the server at 70, after 20")
+    }
 }

@@ -203,6 +203,34 @@ struct PullTests {
         }
     }
 
+    @Test(
+        "R15 an edit queued before a restore is given back as pending: a version another device acknowledged earlier, given back after, does not undo it",
+        arguments: [true, false])
+    func queuedEditGivenBackAsPending(_ editorFirst: Bool) async throws {
+        let (a, b, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let tea = try await a.syncedType("Tea")
+        _ = await b.engine.performSync()
+        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }  // queued, not yet pushed
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEventType(id: tea.id) { $0.icon = "star" }
+        _ = await b.engine.performSync()  // acknowledged after a's create
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+
+        for device in editorFirst ? [a, b] : [b, a] { _ = await device.engine.performSync() }
+        for device in [a, b] { _ = await device.engine.performSync() }
+        let served = try #require(a.serverEventTypes.first { $0.id == tea.id })
+        #expect(served.fields.color == "#AA0000", "the queued edit, pushed after the restore, stands")
+        #expect(served.fields.icon == "star", "the other device's acknowledged edit too")
+        for device in [a, b] {
+            let row = try #require(try device.events.eventType(id: tea.id))
+            #expect(row.color == "#AA0000" && row.icon == "star")
+            #expect(try device.queue().isEmpty)
+        }
+    }
+
     @Test("R15 §6.7 a server that refuses every write for its position costs one bootstrap a run, then an error")
     func feedPositionRefusedForever() async throws {
         let (a, _, type) = try await twoDevices()

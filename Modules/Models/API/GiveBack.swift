@@ -10,20 +10,47 @@ public struct GiveBackItem: Sendable, Hashable, Codable {
     public var deleted: Bool
     /// The entity's REST object (api-v1 §4); nil for a delete.
     public var data: JSONValue?
+    /// The members of `data` that hold the device's queued edits, which no server acknowledged: written now, not at
+    /// `acknowledgedAt` (api-v1 §15.1). Empty when the row holds none.
+    public var pending: [String]
 
-    public init(entityType: MutationEntityType, id: String, acknowledgedAt: Date, deleted: Bool, data: JSONValue?) {
+    public init(
+        entityType: MutationEntityType, id: String, acknowledgedAt: Date, deleted: Bool, data: JSONValue?,
+        pending: [String] = []
+    ) {
         self.entityType = entityType
         self.id = id
         self.acknowledgedAt = acknowledgedAt
         self.deleted = deleted
         self.data = data
+        self.pending = pending
     }
 
     enum CodingKeys: String, CodingKey {
         case entityType = "entity_type"
         case id
         case acknowledgedAt = "acknowledged_at"
-        case deleted, data
+        case deleted, data, pending
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entityType = try container.decode(MutationEntityType.self, forKey: .entityType)
+        id = try container.decode(String.self, forKey: .id)
+        acknowledgedAt = try container.decode(Date.self, forKey: .acknowledgedAt)
+        deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted) ?? false
+        data = try container.decodeIfPresent(JSONValue.self, forKey: .data)
+        pending = try container.decodeIfPresent([String].self, forKey: .pending) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entityType, forKey: .entityType)
+        try container.encode(id, forKey: .id)
+        try container.encode(acknowledgedAt, forKey: .acknowledgedAt)
+        try container.encode(deleted, forKey: .deleted)
+        try container.encodeIfPresent(data, forKey: .data)
+        if !pending.isEmpty { try container.encode(pending, forKey: .pending) }
     }
 
     /// The order items are applied in (api-v1 §15.1), smallest first: parents before children — types, definitions,

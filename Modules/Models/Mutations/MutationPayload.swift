@@ -49,6 +49,13 @@ public enum MutationPayload {
     static let longitudeKey = "location_longitude"
     public static let propertiesPatchKey = "properties_patch"
 
+    /// The members of the entity's REST object (api-v1 §4) an update body sets: its keys, `properties_patch` as
+    /// `properties`. Empty for a body that is not a JSON object.
+    public static func members(setBy update: Data) -> Set<String> {
+        guard case .object(let keys)? = try? JSONCoding.decode(JSONValue.self, from: update) else { return [] }
+        return Set(keys.keys.map { $0 == propertiesPatchKey ? "properties" : $0 })
+    }
+
     /// R2: `newer` merged into `older` key by key, the newer value winning; `properties_patch` per property key (and
     /// into a whole `properties` map when the older patch was rewritten to carry one).
     public static func merge(_ older: Data, _ newer: Data, of entityType: MutationEntityType) throws -> Data {

@@ -268,6 +268,14 @@ extension SyncEngine {
                     queue.filter { $0.operation == .create && $0.isLive && $0.isSent }.map { ($0.entityId, $0) },
                     uniquingKeysWith: { first, _ in first }) : [:]
             let created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
+            // The members a queued update (live or dead) changed hold no acknowledged value: named `pending`, they
+            // count on the server from when they arrive, as the update's push would (api-v1 §15.1). Dated with the
+            // version instead, they would lose to any version acknowledged later, and the push that follows, equal
+            // to what the give-back wrote, would change nothing.
+            var pending: [String: Set<String>] = [:]
+            for update in queue where update.operation == .update {
+                pending[update.entityId, default: []].formUnion(update.payload.map(MutationPayload.members) ?? [])
+            }
             // A row with any change queued, failed or owed is the queue's or the read-back's, never evidence.
             let unsettled = Set(queue.map(\.entityId)).union(try store.owedEntities().map(\.id))
             let acknowledged = Dictionary(
@@ -283,7 +291,8 @@ extension SyncEngine {
                 {
                     items.append(
                         GiveBackItem(
-                            entityType: entity.type, id: entity.id, acknowledgedAt: sentAt, deleted: false, data: data))
+                            entityType: entity.type, id: entity.id, acknowledgedAt: sentAt, deleted: false, data: data,
+                            pending: pending[entity.id].map { $0.sorted() } ?? []))
                     given[entity.id] = create
                 } else if let data = try Self.restObject(entity.type, id: entity.id, store),
                     !created.contains(entity.id)
@@ -294,7 +303,7 @@ extension SyncEngine {
                         items.append(
                             GiveBackItem(
                                 entityType: entity.type, id: entity.id, acknowledgedAt: version.acknowledgedAt,
-                                deleted: false, data: data))
+                                deleted: false, data: data, pending: pending[entity.id].map { $0.sorted() } ?? []))
                     } else if unacknowledged, !entity.serverHolds, !unsettled.contains(entity.id) {
                         items.append(
                             GiveBackItem(

@@ -59,14 +59,20 @@ extension InMemoryTrendyServer {
         if held == nil, let deletedAt, deletedAt >= acknowledged { return .deleted }
         var data = item.data ?? .null
         var stamp = item.acknowledgedAt
-        if let held, held >= acknowledged {
+        if let held {
             // Newer as a whole, yet maybe not field by field (api-v1 §15.1): the fields the item changes and changed
-            // last before its time are taken, the others keep the model's values; the row keeps its later time.
-            guard let merged = state.withLock({ Self.newerFields(of: item, user: user, held: held, $0) }) else {
-                return .kept
+            // last before its time are taken, the others keep the model's values; the row keeps its later time. Older
+            // as a whole: every field, but one a device's queued edit wrote since, and the device's own queued edits.
+            let merged = state.withLock { Self.newerFields(of: item, user: user, held: held, $0) }
+            if held >= acknowledged {
+                guard let merged, merged.taken else { return .kept }
+                (data, stamp) = (merged.object, Date(millisecondsSince1970: held))
+            } else if let merged {
+                data = merged.object
             }
-            (data, stamp) = (merged, Date(millisecondsSince1970: held))
         }
+        // A create writes the device's queued edits too: those members count from now (api-v1 §15.1).
+        let pending = held == nil ? Set(item.pending.filter { data.objectValue?[$0] != nil }) : []
         let operation: MutationOperation = held == nil ? .create : .update
         return try state.withLock { (state: inout State) throws(NetworkError) -> GiveBackOutcome in
             switch item.entityType {
@@ -105,6 +111,7 @@ extension InMemoryTrendyServer {
                 log(&state, user: user, .event, operation, id: id, data: event)
             }
             state.givenBackChanges[state.nextChangeId - 1] = acknowledged  // the entry just logged
+            if !pending.isEmpty { state.givenBackPending[state.nextChangeId - 1] = pending }
             return .applied
         }
     }
@@ -122,7 +129,9 @@ extension InMemoryTrendyServer {
         return state.givenBackChanges[entry.id] ?? entry.createdAt?.millisecondsSince1970
     }
 
-    private static func newerFields(of item: GiveBackItem, user: String, held: Int64, _ state: State) -> JSONValue? {
+    private static func newerFields(
+        of item: GiveBackItem, user: String, held: Int64, _ state: State
+    ) -> (object: JSONValue, taken: Bool)? {
         let id = item.id.lowercased()
         let current: JSONValue? =
             switch item.entityType {
@@ -133,18 +142,28 @@ extension InMemoryTrendyServer {
             }
         guard let stored = current?.objectValue, var members = item.data?.objectValue else { return nil }
         for key in stored.keys where members[key] == nil { members[key] = key == "properties" ? .object([:]) : .null }
+        for key in item.pending where members[key] != nil { members[key] = stored[key] ?? .null }
         var merge = GiveBackFieldMerge()
         for entry in state.changes where entry.userId == user && entry.entityId == id {
             let snapshot = entry.data?.objectValue
-            let time =
-                state.givenBackChanges[entry.id]
-                ?? snapshot?["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:))
-                ?? entry.createdAt?.millisecondsSince1970 ?? 0
-            merge.add(snapshot, at: time)
+            let written = entry.createdAt?.millisecondsSince1970 ?? 0
+            if let givenBack = state.givenBackChanges[entry.id] {
+                merge.add(
+                    snapshot, at: givenBack, pending: state.givenBackPending[entry.id] ?? [], writtenAt: written)
+            } else {
+                merge.add(
+                    snapshot, at: snapshot?["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) ?? written)
+            }
         }
-        return merge.merge(
-            members, over: stored, acknowledged: item.acknowledgedAt.millisecondsSince1970, rowTime: held
-        ).map(JSONValue.object)
+        let acknowledged = item.acknowledgedAt.millisecondsSince1970
+        if held >= acknowledged {
+            guard let merged = merge.merge(members, over: stored, acknowledged: acknowledged, rowTime: held) else {
+                return (.object(members), false)
+            }
+            return (.object(merged), true)
+        }
+        let kept = merge.keepingNewer(members, over: stored, acknowledged: acknowledged, rowTime: held)
+        return (.object(kept.members), kept.taken)
     }
 
     private static func object(_ entity: some Encodable) -> JSONValue? {

@@ -52,6 +52,8 @@ public final class InMemoryTrendyServer: Sendable {
         var tombstones: [TombstoneKey: Int64] = [:]
         /// The change entries a give-back wrote, with the time of the version given back (api-v1 §15.1).
         var givenBackChanges: [Int64: Int64] = [:]
+        /// The members such an entry wrote from a device's queued edits (`GiveBackItem.pending`).
+        var givenBackPending: [Int64: Set<String>] = [:]
         /// What `Trendy-History` announces (api-v1 §15): a new id after every `restore`.
         var history = ServerHistory(id: UUID().uuidString.lowercased())
     }

@@ -82,17 +82,22 @@ enum GiveBacks {
             for key in current.keys where members[key] == nil {
                 members[key] = key == "properties" ? .object([:]) : .null
             }
+            // A queued edit the device holds is its own to push, after this: the server's value stays meanwhile.
+            for key in item.pending where members[key] != nil { members[key] = current[key] ?? .null }
+            let merge = try fieldMerge(item, request, db)
             if held >= acknowledged {
                 // Newer as a whole, yet maybe not field by field: a write made since the restore to one field must
                 // not keep out an older acknowledged edit of another (`GiveBackFieldMerge`).
-                let merge = try fieldMerge(item, request, db)
                 guard let merged = merge.merge(members, over: current, acknowledged: acknowledged, rowTime: held)
                 else { return .kept }
                 members = merged
+            } else {
+                // Older as a whole, yet a device's queued edit given back since counts when it was written.
+                members = merge.keepingNewer(members, over: current, acknowledged: acknowledged, rowTime: held).members
             }
             let before = try latestChange(request, db)
             _ = try run(item.type.update, item, request, db, body: members, parameters: ["id": item.id])
-            try stamp(item, at: max(held, acknowledged), after: before, request, db)
+            try stamp(item, at: max(held, acknowledged), pending: [], after: before, request, db)
             return .applied
         }
         if let deletedAt, deletedAt >= acknowledged { return .deleted }
@@ -105,29 +110,35 @@ enum GiveBacks {
             parameters = ["id": parent.lowercased()]
         }
         _ = try run(item.type.create, item, request, db, body: data, parameters: parameters)
-        try stamp(item, at: acknowledged, after: before, request, db)
+        try stamp(item, at: acknowledged, pending: item.pending.filter { data[$0] != nil }, after: before, request, db)
         return .applied
     }
 
     /// The entity's change entries, in order, as `GiveBackFieldMerge` reads them: an entry a give-back wrote at the
-    /// time it gave back (`given_back_changes`), any other at its snapshot's `updated_at`.
+    /// time it gave back (`given_back_changes`), its `pending` members at the entry's own time, any other entry at
+    /// its snapshot's `updated_at`.
     private static func fieldMerge(
         _ item: Item, _ request: APIRequest, _ db: any StorageTransaction
     ) throws -> GiveBackFieldMerge {
         var merge = GiveBackFieldMerge()
         try db.forEachRow(
             """
-            SELECT c.data, g.acknowledged_at, c.created_at FROM changes c
+            SELECT c.data, g.acknowledged_at, c.created_at, g.pending FROM changes c
             LEFT JOIN given_back_changes g ON g.change_id = c.id
             WHERE c.user_id = ? AND c.entity_id = ? ORDER BY c.id
             """, [request.userId, item.id]
         ) { row in
             let snapshot = row.isNull(0) ? nil : try JSONText.parse(row.decode([UInt8].self, atIndex: 0)).objectValue
-            let time =
-                row.isNull(1)
-                ? snapshot?["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) ?? row.int64(2)
-                : row.int64(1)
-            merge.add(snapshot, at: time)
+            let written = row.int64(2)
+            guard !row.isNull(1) else {
+                let time = snapshot?["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) ?? written
+                merge.add(snapshot, at: time)
+                return true
+            }
+            let pending =
+                row.isNull(3)
+                ? [] : try JSONText.parse(row.decode([UInt8].self, atIndex: 3)).arrayValue?.compactMap(\.stringValue)
+            merge.add(snapshot, at: row.int64(1), pending: Set(pending ?? []), writtenAt: written)
             return true
         }
         return merge
@@ -167,9 +178,11 @@ enum GiveBacks {
 
     /// The row keeps the time it was first acknowledged, or its own later one when only some fields were taken (and
     /// the creation time it was given back with); the change entries the write appended carry the row as stored,
-    /// and are remembered with the item's time, the time of the fields they changed (`fieldTimes`).
+    /// and are remembered with the item's time, the time of the fields they changed (`fieldTimes`), and the
+    /// `pending` members they wrote.
     private static func stamp(
-        _ item: Item, at time: Int64, after before: Int64, _ request: APIRequest, _ db: any StorageTransaction
+        _ item: Item, at time: Int64, pending: [String], after before: Int64, _ request: APIRequest,
+        _ db: any StorageTransaction
     ) throws {
         let table = item.type.table
         try db.execute(sql: "UPDATE \(table) SET updated_at = ? WHERE id = ?", arguments: [time, item.id])
@@ -189,9 +202,11 @@ enum GiveBacks {
         for change in written {
             try db.execute(
                 sql: "UPDATE changes SET data = ? WHERE id = ?", arguments: [JSONText.string(snapshot), change])
+            let written: String? =
+                pending.isEmpty ? nil : JSONText.string(.array(pending.sorted().map(JSONValue.string)))
             try db.execute(
-                sql: "INSERT INTO given_back_changes (change_id, acknowledged_at) VALUES (?, ?)",
-                arguments: [change, item.acknowledgedAt])
+                sql: "INSERT INTO given_back_changes (change_id, acknowledged_at, pending) VALUES (?, ?, ?)",
+                arguments: [change, item.acknowledgedAt, written])
         }
     }
 
@@ -203,6 +218,8 @@ enum GiveBacks {
         let acknowledgedAt: Int64
         let deleted: Bool
         let data: [String: JSONValue]?
+        /// Members of `data` holding the device's queued edits (`GiveBackItem.pending`).
+        let pending: [String]
 
         /// `GiveBackItem.applicationRank`: the one order of api-v1 §15.1.
         var rank: Int { GiveBackItem.applicationRank(of: type, deleted: deleted) }
@@ -233,6 +250,18 @@ enum GiveBacks {
             }
             let deleted = members["deleted"]?.boolValue ?? false
             let data = members["data"]?.objectValue
+            var pending: [String] = []
+            if let listed = members["pending"], listed != .null {
+                guard let names = listed.arrayValue?.compactMap(\.stringValue), names.count == listed.arrayValue?.count
+                else {
+                    errors.append(
+                        FieldError(
+                            field: field + ".pending", message: "\(field).pending must be an array of member names",
+                            code: "invalid"))
+                    continue
+                }
+                pending = names
+            }
             if !deleted {
                 guard let data, data["id"]?.stringValue?.lowercased() == id.lowercased() else {
                     errors.append(
@@ -247,7 +276,9 @@ enum GiveBacks {
                 }
             }
             items.append(
-                Item(type: type, id: id.lowercased(), acknowledgedAt: acknowledged, deleted: deleted, data: data))
+                Item(
+                    type: type, id: id.lowercased(), acknowledgedAt: acknowledged, deleted: deleted, data: data,
+                    pending: pending))
         }
         guard errors.isEmpty else { throw APIError.validation(errors) }
         return items

@@ -198,6 +198,8 @@ enum PostgresSchema {
                 """
             ]
         ),
+        // The members a give-back wrote from a device's queued edits, which count when written (api-v1 §15.1).
+        ("v7-given-back-pending", ["ALTER TABLE given_back_changes ADD COLUMN pending TEXT"]),
     ]
 
     /// What a migration does besides its statements, by name: work that needs the server's code.

@@ -168,6 +168,10 @@ enum SQLiteSchema {
                     )
                     """)
         }
+        // The members a give-back wrote from a device's queued edits, which count when written (api-v1 §15.1).
+        migrator.registerMigration("v7-given-back-pending") { db in
+            try db.execute(sql: "ALTER TABLE given_back_changes ADD COLUMN pending TEXT")
+        }
         return migrator
     }
 
