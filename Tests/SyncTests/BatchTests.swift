@@ -379,6 +379,47 @@ struct BatchTests {
         #expect(try a.events.event(id: event.id) != nil, "not taken away by the snapshot")
     }
 
+    @Test(
+        "R15 a create given back that the server holds already (kept: another device gave it back first, or an earlier answer was lost) is an acknowledged version too"
+    )
+    func keptCreateIsAcknowledged() async throws {
+        let (a, b, type) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let event = try await a.event(type, 1)
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        let batch = try #require(try a.saved { try $0.unansweredBatches() }.first)
+        let requests = try batch.members.map { try JSONCoding.decode(CreateEventRequest.self, from: $0.payload) }
+        _ = try a.model.createEventsBatch(user: a.network.userId, requests, key: batch.key)  // taken; answer lost
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+        _ = await b.engine.performSync()  // b gives the event back first, then edits it
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEvent(id: event.id) { $0.notes = "from b" }
+        _ = await b.engine.performSync()
+
+        // a's give-back of its sent create finds a newer version held: kept, the create answered. The round stops
+        // before any pull or read-back.
+        a.network.setStickyError(http(503), for: .getChanges)
+        a.network.resetCalls()
+        _ = await a.engine.performSync()
+        #expect(a.network.callCount(.giveBack) == 1 && a.network.callCount(.createEventsBatchWithIdempotency) == 0)
+        #expect(try a.queue().isEmpty, "the create is answered")
+        let acknowledged = try a.read { try $0.acknowledgedVersions(ids: [event.id]) }
+        #expect(acknowledged.map(\.deleted) == [false], "a version the server holds, recorded at once")
+
+        a.model.restore(backup, announcing: false)  // lost again, and nothing tells
+        a.network.setStickyError(nil, for: .getChanges)
+        let report = await a.engine.forceFullResync()
+        #expect(report.outcome == .synced(bootstrapped: true), "\(report)")
+        #expect(a.serverEvents.contains { $0.id == event.id }, "a alone gives it back")
+        #expect(try a.events.event(id: event.id) != nil, "not taken away by the snapshot")
+        _ = await b.engine.performSync()
+        #expect(a.serverEvents.first { $0.id == event.id }?.notes == "from b", "b's later edit stands")
+    }
+
     @Test("§4.7.2 an unanswered batch whose members all left the queue is forgotten without a request")
     func unansweredBatchOfDeletedMembers() async throws {
         let (h, _, events) = try await prepared(2)

@@ -112,6 +112,36 @@ struct BackupRestoreTests {
         #expect(await again.terminate() == 0)
     }
 
+    @Test(
+        "§15 one backup put back twice starts two histories, by restore and by hand: a device that met one sees the next"
+    )
+    func sameBackupTwice() async throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        let backupPath = folder.path("backup.sqlite")
+        let server = try await Self.serve(folder.database)
+        _ = try await Self.createType(server, "Kept")
+        #expect(try await Self.tool(["backup", "--db", folder.database, backupPath]).status == 0)
+        #expect(await server.terminate() == 0)
+        var seen: [ServerHistory] = []
+        for _ in 0..<2 {
+            let restore = try await Self.tool(["restore", "--db", folder.database, backupPath])
+            #expect(restore.status == 0, "\(restore.stderr)")
+            let restored = try await Self.serve(folder.database)
+            seen.append(try await Self.history(restored))
+            #expect(await restored.terminate() == 0)
+        }
+        for _ in 0..<2 {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: folder.database + suffix) }
+            try FileManager.default.copyItem(atPath: backupPath, toPath: folder.database)
+            let copied = try await Self.serve(folder.database)
+            seen.append(try await Self.history(copied))
+            #expect(await copied.terminate() == 0)
+        }
+        #expect(Set(seen.map(\.id)).count == 4, "\(seen.map(\.id))")
+        #expect(seen.allSatisfy { $0.backupTakenAt != nil }, "each announces the backup's time")
+    }
+
     @Test("§15 mark-restored starts a new history, with the backup time given or none; bad input changes nothing")
     func markRestored() async throws {
         let folder = Folder()

@@ -55,10 +55,11 @@ extension SyncEngine {
         let owed = rest
         var refused: [GiveBackResult] = []
         var answeredCreates: [PendingMutation] = []
-        // A version the server took is one it acknowledged, dated as given back (api-v1 §15.1: the server keeps that
-        // time as the version's `updated_at`). Recorded now, not when a pull brings it: a round that stops before the
-        // pull, then a second restore, would otherwise find a row nobody acknowledged, which a verify or a bootstrap
-        // reads back away.
+        // A version the server took, or holds already (`kept`: this one or a newer, as when the answer to an earlier
+        // give-back was lost and the request is tried again), is one it acknowledged, dated as given back (api-v1
+        // §15.1: the server keeps that time as the version's `updated_at`). Recorded now, not when a pull brings it:
+        // a round that stops before the pull, then a second restore, would otherwise find a row nobody acknowledged,
+        // which a verify or a bootstrap reads back away.
         var taken: [AcknowledgedVersion] = []
         let itemsById = Dictionary(items.map { ($0.id.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
@@ -74,7 +75,7 @@ extension SyncEngine {
                 throw stop(for: error)
             }
             for result in answer.results where !result.id.isEmpty {
-                if result.outcome == .applied, let item = itemsById[result.id.lowercased()] {
+                if result.outcome == .applied || result.outcome == .kept, let item = itemsById[result.id.lowercased()] {
                     taken.append(
                         AcknowledgedVersion(
                             entityType: item.entityType, id: result.id.lowercased(),

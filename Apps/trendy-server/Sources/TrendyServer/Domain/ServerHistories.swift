@@ -6,7 +6,7 @@ import Models
 ///
 /// A row whose `started_at` is NULL is a history that begins the first time a server serves the database: what
 /// `trendy-server backup` writes into its copy, so that the copy starts a new history however it is put in place —
-/// with `trendy-server restore` or by hand. A database's first history is written by its migration, so instances
+/// with `trendy-server restore` or by hand, and every time it is put in place. A database's first history is written by its migration, so instances
 /// that start together on a new PostgreSQL database agree on it.
 enum ServerHistories {
     /// The first history of a database (run by the migration that creates the table).
@@ -14,9 +14,16 @@ enum ServerHistories {
         try insert(db, backupTakenAt: nil, startedAt: now)
     }
 
-    /// The history to announce: a history left waiting by `backup` starts now; otherwise the latest one.
+    /// The history to announce: a history left waiting by `backup` starts now, under an id drawn as it starts;
+    /// otherwise the latest one. The id is not the one the backup wrote: one backup put back twice starts two
+    /// histories, and a device that met the first must see the second as new, or it would give back nothing.
     static func serve(_ db: any StorageTransaction, now: Int64) throws -> ServerHistory {
-        try db.execute(sql: "UPDATE server_histories SET started_at = ? WHERE started_at IS NULL", arguments: [now])
+        let waiting = try db.values(Int64.self, sql: "SELECT position FROM server_histories WHERE started_at IS NULL")
+        for position in waiting {
+            try db.execute(
+                sql: "UPDATE server_histories SET started_at = ?, id = ? WHERE position = ?",
+                arguments: [now, UUIDv7.generate(at: Date(millisecondsSince1970: now)), position])
+        }
         return try current(db)
     }
 
