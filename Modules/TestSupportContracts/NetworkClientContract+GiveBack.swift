@@ -181,9 +181,12 @@ extension NetworkClientContract {
             let client = subject.client
             let held = try await eventType(client, name: "Known \(newId().suffix(6))")
             let lost = newId()
-            _ = await expectFailure(404, "not_found") { _ = try await client.deleteEntity(.eventType, id: lost) }
+            let first = await expectFailure(404, "not_found") {
+                _ = try await client.deleteEntity(.eventType, id: lost)
+            }
             let again = await expectFailure(404, "deleted") { _ = try await client.deleteEntity(.eventType, id: lost) }
             #expect(again?.deletedAt != nil)
+            #expect(first?.deletedAt == again?.deletedAt, "the first 404 says when the delete is remembered")
             let older = APIEventType(
                 id: lost, userId: held.userId, fields: EventTypeFields(name: "Lost \(newId().suffix(6))"),
                 createdAt: instant(0))

@@ -60,4 +60,23 @@ struct GiveBackFieldMergeTests {
         #expect(merged?["name"] == "Chai", "acknowledged at 20, after the version of 10")
         #expect(merged?["color"] == "#333333", "the queued edit reached the server at 70, after 20")
     }
+
+    @Test("event properties merge key by key: a key written after the item keeps out no older value of another")
+    func propertiesKeyByKey() {
+        var merge = GiveBackFieldMerge()
+        merge.add(["notes": "n", "properties": ["fa": "a0"], "updated_at": "t10"], at: 10)
+        merge.add(["notes": "n", "properties": ["fa": "a1"], "updated_at": "t40"], at: 40)
+        #expect(merge.fieldTimes["properties.fa"] == 40 && merge.fieldTimes["properties"] == nil)
+        let held: [String: JSONValue] = ["notes": "n", "properties": ["fa": "a1"], "updated_at": "t40"]
+        let given: [String: JSONValue] = ["notes": "n", "properties": ["fa": "a0", "fb": "b1"], "updated_at": "t30"]
+        let merged = merge.merge(given, over: held, acknowledged: 30, rowTime: 40)
+        #expect(merged?["properties"] == ["fa": "a1", "fb": "b1"], "fb acknowledged at 30, fa written at 40")
+        #expect(
+            GiveBackFieldMergeTests.pendingKept["properties"] == ["fa": "held", "fb": "given"],
+            "a pending property keeps the server's value, the others are given")
+    }
+
+    static let pendingKept = GiveBackFieldMerge.keepingPending(
+        ["properties.fa", "notes"], in: ["notes": "mine", "properties": ["fa": "mine", "fb": "given"]],
+        held: ["notes": "theirs", "properties": ["fa": "held"]])
 }

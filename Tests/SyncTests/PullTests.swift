@@ -164,6 +164,69 @@ struct PullTests {
     }
 
     @Test(
+        "R15 event properties are given back key by key: a property written after the restore keeps out no older acknowledged value of another",
+        arguments: [true, false])
+    func propertiesGivenBackKeyByKey(_ announced: Bool) async throws {
+        let (a, b, type) = try await twoDevices()
+        let event = try await a.event(type, 1) { $0.properties = ["fa": PropertyValue(type: .text, value: "a0")] }
+        _ = await a.engine.performSync()
+        _ = await b.engine.performSync()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEvent(id: event.id) {
+            $0.properties["fa"] = PropertyValue(type: .text, value: "a1")  // queued, not yet pushed
+        }
+        _ = try await b.events.updateEvent(id: event.id) {
+            $0.properties["fb"] = PropertyValue(type: .text, value: "b1")
+        }
+        _ = await b.engine.performSync()  // acknowledged, then lost to the restore
+        a.clock.advance(by: 60)
+        a.model.restore(backup, announcing: announced)
+
+        // a pushes its property first, on the restored server; b's acknowledged property comes back after it.
+        _ = await a.engine.performSync()
+        if !announced { _ = await a.engine.verify() }
+        _ = await b.engine.performSync()
+        if !announced { _ = await b.engine.verify() }
+        for device in [a, b] { _ = await device.engine.performSync() }
+        let served = try #require(a.serverEvents.first { $0.id == event.id })
+        #expect(served.properties["fa"]?.value == "a1", "the queued property, pushed after the restore")
+        #expect(served.properties["fb"]?.value == "b1", "the other device's acknowledged property, given back")
+        for device in [a, b] {
+            let row = try #require(try device.events.event(id: event.id))
+            #expect(row.properties["fa"]?.value == "a1" && row.properties["fb"]?.value == "b1")
+        }
+    }
+
+    @Test(
+        "R15 §6.6 a delete the restored server never knew is acknowledged at the time its 404 says: a second restore loses it, it goes back, and another device's copy stays out",
+        arguments: [true, false])
+    func deleteOfUnknownIdGivenBack(_ deleterFirst: Bool) async throws {
+        let (a, b, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 1)
+        let lost = try await a.events.createEventType(name: "Lost")
+        _ = await a.engine.performSync()
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+        try await a.events.deleteEventType(id: lost.id)
+        _ = await a.engine.performSync()  // the server lacks the type: remembered as deleted, answered 404 not_found
+        #expect(try a.queue().isEmpty)
+        let acknowledged = try a.read { try $0.acknowledgedVersions(ids: [lost.id]) }
+        #expect(acknowledged.map(\.deleted) == [true], "the delete, at the time the server remembers it")
+        #expect(
+            acknowledged.first?.acknowledgedAt == a.model.deletedAt(user: a.network.userId, .eventType, id: lost.id))
+
+        a.clock.advance(by: 60)
+        a.model.restore(backup)  // the tombstone is lost too; b still holds the type
+        for device in deleterFirst ? [a, b] : [b, a] { _ = await device.engine.performSync() }
+        for device in [a, b] { _ = await device.engine.performSync() }
+        #expect(!a.serverEventTypes.contains { $0.id == lost.id }, "not brought back")
+        #expect(try a.events.eventType(id: lost.id) == nil && b.events.eventType(id: lost.id) == nil)
+    }
+
+    @Test(
         "R15 §6.7 after a restore by hand, a push made from a position the server lost is refused unapplied; the device gives back, bootstraps, then pushes on top"
     )
     func pushFromLostPosition() async throws {

@@ -15,6 +15,8 @@ public struct GiveBackFieldMerge: Sendable {
     public private(set) var fieldTimes: [String: Int64] = [:]
     /// The times of the versions the entries hold.
     public private(set) var versions: Set<Int64> = []
+    /// The time of the first entry (since the last delete): a field none of the entries shows was absent since then.
+    private var firstTime: Int64?
     private var previous: [String: JSONValue]?
 
     public init() {}
@@ -30,17 +32,54 @@ public struct GiveBackFieldMerge: Sendable {
             return
         }
         versions.insert(time)
-        let keys = Set(snapshot.keys).union(previous.map { Set($0.keys) } ?? [])
-        for key in keys where previous?[key] != snapshot[key] {
-            fieldTimes[key] = pending.contains(key) ? max(time, writtenAt) : time
+        if firstTime == nil { firstTime = time }
+        let current = Self.fields(of: snapshot)
+        let keys = Set(current.keys).union(previous.map { Set($0.keys) } ?? [])
+        for key in keys where previous?[key] != current[key] {
+            fieldTimes[key] = Self.names(key, in: pending) ? max(time, writtenAt) : time
         }
-        previous = snapshot
+        previous = current
+    }
+
+    /// An object's versioned fields: its members, each event property its own field (`properties.<key>`), as a
+    /// push patches them one by one (`properties_patch`).
+    static func fields(of object: [String: JSONValue]) -> [String: JSONValue] {
+        var fields = object
+        if let properties = fields.removeValue(forKey: Self.properties) {
+            for (key, value) in properties.objectValue ?? [:] { fields[Self.properties + "." + key] = value }
+        }
+        return fields
+    }
+
+    /// Whether `pending` names the field `key`: itself, or for a property, the whole `properties` member.
+    static func names(_ key: String, in pending: Set<String>) -> Bool {
+        pending.contains(key) || (key.hasPrefix(Self.properties + ".") && pending.contains(Self.properties))
+    }
+
+    static let properties = "properties"
+
+    /// `members` (a given-back object, every member of `held` named) with each `pending` field put back to `held`'s
+    /// value: on a row the server holds, a device's queued edit is its own to push; the server's value stays.
+    public static func keepingPending(
+        _ pending: [String], in members: [String: JSONValue], held: [String: JSONValue]
+    ) -> [String: JSONValue] {
+        var members = members
+        for name in pending {
+            if name.hasPrefix(properties + "."), var given = members[properties]?.objectValue {
+                let key = String(name.dropFirst(properties.count + 1))
+                given[key] = held[properties]?.objectValue?[key]
+                members[properties] = .object(given)
+            } else if members[name] != nil {
+                members[name] = held[name] ?? (name == properties ? .object([:]) : .null)
+            }
+        }
+        return members
     }
 
     /// `given` (every member of `held` named) with each field it changes that the server changed at or after
     /// `acknowledged` put back to `held`'s value; nil when no field is left to take, or when the server still holds
     /// the version of that time (what differs from it was changed on the device since, not lost). A field no entry
-    /// shows counts at `rowTime`.
+    /// shows counts at the first entry's time, or without entries at `rowTime`.
     public func merge(
         _ given: [String: JSONValue], over held: [String: JSONValue], acknowledged: Int64, rowTime: Int64
     ) -> [String: JSONValue]? {
@@ -49,6 +88,10 @@ public struct GiveBackFieldMerge: Sendable {
         return taken ? members : nil
     }
 
+    /// When the field `key` last changed: its entry's time; for one no entry shows, the first entry's (it was
+    /// absent from then on), or without entries the row's.
+    func time(of key: String, rowTime: Int64) -> Int64 { fieldTimes[key] ?? firstTime ?? rowTime }
+
     /// `given` with each field it changes that the server changed at or after `acknowledged` put back to `held`'s
     /// value, and whether any field is left to take.
     public func keepingNewer(
@@ -56,12 +99,25 @@ public struct GiveBackFieldMerge: Sendable {
     ) -> (members: [String: JSONValue], taken: Bool) {
         var members = given
         var taken = false
-        for (key, value) in given where !Self.unversioned.contains(key) && value != held[key] {
-            if acknowledged > (fieldTimes[key] ?? rowTime) {
+        for (key, value) in given
+        where !Self.unversioned.contains(key) && key != Self.properties && value != held[key] {
+            if acknowledged > time(of: key, rowTime: rowTime) {
                 taken = true
             } else {
                 members[key] = held[key] ?? .null
             }
+        }
+        if let properties = given[Self.properties] {
+            // Property by property: a write since to one key keeps out no older acknowledged value of another.
+            let mine = properties.objectValue ?? [:]
+            let theirs = held[Self.properties]?.objectValue ?? [:]
+            var merged = theirs
+            for key in Set(mine.keys).union(theirs.keys) where mine[key] != theirs[key] {
+                guard acknowledged > time(of: Self.properties + "." + key, rowTime: rowTime) else { continue }
+                taken = true
+                merged[key] = mine[key]
+            }
+            members[Self.properties] = .object(merged)
         }
         return (members, taken)
     }

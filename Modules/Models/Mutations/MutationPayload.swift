@@ -49,11 +49,20 @@ public enum MutationPayload {
     static let longitudeKey = "location_longitude"
     public static let propertiesPatchKey = "properties_patch"
 
-    /// The members of the entity's REST object (api-v1 §4) an update body sets: its keys, `properties_patch` as
-    /// `properties`. Empty for a body that is not a JSON object.
+    /// The fields of the entity's REST object (api-v1 §4) an update body sets: its keys, each key of a
+    /// `properties_patch` as `properties.<key>` (api-v1 §15.1's `pending` names). Empty for a body that is not a
+    /// JSON object.
     public static func members(setBy update: Data) -> Set<String> {
         guard case .object(let keys)? = try? JSONCoding.decode(JSONValue.self, from: update) else { return [] }
-        return Set(keys.keys.map { $0 == propertiesPatchKey ? "properties" : $0 })
+        var members: Set<String> = []
+        for (key, value) in keys {
+            if key == propertiesPatchKey {
+                members.formUnion((value.objectValue ?? [:]).keys.map { "properties." + $0 })
+            } else {
+                members.insert(key)
+            }
+        }
+        return members
     }
 
     /// R2: `newer` merged into `older` key by key, the newer value winning; `properties_patch` per property key (and

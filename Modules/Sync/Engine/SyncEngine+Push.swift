@@ -145,9 +145,10 @@ extension SyncEngine {
         } catch {
             (resolution, effect) = try await resolve(error, row, &run, &counters)
             refused = Self.isRefusal(error)
-            // A delete repeated after a lost answer: the 404 `deleted` says when the first one was made.
-            if row.operation == .delete, case .http(let failure) = error as? NetworkError,
-                failure.problemType == "deleted",
+            // A delete repeated after a lost answer: the 404 `deleted` says when the first one was made. A delete of
+            // an id the server never knew (a restore lost it) is remembered there, and its `not_found` says when: an
+            // acknowledged delete to give back if a restore loses that too (api-v1 §6.6).
+            if row.operation == .delete, case .http(let failure) = error as? NetworkError, failure.status == 404,
                 let deletedAt = failure.deletedAt
             {
                 sent = SentAnswer(replayed: false, stored: nil, deletedAt: deletedAt)

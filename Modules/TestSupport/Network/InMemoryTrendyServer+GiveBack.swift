@@ -72,7 +72,7 @@ extension InMemoryTrendyServer {
             }
         }
         // A create writes the device's queued edits too: those members count from now (api-v1 §15.1).
-        let pending = held == nil ? Set(item.pending.filter { data.objectValue?[$0] != nil }) : []
+        let pending = held == nil ? Set(item.pending) : []
         let operation: MutationOperation = held == nil ? .create : .update
         return try state.withLock { (state: inout State) throws(NetworkError) -> GiveBackOutcome in
             switch item.entityType {
@@ -142,7 +142,7 @@ extension InMemoryTrendyServer {
             }
         guard let stored = current?.objectValue, var members = item.data?.objectValue else { return nil }
         for key in stored.keys where members[key] == nil { members[key] = key == "properties" ? .object([:]) : .null }
-        for key in item.pending where members[key] != nil { members[key] = stored[key] ?? .null }
+        members = GiveBackFieldMerge.keepingPending(item.pending, in: members, held: stored)
         var merge = GiveBackFieldMerge()
         for entry in state.changes where entry.userId == user && entry.entityId == id {
             let snapshot = entry.data?.objectValue

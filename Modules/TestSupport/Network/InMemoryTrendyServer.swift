@@ -167,15 +167,22 @@ public final class InMemoryTrendyServer: Sendable {
     }
 
     /// The 404 of a DELETE of an id `user` does not hold, as `missing`; an id nobody holds and `user` never deleted
-    /// is remembered as deleted now (api-v1 §6.6: the server may have lost it to a restore). `heldByAnyone` says
+    /// is remembered as deleted now (api-v1 §6.6: the server may have lost it to a restore), and the `not_found`
+    /// says when. `heldByAnyone` says
     /// whether any user has a row with the id.
     func missingDelete(
         _ state: inout State, user: String, _ type: MutationEntityType, id: String, noun: String, heldByAnyone: Bool
     ) -> NetworkError {
         let error = missing(state, user: user, type, id: id, noun: noun)
         let key = TombstoneKey(user: user, type: type, id: id)
-        if !heldByAnyone && state.tombstones[key] == nil { state.tombstones[key] = now.millisecondsSince1970 }
-        return error
+        guard !heldByAnyone && state.tombstones[key] == nil else { return error }
+        // Still `not_found`, with the time the delete is remembered at.
+        let at = now.millisecondsSince1970
+        state.tombstones[key] = at
+        return .http(
+            HTTPFailure(
+                status: 404, problemType: "not_found", message: "\(noun) not found",
+                deletedAt: Date(millisecondsSince1970: at)))
     }
 
     /// When `user` deleted the entity (api-v1 §6.6), while it has no row again; what a DELETE's 204 says.

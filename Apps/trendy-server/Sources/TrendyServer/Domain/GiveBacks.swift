@@ -83,7 +83,7 @@ enum GiveBacks {
                 members[key] = key == "properties" ? .object([:]) : .null
             }
             // A queued edit the device holds is its own to push, after this: the server's value stays meanwhile.
-            for key in item.pending where members[key] != nil { members[key] = current[key] ?? .null }
+            members = GiveBackFieldMerge.keepingPending(item.pending, in: members, held: current)
             let merge = try fieldMerge(item, request, db)
             if held >= acknowledged {
                 // Newer as a whole, yet maybe not field by field: a write made since the restore to one field must
@@ -110,7 +110,7 @@ enum GiveBacks {
             parameters = ["id": parent.lowercased()]
         }
         _ = try run(item.type.create, item, request, db, body: data, parameters: parameters)
-        try stamp(item, at: acknowledged, pending: item.pending.filter { data[$0] != nil }, after: before, request, db)
+        try stamp(item, at: acknowledged, pending: item.pending, after: before, request, db)
         return .applied
     }
 

@@ -38,9 +38,13 @@ struct OwnedTable<Entity>: Sendable {
         return nil
     }
 
-    /// The 404 of an id the caller does not hold, answered after a commit (`findForDelete`).
+    /// The 404 of an id the caller does not hold, answered after a commit (`findForDelete`), with `deleted_at` the
+    /// time the delete is remembered at: the device records it as its acknowledged delete (sync-engine R15), which
+    /// it gives back if a restore loses the tombstone.
     func missing(_ request: APIRequest) -> APIResponse {
-        APIResponse.failing(request.dialect.notFound(noun, asServerError: true))
+        var error = request.dialect.notFound(noun, asServerError: true)
+        if request.dialect.tellsDeletedFromUnknown { error.deletedAt = request.now }
+        return APIResponse.failing(error)
     }
 
     /// The caller's row `id`; a 404 when there is none (a 500 with `--quirks original` where `asServerError`),
