@@ -194,6 +194,23 @@ extension NetworkClientContract {
             #expect(given.results.first?.outcome == .deleted)
             #expect(try await client.fetchEntity(.eventType, id: lost) == nil)
         },
+        check("N12 §6.3 the entry a give-back writes clears what the version given back clears: explicit nulls") {
+            subject in
+            let client = subject.client
+            let type = try await eventType(client)
+            let created = try await client.createEventWithIdempotency(
+                NetworkClientContract.event(type: type.id, at: instant(7)) { $0.notes = "to clear" },
+                idempotencyKey: key())
+            let before = try await client.getLatestCursor()
+            var cleared = created
+            cleared.notes = nil
+            let later = try #require(created.updatedAt).addingTimeInterval(60)
+            #expect(try await client.giveBack([item(cleared, .event, at: later)]).results.first?.outcome == .applied)
+            let page = try await client.getChanges(since: before, limit: 10)
+            let entry = try #require(page.changes.last { $0.entityId.lowercased() == created.id.lowercased() })
+            #expect(entry.data?["notes"] == .null, "the cleared notes, as null: \(String(describing: entry.data))")
+            #expect(entry.data?["event_type"] == nil)
+        },
         check(
             "N12 §15.1 members given back as pending count from when they arrived, not with the version; on a row the server holds, its values stay"
         ) { subject in

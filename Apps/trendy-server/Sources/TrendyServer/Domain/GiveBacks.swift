@@ -194,11 +194,10 @@ enum GiveBacks {
             arguments: [request.userId, item.id, before])
         guard !written.isEmpty else { return }
         let stored = try run(item.type.get, item, request, db, parameters: ["id": item.id])
-        var snapshot = try JSONText.parse(stored.body)
-        if item.type == .event, var members = snapshot.objectValue {
-            members["event_type"] = nil  // a GET embeds the type; a change entry does not (api-v1 §6.3)
-            snapshot = .object(members)
-        }
+        // As every change entry: without the type a GET embeds, each cleared field an explicit null (api-v1 §6.3,
+        // §3.6), or a device that applies the entry would keep the value the given-back version cleared.
+        let snapshot = try ChangeSnapshot.data(
+            try JSONText.parse(stored.body), of: item.type, explicitNulls: request.dialect.snapshotsCarryNulls)
         for change in written {
             try db.execute(
                 sql: "UPDATE changes SET data = ? WHERE id = ?", arguments: [JSONText.string(snapshot), change])
