@@ -347,6 +347,40 @@ struct PullTests {
         #expect(try a.mutations(of: tea.id).isEmpty)
     }
 
+    @Test(
+        "R15 a sent create of an entity the device held acknowledged (a refused give-back kept as a create, retried) goes back dated that version, not its send: a later edit of another device wins"
+    )
+    func retriedCreateGoesBackAsItsVersion() async throws {
+        let (a, b, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let tea = try await a.syncedType("Tea")
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEventType(id: tea.id) { $0.color = "#B0B0B0" }
+        _ = await b.engine.performSync()  // acknowledged after a's version
+        a.clock.advance(by: 10)
+        // a's older version queued as a create and sent, its answer never come: what `queue retry` makes of a
+        // refused give-back's dead letter.
+        let store = a.stores.makeDataStore()
+        let row = try #require(try store.findEventType(id: tea.id))
+        _ = try store.enqueueMutation(
+            entityType: .eventType, operation: .create, entityId: tea.id, payload: try MutationPayload.create(row),
+            at: a.clock.now())
+        let create = try #require(try store.fetchMutations(entityId: tea.id).first)
+        _ = try store.claimMutations(ids: [create.id], at: a.clock.now())
+        try store.save()
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+
+        for device in [a, b, a, b] { _ = await device.engine.performSync() }
+        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#B0B0B0", "b's later edit stands")
+        for device in [a, b] {
+            #expect(try device.events.eventType(id: tea.id)?.color == "#B0B0B0")
+            #expect(try device.queue().isEmpty)
+        }
+    }
+
     @Test("S72 the resurrection fence: entries for ids deleted here, pushed this round or still queued, are skipped")
     func resurrectionFence() async throws {
         let (a, b, type) = try await twoDevices()

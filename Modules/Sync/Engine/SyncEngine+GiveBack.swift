@@ -290,10 +290,14 @@ extension SyncEngine {
                 if let create = sentCreates[entity.id], let sentAt = create.firstSentAt,
                     let data = try Self.restObject(entity.type, id: entity.id, store)
                 {
+                    // Dated its first send only when nobody acknowledged the entity before: a create of an entity
+                    // the device held acknowledged (a refused give-back kept as a create, then retried) is that
+                    // version as held, which any later acknowledgment of another device beats.
+                    let datedAt = version.flatMap { $0.deleted ? nil : $0.acknowledgedAt } ?? sentAt
                     items.append(
                         GiveBackItem(
-                            entityType: entity.type, id: entity.id, acknowledgedAt: sentAt, deleted: false, data: data,
-                            pending: pending[entity.id].map { $0.sorted() } ?? []))
+                            entityType: entity.type, id: entity.id, acknowledgedAt: datedAt, deleted: false,
+                            data: data, pending: pending[entity.id].map { $0.sorted() } ?? []))
                     given[entity.id] = create
                 } else if let data = try Self.restObject(entity.type, id: entity.id, store),
                     !created.contains(entity.id)

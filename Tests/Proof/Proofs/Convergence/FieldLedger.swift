@@ -151,10 +151,18 @@ struct FieldLedger {
             for value in (acknowledged[key] ?? []).sorted(by: { "\($0)" < "\($1)" }) where !seen.contains(value) {
                 if let given = givenBack[key]?[value], beaten(value, given, history: history) { continue }
                 return "\(key): the server took \(value) (its device's queue let it go) but no change shows it: "
-                    + "a lost edit (history \(history.map { "\($0.value)" }))"
+                    + "a lost edit (history \(history.map { "\($0.value)" }); \(diagnosis(of: key)))"
             }
         }
         return nil
+    }
+
+    /// The ledger's view of one field, for a failure's report: the order it saw values acknowledged in, and what it
+    /// expects given back after which restore.
+    private func diagnosis(of key: Key) -> String {
+        let order = (acknowledgedAt[key] ?? [:]).sorted { $0.value < $1.value }.map { "\($0.key)@\($0.value)" }
+        let given = (givenBack[key] ?? [:]).map { "\($0.key) after change \($0.value.restorePoint)" }.sorted()
+        return "acknowledged in order \(order), given back \(given), restores \(restores)"
     }
 
     /// A value given back after a restore lost to a write the restored server took first: the field's history after
