@@ -96,11 +96,11 @@ extension SyncEngine {
         }
         let serverHolds = Dictionary(differing.map { ($0.id, $0.serverHolds) }, uniquingKeysWith: { $0 || $1 })
         let keptRefused = try unitOfWork { store in
+            try store.recordAcknowledged(taken)
             // A version the server refused (a name another device took since, a parent it refused too) is a change
             // the user still has to settle: a dead letter that says why, never a read-back that would take it away
             // unseen. Not a live change: sent as an ordinary write, it would pass the newer-only rule, and bring back
             // what another device deleted since (its delete given back after this).
-            try store.recordAcknowledged(taken)
             let kept = try Self.keepRefused(
                 refused, serverHolds: serverHolds, store, at: now, maxAttempts: configuration.maxAttempts)
             for create in answeredCreates where try store.completeMutation(id: create.id, revision: create.revision) {

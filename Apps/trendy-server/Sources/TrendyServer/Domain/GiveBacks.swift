@@ -198,14 +198,14 @@ enum GiveBacks {
         // §3.6), or a device that applies the entry would keep the value the given-back version cleared.
         let snapshot = try ChangeSnapshot.data(
             try JSONText.parse(stored.body), of: item.type, explicitNulls: request.dialect.snapshotsCarryNulls)
+        let pendingText: String? =
+            pending.isEmpty ? nil : JSONText.string(.array(pending.sorted().map(JSONValue.string)))
         for change in written {
             try db.execute(
                 sql: "UPDATE changes SET data = ? WHERE id = ?", arguments: [JSONText.string(snapshot), change])
-            let written: String? =
-                pending.isEmpty ? nil : JSONText.string(.array(pending.sorted().map(JSONValue.string)))
             try db.execute(
                 sql: "INSERT INTO given_back_changes (change_id, acknowledged_at, pending) VALUES (?, ?, ?)",
-                arguments: [change, item.acknowledgedAt, written])
+                arguments: [change, item.acknowledgedAt, pendingText])
         }
     }
 
