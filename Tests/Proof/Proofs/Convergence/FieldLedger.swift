@@ -83,14 +83,17 @@ struct FieldLedger {
         pending[device] = pending[device]?.filter { $0.key.entity != entity }
     }
 
-    /// The device's queue holds nothing for these writes' entities any more: the server took them.
-    mutating func acknowledge(on device: String, queued: Set<String>) {
-        guard let writes = pending[device] else { return }
+    /// One look at every device's queue (`queued`: the entities each still holds a change for): a write whose
+    /// entity its device's queue no longer holds was taken by the server. The writes found taken in one look share
+    /// one place in the ledger's order: which of them the server took first, the look cannot tell.
+    mutating func acknowledge(queued: [String: Set<String>]) {
         acknowledgments += 1
-        for (key, value) in writes where !queued.contains(key.entity) {
-            acknowledged[key, default: []].insert(value)
-            acknowledgedAt[key, default: [:]][value] = acknowledgments
-            pending[device]?[key] = nil
+        for (device, entities) in queued {
+            for (key, value) in pending[device] ?? [:] where !entities.contains(key.entity) {
+                acknowledged[key, default: []].insert(value)
+                acknowledgedAt[key, default: [:]][value] = acknowledgments
+                pending[device]?[key] = nil
+            }
         }
     }
 
@@ -167,7 +170,8 @@ struct FieldLedger {
 
     /// A value given back after a restore lost to a write the restored server took first: the field's history after
     /// the restore shows a value that was no older acknowledgment when the restore came (a write since, or one
-    /// acknowledged no earlier than this one, or one the ledger does not track).
+    /// acknowledged no earlier than this one — found in the same look, it may be the newer — or one the ledger does
+    /// not track).
     private func beaten(
         _ value: JSONValue, _ given: GivenBack, history: [(change: Int64, value: JSONValue)]
     ) -> Bool {

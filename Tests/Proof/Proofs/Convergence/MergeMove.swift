@@ -91,10 +91,11 @@ extension ConvergenceRun {
 
     /// Moves every device's field writes whose entity its queue no longer holds to acknowledged (`FieldLedger`).
     func acknowledgeFieldWrites() throws {
+        var queued: [String: Set<String>] = [:]
         for client in clients {
-            let queued = Set(try client.stores.saved { try $0.fetchPendingMutations() }.map(\.entityId))
-            fields.acknowledge(on: client.name, queued: queued)
+            queued[client.name] = Set(try client.stores.saved { try $0.fetchPendingMutations() }.map(\.entityId))
         }
+        fields.acknowledge(queued: queued)
     }
 
     /// The server's whole change feed, in order.
