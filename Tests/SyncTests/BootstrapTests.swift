@@ -323,6 +323,27 @@ struct BootstrapTests {
         #expect(try h.events.eventType(id: served.id)?.name == "Synced long ago", "not taken away by the snapshot")
     }
 
+    @Test(
+        "R15 a first bootstrap that failed after its push leaves the cursor at 0, yet the next one gives back what was acknowledged"
+    )
+    func firstBootstrapFailedAfterPush() async throws {
+        let h = try SyncHarness()
+        let backup = h.model.backUp()
+        h.clock.advance(by: 10)
+        let type = try await h.events.createEventType(name: "Pushed")
+        h.network.setStickyError(http(500), for: .getEventsPage)
+        _ = await h.engine.performSync()  // pushed, then the snapshot failed
+        #expect(try h.engineState().cursor == 0 && h.queue().isEmpty)
+        h.clock.advance(by: 60)
+        h.model.restore(backup)
+        h.network.setStickyError(nil, for: .getEventsPage)
+
+        let report = await h.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: true) && report.counts.givenBack == 1, "\(report)")
+        #expect(h.serverEventTypes.contains { $0.id == type.id })
+        #expect(try h.events.eventType(id: type.id) != nil, "not taken away by the snapshot")
+    }
+
     @Test("S85 forceFullResync stores the flag: a new engine after a failed attempt still bootstraps")
     func forcedResyncSurvives() async throws {
         let h = try SyncHarness()

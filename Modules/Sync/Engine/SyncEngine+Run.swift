@@ -137,6 +137,8 @@ extension SyncEngine {
                     try await giveBack(since: history, readingBack: true, unacknowledged: true, &counters)
                 }
             }
+            // Before this round's push records its acknowledgments: a first sync has nothing to give back.
+            let syncedBeforeRound = try syncedBefore()
             let pushSet = try capture()
             pushSetIds = Set(pushSet.map(\.id))
             var feedWentBack = false
@@ -164,7 +166,7 @@ extension SyncEngine {
                 kind = .bootstrap
                 // R15: a device that synced before gives back its acknowledged versions first (a `sync --full`, a live
                 // stream's 410): the bootstrap takes the server's state, which must first hold what the server lost.
-                try await bootstrap(&counters, givingBack: try readEngineState().cursor > 0 ? .acknowledged : nil)
+                try await bootstrap(&counters, givingBack: syncedBeforeRound ? .acknowledged : nil)
             } else if try await pull(&counters) == .bootstrapRequired {
                 kind = .bootstrap
                 // R15: a 410 may be a server that went back to a backup: what it lost goes back before the
@@ -262,6 +264,12 @@ extension SyncEngine {
             observedEngineState = engineState
             return queue.filter(\.isLive)
         }
+    }
+
+    /// Whether the device synced before: a cursor, or a version the server acknowledged (a first bootstrap that
+    /// failed after its push leaves the cursor at 0, yet what it pushed may be lost to a restore since).
+    private func syncedBefore() throws -> Bool {
+        try readEngineState().cursor > 0 || unitOfWork { store in try !store.acknowledgedVersions(ids: nil).isEmpty }
     }
 
     private func needsBootstrap() throws -> Bool {
