@@ -381,6 +381,46 @@ struct PullTests {
         }
     }
 
+    @Test(
+        "R15 a refused give-back the user retries goes back dated the version it holds, not as a new create: another device's later acknowledged edit, given back after it, still wins"
+    )
+    func retriedDeadLetterGoesBackAsItsVersion() async throws {
+        let (a, b, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let tea = try await a.syncedType("Tea")
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEventType(id: tea.id) { $0.color = "#B0B0B0" }
+        _ = await b.engine.performSync()  // acknowledged after a's version, which a still holds
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+        // A device new to the server takes the name first: a's give-back is refused and kept as a dead letter.
+        let c = try a.secondDevice()
+        _ = await c.engine.performSync()
+        let theirs = try await c.events.createEventType(name: "Tea")
+        _ = await c.engine.performSync()
+        _ = await a.engine.performSync()
+        let dead = try #require(try a.mutations(of: tea.id).first)
+        #expect(dead.operation == .create && dead.isDeadLetter, "\(dead)")
+        // The name is free again, and the user retries.
+        try await c.events.deleteEventType(id: theirs.id)
+        _ = await c.engine.performSync()
+        #expect(try await a.engine.retryDeadLetters() == 1)
+        a.clock.advance(by: 10)
+        a.network.resetCalls()
+        _ = await a.engine.performSync()
+        #expect(a.network.callCount(.createEventTypeWithIdempotency) == 0, "given back, not created anew")
+        #expect(a.serverEventTypes.first { $0.id == tea.id } != nil, "the server holds a's version")
+
+        for device in [b, a, b] { _ = await device.engine.performSync() }
+        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#B0B0B0", "b's later edit stands")
+        for device in [a, b] {
+            #expect(try device.events.eventType(id: tea.id)?.color == "#B0B0B0")
+            #expect(try device.queue().isEmpty)
+        }
+    }
+
     @Test("S72 the resurrection fence: entries for ids deleted here, pushed this round or still queued, are skipped")
     func resurrectionFence() async throws {
         let (a, b, type) = try await twoDevices()
@@ -452,8 +492,8 @@ struct PullTests {
         #expect(server[live.id]?.name == "Live from a" && server[live.id]?.color == "#000001", "both edits kept")
     }
 
-    /// Found by `make proof` (convergence seed 62, 2026-11-23; docs/reliability.md, "Fixed: a replayed update hid a
-    /// later edit"). Fixed by R4 and R5: the fenced entry and the replayed answer each make the type owed, and the
+    /// Found by `make proof` (convergence seed 62, 2026-11-23; docs/history/reliability.md, "Fixed: a replayed
+    /// update hid a later edit"). Fixed by R4 and R5: the fenced entry and the replayed answer each make the type owed, and the
     /// read-back after the replay brings b's icon.
     @Test("R4 R5 a replayed update whose answer an edit fenced by S73 has since overtaken is read back: no divergence")
     func replayedUpdateHidesLaterEdit() async throws {

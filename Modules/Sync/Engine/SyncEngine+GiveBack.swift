@@ -44,7 +44,7 @@ extension SyncEngine {
     /// Nothing happens against a server without a digest or a history (no give-back either).
     func giveBack(
         since history: ServerHistory?, readingBack: Bool, differing found: [Difference]? = nil,
-        unacknowledged: Bool, _ counters: inout SyncCounts
+        unacknowledged: Bool, remembersHistory: Bool = true, _ counters: inout SyncCounts
     ) async throws {
         guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return }
         let differing: [Difference]
@@ -120,10 +120,12 @@ extension SyncEngine {
                     try store.markOwed(type, id: id, reason: .verify)
                 }
             }
-            var engineState = try store.loadEngineState()
-            if let seen = network.serverHistory { engineState.serverHistoryId = seen.id }
-            try store.saveEngineState(engineState)
-            observedEngineState = engineState
+            if remembersHistory {
+                var engineState = try store.loadEngineState()
+                if let seen = network.serverHistory { engineState.serverHistoryId = seen.id }
+                try store.saveEngineState(engineState)
+                observedEngineState = engineState
+            }
             return kept
         }
         if counters.givenBack > 0 {
@@ -134,6 +136,26 @@ extension SyncEngine {
                 "the server refused \(keptRefused.count) changes given back; they are kept as dead letters",
                 metadata: ["detail": "\(refused.first?.detail ?? "")"])
         }
+    }
+
+    /// R15: a create never sent of an entity this device holds acknowledged — a refused give-back kept as a dead
+    /// letter, which the user retried — goes back dated that version before the push, not as a new write: pushed,
+    /// it would be a version of now, which beats every acknowledged edit other devices give back after it. What the
+    /// server does not take stays queued, and the push meets the same refusal. Its own give-back, not the one of a
+    /// new history: the history is not marked as met. True when it gave back: the push set is then read again.
+    func giveBackRetriedVersions(among pushSet: [PendingMutation], _ counters: inout SyncCounts) async throws -> Bool {
+        let creates = Set(pushSet.filter { $0.operation == .create && !$0.isSent }.map(\.entityId))
+        guard !creates.isEmpty, network.serverHistory != nil else { return false }
+        let retried: [Difference] = try unitOfWork { store in
+            try store.acknowledgedVersions(ids: creates).filter { !$0.deleted }.map {
+                (type: $0.entityType, id: $0.id, serverHolds: false)
+            }
+        }
+        guard !retried.isEmpty else { return false }
+        try await giveBack(
+            since: nil, readingBack: true, differing: retried, unacknowledged: false, remembersHistory: false,
+            &counters)
+        return true
     }
 
     /// Keeps the refused versions this device holds as dead letters, and returns their ids. Where the server lacks the
@@ -263,11 +285,18 @@ extension SyncEngine {
             // history the server lost, and other devices may have edited it since: sent again now, it would be a new
             // write that beats their acknowledged versions. It goes back instead, dated its first send, which every
             // later acknowledgment passes; the answer settles it. Only where a loss is likely.
-            let sentCreates =
-                unacknowledged
-                ? Dictionary(
-                    queue.filter { $0.operation == .create && $0.isLive && $0.isSent }.map { ($0.entityId, $0) },
-                    uniquingKeysWith: { first, _ in first }) : [:]
+            let acknowledged = Dictionary(
+                try store.acknowledgedVersions(ids: Set(differing.map(\.id))).map { ($0.id, $0) },
+                uniquingKeysWith: { _, last in last })
+            // A create never sent of an entity this device holds acknowledged (a refused give-back kept as a dead
+            // letter, then retried) is that version too, never a new write; so it goes back wherever it differs.
+            let sentCreates = Dictionary(
+                queue.filter { mutation in
+                    guard mutation.operation == .create, mutation.isLive else { return false }
+                    if mutation.isSent { return unacknowledged }
+                    return acknowledged[mutation.entityId].map { !$0.deleted } ?? false
+                }.map { ($0.entityId, $0) },
+                uniquingKeysWith: { first, _ in first })
             let created = Set(queue.filter { $0.operation == .create }.map(\.entityId))
             // The members a queued update (live or dead) changed hold no acknowledged value: named `pending`, they
             // count on the server from when they arrive, as the update's push would (api-v1 §15.1). Dated with the
@@ -279,21 +308,18 @@ extension SyncEngine {
             }
             // A row with any change queued, failed or owed is the queue's or the read-back's, never evidence.
             let unsettled = Set(queue.map(\.entityId)).union(try store.owedEntities().map(\.id))
-            let acknowledged = Dictionary(
-                try store.acknowledgedVersions(ids: Set(differing.map(\.id))).map { ($0.id, $0) },
-                uniquingKeysWith: { _, last in last })
             var items: [GiveBackItem] = []
             var rest: [(MutationEntityType, String)] = []
             var given: [String: PendingMutation] = [:]
             for entity in differing {
                 let version = acknowledged[entity.id]
-                if let create = sentCreates[entity.id], let sentAt = create.firstSentAt,
+                if let create = sentCreates[entity.id],
+                    let datedAt = version.flatMap({ $0.deleted ? nil : $0.acknowledgedAt }) ?? create.firstSentAt,
                     let data = try Self.restObject(entity.type, id: entity.id, store)
                 {
                     // Dated its first send only when nobody acknowledged the entity before: a create of an entity
                     // the device held acknowledged (a refused give-back kept as a create, then retried) is that
                     // version as held, which any later acknowledgment of another device beats.
-                    let datedAt = version.flatMap { $0.deleted ? nil : $0.acknowledgedAt } ?? sentAt
                     items.append(
                         GiveBackItem(
                             entityType: entity.type, id: entity.id, acknowledgedAt: datedAt, deleted: false,

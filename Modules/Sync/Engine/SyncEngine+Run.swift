@@ -139,7 +139,8 @@ extension SyncEngine {
             }
             // Before this round's push records its acknowledgments: a first sync has nothing to give back.
             let syncedBeforeRound = try syncedBefore()
-            let pushSet = try capture()
+            var pushSet = try capture()
+            if try await giveBackRetriedVersions(among: pushSet, &counters) { pushSet = try capture() }
             pushSetIds = Set(pushSet.map(\.id))
             var feedWentBack = false
             do {
