@@ -89,6 +89,21 @@ public final class EventStore: Sendable {
     public func mutations(of entityId: String) throws -> [PendingMutation] {
         try unitOfWork { try $0.fetchMutations(entityId: entityId) }
     }
+
+    /// What the queue says of each entity it holds a change for: `failed` while a dead letter holds it, else
+    /// `pending` (the server does not have it yet). An entity absent from the answer has nothing queued. The
+    /// stored `sync_status` keeps §1.3's rule, under which a local edit of a synced entity leaves it `synced`;
+    /// a user asking what the server lacks reads this (trendyctl §1.3).
+    public func queuedStatuses(of entityId: String? = nil) throws -> [String: SyncStatus] {
+        let queue = try unitOfWork { store in
+            try entityId.map { try store.fetchMutations(entityId: $0) } ?? store.fetchPendingMutations()
+        }
+        var statuses: [String: SyncStatus] = [:]
+        for mutation in queue {
+            statuses[mutation.entityId] = mutation.isLive && statuses[mutation.entityId] != .failed ? .pending : .failed
+        }
+        return statuses
+    }
 }
 
 /// Why a local write was refused. Nothing was written.

@@ -20,6 +20,7 @@ struct EventsCommand: AsyncParsableCommand {
         ])
 
     static func render(_ event: Event, _ context: CommandContext, store: EventStore) throws {
+        let event = try store.shown(event)
         if context.console.json {
             context.console.out(json: EntityJSON.event(event))
             return
@@ -136,8 +137,12 @@ struct EventsCommand: AsyncParsableCommand {
             let range = try TimeInput.range(since: since, until: until, now: context.now)
             let query = EventQuery(
                 eventTypeId: try type.map { try Lookup.eventType($0, in: store).id }, since: range.since,
-                until: range.until, syncStatus: status, limit: limit)
-            let events = try store.events(query)
+                until: range.until, limit: status == nil ? limit : nil)
+            // `--status` is the status shown (trendyctl §1.3), which the queue decides: filtered after reading.
+            var events = try store.shown(store.events(query))
+            if let status {
+                events = Array(events.lazy.filter { $0.syncStatus == status }.prefix(limit ?? Int.max))
+            }
             try context.console.list(events, json: EntityJSON.event) {
                 let names = Dictionary(uniqueKeysWithValues: try store.eventTypes().map { ($0.id, $0.name) })
                 return Table("ID", "TYPE", "TIME", "STATUS", "NOTES", rows: events) { event in

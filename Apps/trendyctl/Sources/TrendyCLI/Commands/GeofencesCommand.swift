@@ -16,6 +16,7 @@ struct GeofencesCommand: AsyncParsableCommand {
         ])
 
     static func render(_ fence: Geofence, _ context: CommandContext, store: EventStore) throws {
+        let fence = try store.shown(fence)
         if context.console.json {
             context.console.out(json: EntityJSON.geofence(fence))
             return
@@ -71,7 +72,8 @@ struct GeofencesCommand: AsyncParsableCommand {
         @OptionGroup var globals: GlobalOptions
 
         func run(_ context: CommandContext) async throws {
-            let fences = try context.store().geofences()
+            let store = try context.store()
+            let fences = try store.shown(store.geofences())
             context.console.list(fences, json: EntityJSON.geofence) {
                 Table("ID", "NAME", "CENTRE", "RADIUS", "ACTIVE", "STATUS", rows: fences) { fence in
                     [

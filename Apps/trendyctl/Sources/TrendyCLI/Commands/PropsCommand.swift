@@ -15,7 +15,8 @@ struct PropsCommand: AsyncParsableCommand {
             """,
         subcommands: [Add.self, List.self, Edit.self, RemoveCommand<PropsCommand>.self])
 
-    static func render(_ definition: PropertyDefinition, _ context: CommandContext) {
+    static func render(_ definition: PropertyDefinition, _ context: CommandContext, store: EventStore) throws {
+        let definition = try store.shown(definition)
         if context.console.json {
             context.console.out(json: EntityJSON.propertyDefinition(definition))
             return
@@ -82,7 +83,7 @@ struct PropsCommand: AsyncParsableCommand {
                 definition.defaultValue = defaultValue
                 definition.displayOrder = order
             }
-            PropsCommand.render(definition, context)
+            try PropsCommand.render(definition, context, store: store)
         }
     }
 
@@ -94,7 +95,8 @@ struct PropsCommand: AsyncParsableCommand {
 
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
-            let definitions = try store.propertyDefinitions(eventTypeId: try Lookup.eventType(type, in: store).id)
+            let definitions = try store.shown(
+                store.propertyDefinitions(eventTypeId: try Lookup.eventType(type, in: store).id))
             context.console.list(definitions, json: EntityJSON.propertyDefinition) {
                 Table("ID", "KEY", "LABEL", "KIND", "ORDER", "STATUS", rows: definitions) {
                     [
@@ -156,7 +158,7 @@ struct PropsCommand: AsyncParsableCommand {
                 }
                 if let order { definition.displayOrder = order }
             }
-            PropsCommand.render(edited, context)
+            try PropsCommand.render(edited, context, store: store)
         }
     }
 }

@@ -16,7 +16,8 @@ struct TypesCommand: AsyncParsableCommand {
             """,
         subcommands: [Add.self, List.self, ShowCommand<TypesCommand>.self, Edit.self, Remove.self, Merge.self])
 
-    static func render(_ type: EventType, _ context: CommandContext) {
+    static func render(_ type: EventType, _ context: CommandContext, store: EventStore) throws {
+        let type = try store.shown(type)
         if context.console.json {
             context.console.out(json: EntityJSON.eventType(type))
             return
@@ -39,8 +40,9 @@ struct TypesCommand: AsyncParsableCommand {
         @Option(parsing: .unconditional, help: "A symbol name.") var icon = EventType.defaultIcon
 
         func run(_ context: CommandContext) async throws {
-            let type = try await context.store().createEventType(name: name, color: color, icon: icon)
-            TypesCommand.render(type, context)
+            let store = try context.store()
+            let type = try await store.createEventType(name: name, color: color, icon: icon)
+            try TypesCommand.render(type, context, store: store)
         }
     }
 
@@ -50,7 +52,7 @@ struct TypesCommand: AsyncParsableCommand {
 
         func run(_ context: CommandContext) async throws {
             let store = try context.store()
-            let types = try store.eventTypes()
+            let types = try store.shown(store.eventTypes())
             try context.console.list(types, json: EntityJSON.eventType) {
                 let counts = Dictionary(grouping: try store.events(), by: \.eventTypeId).mapValues(\.count)
                 return Table("ID", "NAME", "COLOR", "ICON", "EVENTS", "STATUS", rows: types) { type in
@@ -82,7 +84,7 @@ struct TypesCommand: AsyncParsableCommand {
                 if let color { type.color = color }
                 if let icon { type.icon = icon }
             }
-            TypesCommand.render(edited, context)
+            try TypesCommand.render(edited, context, store: store)
         }
     }
 
@@ -170,5 +172,4 @@ extension TypesCommand: ShowableEntityCommand {
     static func lookup(_ reference: String, in store: EventStore) throws -> EventType {
         try Lookup.eventType(reference, in: store)
     }
-    static func render(_ type: EventType, _ context: CommandContext, store: EventStore) { render(type, context) }
 }
