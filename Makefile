@@ -53,7 +53,7 @@ test-fast: deps build
 ## why, unless TRENDY_REQUIRE_POSTGRES is set (CI sets it). The concurrent-writer feed tests (SQLite and PostgreSQL)
 ## run last and alone: their load beside other suites slows those past their timeouts.
 ## A run takes under a minute; one past POSTGRES_TIMEOUT seconds is stopped and fails (no retry): the hang that once
-## needed one was found and fixed (docs/reliability.md, "The PostgreSQL suites hung").
+## needed one was found and fixed (docs/history/reliability.md, "The PostgreSQL suites hung").
 POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests|MultiInstanceProofTests|restoreAndGiveBackOnPostgres
 POSTGRES_TIMEOUT ?= 240
 POSTGRES_TEST_PROCESS := $(CURDIR)/.build/[^ ]*/[t]rendy-syncPackageTests.xctest
@@ -66,7 +66,7 @@ test-postgres:
 		echo "PostgreSQL tests skipped: $$TRENDY_TEST_POSTGRES_SKIPPED"; [ -z "$${TRENDY_REQUIRE_POSTGRES:-}" ]; \
 	else status=0; $(POSTGRES_RUN) || status=$$?; \
 		if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then pkill -KILL -f "$(POSTGRES_TEST_PROCESS)" || true; \
-			echo "error: the PostgreSQL suites did not finish within $(POSTGRES_TIMEOUT) s (a hang: docs/reliability.md)"; fi; \
+			echo "error: the PostgreSQL suites did not finish within $(POSTGRES_TIMEOUT) s (a hang: docs/history/reliability.md)"; fi; \
 		[ $$status -eq 0 ] && $(SWIFT) test $(TEST_BUILD) --skip-build --filter ConcurrentFeedTests; fi'
 
 ## Build all targets and test targets (debug), failing on any compiler warning in this repository.
@@ -171,7 +171,7 @@ schemathesis:
 ## thresholds checked in under Benchmarks/Thresholds; a run better than them passes and says so (record it with `make
 ## bench-thresholds`). Instructions need hardware counters, which this machine kind lacks (docs/performance.md).
 ## Then prints the user's-path table (`bench-user`: push, bootstrap, events add, installed sizes) and trendy-server's
-## SQLite load figures (feed pages and batch inserts, wrk): the tables of issue 27.
+## SQLite load figures (feed pages and batch inserts, wrk) (docs/performance.md).
 BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) package \
 	--allow-writing-to-package-directory benchmark
 BENCH_CHECK_LOG := $(CURDIR)/Benchmarks/.build/thresholds-check.log
@@ -226,20 +226,20 @@ bench-large: deps shipped
 	python3 Benchmarks/user-path/scaling.py --sizes $(or $(BENCH_SIZES),10000 100000 1000000) \
 		--server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
-## A million-event account (issue 27, "scale"): bootstrap, every keyset page first to deepest, export, events list,
+## A million-event account: bootstrap, every keyset page first to deepest, export, events list,
 ## the digest and sync --verify, release builds as the user runs them (BENCH_EVENTS, 1 000 000 by default; about
 ## 10 minutes). Prints the table of docs/performance.md, "A million-event account".
 bench-scale: deps shipped
 	python3 Benchmarks/user-path/scale.py --events $(or $(BENCH_EVENTS),1000000) \
 		--server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
-## The sync digest of a 100 000-event account (issue 25): the server's endpoint, and what `trendyctl sync --verify`
+## The sync digest of a 100 000-event account: the server's endpoint, and what `trendyctl sync --verify`
 ## adds to a sync, release builds as the user runs them. Prints the table of docs/performance.md, "The sync digest".
 bench-digest: deps shipped
 	python3 Benchmarks/user-path/digest.py --events $(or $(BENCH_EVENTS),100000) --runs $(or $(BENCH_RUNS),5) \
 		--server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
-## Live sync (issue 26): A's write → B's observation in process (two live engines; one server, then two PostgreSQL
+## Live sync: A's write → B's observation in process (two live engines; one server, then two PostgreSQL
 ## instances), then as a user meets it with the installed trendyctl: `events add` → the other watcher's line, a burst
 ## of 10 000 events, and 5000 idle streams on one server (docs/performance.md, "Live sync").
 bench-live: deps shipped
@@ -249,7 +249,7 @@ bench-live: deps shipped
 		--writes $(or $(BENCH_WRITES),1000)'
 	python3 Benchmarks/user-path/live.py --server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
-## Hostile and heavy clients (issue 27, points 1 and 2): server RSS with 1000 slow bodies (without a token, then
+## Hostile and heavy clients: server RSS with 1000 slow bodies (without a token, then
 ## with one), /health latency while 3000 clients trickle request heads, and another user's latency while four clients
 ## read the largest pages (docs/performance.md, "Slow clients", "Large answers").
 bench-security: deps shipped

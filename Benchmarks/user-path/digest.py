@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The sync digest at scale (issue 25: 100 000 entities digested in under 0.5 s), as a user meets it.
+"""The sync digest at scale (100 000 entities digested in under 0.5 s), as a user meets it.
 
 A release `trendy-server` on a SQLite file holds an account of `--events` events (and their type). The table gives,
 best of `--runs`: the server's `GET /api/v1/sync/digest` and one `?bucket=` list, timed from request to last byte

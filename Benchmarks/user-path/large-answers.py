@@ -1,4 +1,4 @@
-"""Large answers beside small ones (issue 27, point 2; docs/performance.md, "Large answers"): one user has 1000
+"""Large answers beside small ones (docs/performance.md, "Large answers"): one user has 1000
 events with 16 KB of notes each; four clients (curl processes) read its largest pages in a loop while another user's
 requests (`GET /api/v1/changes/latest-cursor`, a new connection each, every 10 ms) are timed.
 

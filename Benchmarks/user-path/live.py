@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Live sync as a user meets it (issue 26): release `trendy-server` and the installed `trendyctl`, whole processes.
+"""Live sync as a user meets it: release `trendy-server` and the installed `trendyctl`, whole processes.
 
 1. `trendyctl events add` on device A, whose `sync --watch` runs, until device B's `sync --watch --json` prints the
    entry applied: `--writes` samples, one at a time, timed from A's exec to B's line.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A million-event account as a user meets it (issue 27, "scale"): release `trendy-server` on a SQLite file,
+"""A million-event account as a user meets it: release `trendy-server` on a SQLite file,
 release `trendyctl` processes timed from exec to exit (peak RSS from wait4).
 
 The account: `--events` events (1 000 000 by default) over 200 types, each event with notes and one number

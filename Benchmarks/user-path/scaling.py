@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How a big account costs (issue 12, item 4): for each size, bootstrap of an account of that many events with
+"""How a big account costs: for each size, bootstrap of an account of that many events with
 `trendyctl sync` on a fresh database, then a push of that many offline events from an up-to-date device, and the
 local database's size after each. Release binaries, one run per size. Run by `make bench-large`; prints the table
 of docs/performance.md."""

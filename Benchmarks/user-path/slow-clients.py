@@ -1,4 +1,4 @@
-"""Slow and hostile clients against a release trendy-server (issue 27, point 1; docs/performance.md, "Slow clients").
+"""Slow and hostile clients against a release trendy-server (docs/performance.md, "Slow clients").
 
 1. Server RSS idle, then with 1000 connections each sending a POST whose body trickles (a valid token, so the body
    is read: the worst case for memory), then with 1000 such connections without a token (answered from the head).

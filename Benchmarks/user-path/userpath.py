@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Whole-process figures, the way a user meets them (issue 12): release `trendyctl` processes against a release
+"""Whole-process figures, the way a user meets them: release `trendyctl` processes against a release
 `trendy-server --in-memory` on 127.0.0.1, trendyctl's default configuration, wall clock from exec to exit, peak RSS
 from the kernel (wait4). Run by `make bench-user`; prints one Markdown table for docs/performance.md."""
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile

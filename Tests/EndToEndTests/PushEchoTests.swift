@@ -5,7 +5,7 @@ import Sync
 import Testing
 
 /// The pull that follows a push brings the pushed rows back from the change feed; a device that still holds them
-/// unchanged must not write them again (issue 12: push 10k without rewriting 10k rows).
+/// unchanged must not write them again (a push of 10 000 must not rewrite 10 000 rows).
 @Suite("End to end: the pull after a push")
 struct PushEchoTests {
     @Test("rewrites none of the rows this device just pushed and still holds unchanged")

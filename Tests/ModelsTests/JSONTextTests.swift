@@ -50,7 +50,7 @@ struct JSONTextTests {
 
     @Test("a repeated key keeps its first value, as JSONDecoder does, so the change feed's two paths agree")
     func repeatedKeys() throws {
-        // Found by the decoder fuzzer (docs/reliability.md): JSONText kept the last value, JSONDecoder the first.
+        // Found by the decoder fuzzer (docs/history/reliability.md): JSONText kept the last value, JSONDecoder the first.
         let page = Array(
             #"{"changes":[],"next_cursor":7,"next_cursor":9,"has_more":true,"has_more":false}"#.utf8)
         #expect(try JSONText.parse(page)["next_cursor"] == .number(7), "the first value wins")

@@ -3,7 +3,7 @@ import Testing
 import TrendyServerTesting
 
 /// The convergence run of `make proof` with two `trendy-server` instances on one PostgreSQL schema, each device
-/// reaching them through a balancer lane that moves between instances (issue 10, point 5). `make test-postgres`
+/// reaching them through a balancer lane that moves between instances. `make test-postgres`
 /// runs it; without PostgreSQL it is skipped and says why.
 @Suite("Convergence proof on two instances (short)")
 struct MultiInstanceProofTests {

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import TrendyServerTesting
 
-/// trendyctl keeps the user's credentials and data to the user (issue 27, point 5): no redirect is followed, a token
+/// trendyctl keeps the user's credentials and data to the user (docs/security.md): no redirect is followed, a token
 /// file others can read is refused, folders are 0700 and files 0600 whatever the umask, and a server URL with
 /// credentials in it is refused without repeating them.
 @Suite("trendyctl credential safety")

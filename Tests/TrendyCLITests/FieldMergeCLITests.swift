@@ -6,7 +6,7 @@ import Testing
 import TrendyServer
 import TrendyServerTesting
 
-/// Issue 25 through the built `trendyctl` against trendy-server: two devices editing different fields of one entity
+/// Field-level merge (sync-engine R1–R3) through the built `trendyctl` against trendy-server: two devices editing different fields of one entity
 /// keep both edits (sync-engine R1–R3), one field resolves last writer wins in the server's order, and
 /// `sync --verify` proves a device equal to the server, repairing rows changed behind its back (R10).
 extension NoEditLostTests {

@@ -3,7 +3,7 @@ import Models
 import Testing
 import TrendyServerTesting
 
-/// The sharp edges a first-time user met (issue 28, "for the user"), each through the binary: the config file is
+/// The sharp edges a first-time user met, each through the binary: the config file is
 /// validated on load, negative numbers are values, tables stay tables, and times read as people write them.
 @Suite("trendyctl first hour")
 struct FirstHourTests {

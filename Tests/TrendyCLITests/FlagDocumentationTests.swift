@@ -3,7 +3,7 @@ import Models
 import Testing
 import TrendyServerTesting
 
-/// Issue 28, item 1: trendyctl's flags, as the binary declares them (`--experimental-dump-help`), are the ones
+/// trendyctl's flags, as the binary declares them (`--experimental-dump-help`), are the ones
 /// docs/cli.md documents, and every flag spec/trendyctl.md §1 names exists.
 @Suite("trendyctl flags in the docs")
 struct FlagDocumentationTests {

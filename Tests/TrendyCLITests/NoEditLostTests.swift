@@ -10,7 +10,7 @@ import TrendyServerTesting
     import Glibc
 #endif
 
-/// Issue 24's scenarios, each through the built `trendyctl` on two or three devices of one account against
+/// The lost-edit scenarios, each through the built `trendyctl` on two or three devices of one account against
 /// trendy-server on 127.0.0.1: every one ends with every device equal to the server, or with a visible dead letter
 /// that converges after a retry or a discard (sync-engine §9, R4–R9, R11; api-v1 §7).
 @Suite("No edit lost: trendyctl against trendy-server", .timeLimit(.minutes(2)))

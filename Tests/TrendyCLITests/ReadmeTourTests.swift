@@ -6,7 +6,7 @@ import TrendyServerTesting
     import Glibc
 #endif
 
-/// Issue 28, item 1: the README's tour of trendyctl, pasted as it is into bash on a "fresh machine" (an empty
+/// The README's tour of trendyctl, pasted as it is into bash on a "fresh machine" (an empty
 /// home, the built binaries on PATH), runs to the end, every line succeeding.
 @Suite("README tour")
 struct ReadmeTourTests {

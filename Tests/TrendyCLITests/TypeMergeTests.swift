@@ -3,7 +3,7 @@ import Models
 import Testing
 import TrendyServerTesting
 
-/// Issue 28, item 6: a type created offline on two devices under one name leaves no stuck dead letter.
+/// A type created offline on two devices under one name leaves no stuck dead letter.
 @Suite("trendyctl types merge")
 struct TypeMergeTests {
     @Test("the refused create names the server's type; types merge moves events, definitions and fences into it")

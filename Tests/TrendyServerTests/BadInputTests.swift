@@ -4,7 +4,7 @@ import Testing
 import TrendyServer
 import TrendyServerTesting
 
-/// Bad requests get a 4xx problem body, never a 500, and write nothing (issue 3, item 2).
+/// Bad requests get a 4xx problem body, never a 500, and write nothing (api-v1 §3).
 @Suite("Bad input")
 struct BadInputTests {
     struct Case: Sendable, CustomTestStringConvertible {

@@ -1,7 +1,7 @@
 import Testing
 import TrendyServerTesting
 
-/// The bounded wait behind `LiveTrendyServer.stop` (docs/reliability.md, "Open: the PostgreSQL suites hang").
+/// The bounded wait behind `LiveTrendyServer.stop` (docs/history/reliability.md, "The PostgreSQL suites hung").
 @Suite("BoundedWait", .timeLimit(.minutes(1)))
 struct BoundedWaitTests {
     @Test("a task that ends is awaited: true, before a bound that never passes")

@@ -3,7 +3,7 @@ import Testing
 import TrendyServer
 import TrendyServerTesting
 
-/// The change feed never skips a row under concurrent writers (issue 10; docs/server.md). `make proof` runs the
+/// The change feed never skips a row under concurrent writers (docs/server.md). `make proof` runs the
 /// PostgreSQL case 100 times (`trendy-proof --parts feed`).
 @Suite("Change feed under concurrent writers", .serialized)
 struct ConcurrentFeedTests {

@@ -5,7 +5,7 @@ import Testing
 import TrendyServer
 import TrendyServerTesting
 
-/// No client without a valid token can hold memory or connections (issue 27, point 1; docs/security.md): the token
+/// No client without a valid token can hold memory or connections (docs/security.md): the token
 /// is checked from the head before any body is read, heads and bodies have deadlines that a byte at a time cannot
 /// stretch, connections are capped (`/health` still answered beyond the caps), and an answer after which the server
 /// closes says `Connection: close`.

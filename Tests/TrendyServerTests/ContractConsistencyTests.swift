@@ -6,7 +6,7 @@ import TrendyServerTesting
 
 @testable import TrendyServer
 
-/// Issue 28, item 1: the places that state the contract agree — docs/spec's endpoint table with the router (and the
+/// The places that state the contract agree — docs/spec's endpoint table with the router (and the
 /// router with docs/openapi.yaml: `OpenAPITests`), the server's flags with docs/server.md, and the two schemas
 /// (SQLite, PostgreSQL) with each other, table by table and column by column.
 @Suite("Contract consistency")

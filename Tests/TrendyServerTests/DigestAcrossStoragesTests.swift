@@ -4,7 +4,7 @@ import Testing
 import TrendyServer
 import TrendyServerTesting
 
-/// The digest is a property of the data, not of the storage (api-v1 §14, issue 25 point 6): the same requests
+/// The digest is a property of the data, not of the storage (api-v1 §14): the same requests
 /// against trendy-server on SQLite and on PostgreSQL give the same digest, bucket for bucket. The values are the
 /// ones a storage could spell differently: fractional seconds, doubles that do not round-trip through decimal text
 /// naively, non-ASCII text, escapes, nested property values, removed keys and a deleted entity.

@@ -4,7 +4,7 @@ import Testing
 import TrendyServer
 import TrendyServerTesting
 
-/// Idempotency records live in the database, so every instance answers a key the same way (issue 10, point 3).
+/// Idempotency records live in the database, so every instance answers a key the same way (docs/server.md, several instances).
 @Suite("Idempotency across instances")
 struct IdempotencyAcrossInstancesTests {
     @Test(

@@ -7,8 +7,8 @@ import TrendyServerTesting
 
 @testable import TrendyServer
 
-/// What an operator can get wrong, refused at start with a message that says what to do (issue 27, points 7 and
-/// 8): short JWT secrets, a token given to two users, out-of-range flags, a database from a newer server; and
+/// What an operator can get wrong, refused at start with a message that says what to do (docs/server.md): short JWT
+/// secrets, a token given to two users, out-of-range flags, a database from a newer server; and
 /// SIGHUP reloads the tokens file instead of ending the server.
 @Suite("Operator safety")
 struct OperatorSafetyTests {

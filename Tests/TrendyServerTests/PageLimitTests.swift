@@ -4,7 +4,7 @@ import Testing
 import TrendyServer
 import TrendyServerTesting
 
-/// No authenticated request can make one answer huge (issue 27, point 2; docs/security.md): listing pages end early
+/// No authenticated request can make one answer huge (docs/security.md): listing pages end early
 /// at the page byte cap with their sign that more follows, the type and geofence lists are paged like events, and
 /// an event's properties are bounded. Every listing still lists every row exactly once. Runs on PostgreSQL too.
 @Suite("Page limits")

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TrendyServer
 
-/// Single-row INSERTs held and sent as multi-row INSERTs (`PostgresInsertRows`, docs/performance.md).
+/// Single-row INSERTs held and sent as multi-row INSERTs (`PostgresInsertRows`, docs/history/performance.md).
 @Suite("PostgreSQL multi-row inserts")
 struct PostgresInsertRowsTests {
     @Test("only a plain single-row INSERT is held; upserts, RETURNING, INSERT … SELECT and expressions are not")

@@ -3,7 +3,7 @@ import Models
 import Testing
 import TrendyServerTesting
 
-/// Strings a client sends are whole or refused (issue 27, points 2 and 3; api-v1 §3.1, §8.3): a NUL character in
+/// Strings a client sends are whole or refused (api-v1 §3.1, §8.3): a NUL character in
 /// any JSON string is 400 `nul_character` — never truncated, never a 500 — and a string over its byte limit is 400
 /// `too_long`, each naming the field; in a batch it is that item's error only. Runs on PostgreSQL too
 /// (TRENDY_TEST_SERVER_STORAGE=postgres).

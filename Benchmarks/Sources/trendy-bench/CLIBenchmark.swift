@@ -3,7 +3,7 @@ import Foundation
 import Models
 import TrendyServerTesting
 
-/// Issue 5, item 8: wall time of `trendyctl events add` on a warm database, from process start to exit.
+/// Wall time of `trendyctl events add` on a warm database, from process start to exit.
 struct CLIBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cli", abstract: "Wall time of `trendyctl events add` (release build) on a warm database.")

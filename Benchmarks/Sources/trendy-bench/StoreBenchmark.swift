@@ -5,7 +5,7 @@ import Models
 import Persistence
 import Protocols
 
-/// Issue 2, item 7: applying pulled pages, local writes, and raw SQLite as the reference.
+/// Applying pulled pages, local writes, and raw SQLite as the reference.
 struct StoreBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store", abstract: "Apply pulled pages, local writes, and the raw SQLite reference.")

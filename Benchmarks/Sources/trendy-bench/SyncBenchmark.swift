@@ -3,7 +3,7 @@ import BenchmarkSupport
 import Foundation
 import TrendyServerTesting
 
-/// Issue 4, item 5: push, bootstrap and a no-op sync against the release trendy-server, each with our profile and
+/// Push, bootstrap and a no-op sync against the release trendy-server, each with our profile and
 /// with the original app's constants, against the same server in the same run.
 struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -20,7 +20,7 @@ final class Box<Value: Hashable & Sendable>: Sendable, Hashable {
 extension APIEvent {
     /// Makes the events of one long listing share repeated values — the user id, the type ids and the embedded
     /// types — instead of holding one decoded copy each. A bootstrap keeps every event in memory until its snapshot
-    /// is complete, and this is a quarter of their weight (docs/performance.md).
+    /// is complete, and this is a quarter of their weight (docs/history/performance.md).
     public struct Interner: Sendable {
         private var strings: [String: String] = [:]
         private var types: [String: Box<APIEventType>] = [:]

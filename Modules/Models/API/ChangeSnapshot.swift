@@ -33,7 +33,7 @@ public enum ChangeSnapshot {
 extension ChangeFeedResponse {
     /// Decodes a page from its JSON bytes through `JSONText`, with the same rules as `init(from:)`. A page is mostly
     /// entity snapshots kept as `JSONValue`, and `Decodable` finds each value's type by trying them in turn; this
-    /// path reads a 500-row page several times faster (docs/performance.md).
+    /// path reads a 500-row page several times faster (docs/history/performance.md).
     ///
     /// `JSONText` holds numbers as `Double`, exact up to 2^53. A page with a cursor or change id beyond that (int64,
     /// api-v1 §3.3) is decoded by `init(from:)` instead, which reads integers exactly.

@@ -36,7 +36,7 @@ public enum JSONCoding {
 
     /// Decodes with the shared configuration. Input nested deeper than `maximumDepth` is refused before it reaches
     /// `JSONDecoder`, which traps on it (Swift 6.3.1: more than 512 levels with no line break before them crash
-    /// the process while building the error's location; found by libFuzzer, docs/reliability.md).
+    /// the process while building the error's location; found by libFuzzer, docs/history/reliability.md).
     public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         if let offset = firstOffsetBeyondMaximumDepth(data) {
             throw DecodingError.dataCorrupted(

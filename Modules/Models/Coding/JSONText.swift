@@ -3,7 +3,7 @@ import Foundation
 /// A compact JSON writer and parser for `JSONValue`, without Foundation's coders.
 ///
 /// Kept hand-written (measured): feed pages parsed through it instead of `Decodable` took a third off the client's
-/// push round (docs/performance.md), and no library gives canonical text byte-equal to `JSONCoding`'s.
+/// push round (docs/history/performance.md), and no library gives canonical text byte-equal to `JSONCoding`'s.
 ///
 /// Used where JSON is stored or compared rather than exchanged through `Codable`: SQLite columns holding
 /// property maps and defaults, and canonical forms (sorted keys, no insignificant whitespace) for idempotency
@@ -402,7 +402,7 @@ public enum JSONText {
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             guard let number = Double(text), number.isFinite else { throw error("number out of range") }
             // A non-zero literal too small for a Double (1e-999) is refused, as JSONDecoder refuses it, rather than
-            // read as 0: the fast path and the decoders must read one document one way (docs/reliability.md).
+            // read as 0: the fast path and the decoders must read one document one way (docs/history/reliability.md).
             if number == 0,
                 bytes[start..<index].prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
                     .contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })

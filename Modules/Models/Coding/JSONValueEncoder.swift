@@ -3,7 +3,7 @@ import Foundation
 /// Encodes a value straight into a `JSONValue`: the same tree as `JSONText.parse(JSONCoding.encode(value))`, without
 /// writing the text and reading it back. The server builds every change snapshot from its entity (api-v1 §6.3), and
 /// that detour through Foundation's `JSONEncoder` and the parser was a sixth of a 500-event batch's server time
-/// (docs/performance.md, server).
+/// (docs/history/performance.md, "Server on loopback").
 ///
 /// It follows `JSONCoding`'s encoder where a value's type chooses its form: dates are RFC 3339 strings, `Data` is
 /// Base64, a URL is its absolute string, and a non-finite number cannot be encoded. Numbers are `Double`s, as the

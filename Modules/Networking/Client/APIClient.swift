@@ -63,7 +63,7 @@ public final class APIClient: NetworkClientProtocol {
     /// idempotency key (docs/error-recovery.md). No redirect is followed (`RedirectRefusal`).
     ///
     /// Not URLSession: on Linux its libcurl hand-offs between dispatch threads took a third of a push's client CPU
-    /// in task switches (docs/performance.md, "The user's path").
+    /// in task switches (docs/history/performance.md, "The user's path").
     let http: HTTPClient
     private let sentRequests = Atomic<Int>(0)
     /// The `Trendy-Features` of the last answer (sync-engine R0); nil before the first.

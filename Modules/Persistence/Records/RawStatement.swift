@@ -7,7 +7,7 @@ import Protocols
 /// Direct binding and column reads on a statement GRDB prepared and caches.
 ///
 /// The entity statements run once per row of every pulled page; going through `StatementArguments` and `Row`
-/// costs more than the SQLite work itself (see docs/performance.md). GRDB still owns the connection, the
+/// costs more than the SQLite work itself (see docs/history/performance.md). GRDB still owns the connection, the
 /// statement cache and the transaction; this only skips the boxing. Every use starts with a reset, as GRDB's
 /// own `execute` does, so the statement is always left reusable.
 struct RawStatement {

@@ -84,7 +84,7 @@ extension SyncConfiguration {
 
     /// Larger units for throughput (trendyctl's choice): 500 events per batch, 500 changes per page, 1000 events
     /// per bootstrap page, geofences refreshed at most hourly (S78), the other constants as §7. See
-    /// docs/performance.md for the measured difference.
+    /// docs/history/performance.md ("Sync against trendy-server") for the measured difference.
     public static func throughput(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
         var configuration = standard(serverRoot: serverRoot)
         configuration.batchSize = 500

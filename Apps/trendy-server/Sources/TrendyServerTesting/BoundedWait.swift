@@ -3,7 +3,7 @@ import Synchronization
 /// Awaits a task's end for at most a bound, then gives up on it.
 ///
 /// The PostgreSQL test phase has hung now and then with every task waiting on something in memory
-/// (docs/reliability.md, "Open: the PostgreSQL suites hang"); a server that does not finish stopping is one
+/// (docs/history/reliability.md, "The PostgreSQL suites hung"); a server that does not finish stopping is one
 /// candidate. A stop bounded this way lets the test go on and says on standard error which wait was abandoned, so the
 /// next hang names its cause instead of stalling the run.
 public enum BoundedWait {

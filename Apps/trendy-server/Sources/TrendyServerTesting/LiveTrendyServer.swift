@@ -107,7 +107,7 @@ public final class LiveTrendyServer: Sendable {
     }
 
     /// Stops accepting, lets in-flight requests finish, closes the database. A server that has not stopped a minute
-    /// after its cancellation is abandoned with a line on standard error (`BoundedWait`, docs/reliability.md).
+    /// after its cancellation is abandoned with a line on standard error (`BoundedWait`, docs/history/reliability.md).
     public func stop() async {
         task.cancel()
         if await BoundedWait.ended(task, within: Self.stopLimit) { return }

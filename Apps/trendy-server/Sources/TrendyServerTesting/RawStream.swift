@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Each read blocks in `recv` on a thread of its own (`onOwnThread`), never on Swift's cooperative pool: on two cores
 /// that pool has two threads, and two tests each blocked in a read there left the in-process server nothing to run
-/// the stream on — both read nothing until their time limit (the PostgreSQL stall of docs/reliability.md).
+/// the stream on — both read nothing until their time limit (the PostgreSQL stall of docs/history/reliability.md).
 public final class RawStream: Sendable {
     private struct State {
         var received: [UInt8] = []

@@ -62,7 +62,7 @@ final class ConvergenceRun {
     let settings: ProofSettings
     var random: SeededRandom
     var ledger = Ledger()
-    /// The merge move's field writes (issue 25).
+    /// The merge move's field writes.
     var fields = FieldLedger()
     var clients: [ProofClient] = []
     var switches = 0

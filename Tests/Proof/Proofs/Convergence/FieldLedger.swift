@@ -1,7 +1,7 @@
 import Foundation
 import Models
 
-/// The field writes of the merge move (sync-engine R1–R3, issue 25), for the check that no acknowledged field value is
+/// The field writes of the merge move (sync-engine R1–R3), for the check that no acknowledged field value is
 /// lost: every value it writes is unique in the run, so the server's feed shows where each one went.
 ///
 /// A write is *pending* on its device until the device's queue holds nothing for the entity any more; it is then

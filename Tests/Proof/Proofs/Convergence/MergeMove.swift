@@ -16,7 +16,7 @@ extension ConvergenceRun {
         .propertyDefinition: ["label", "default_value"],
     ]
 
-    /// Issue 25's move: this device and another edit one entity both hold, a different field each (or, one time in
+    /// The field-merge move: this device and another edit one entity both hold, a different field each (or, one time in
     /// three, the same field), then sync in a random order, each only when online and only most of the time.
     /// Returns nil when no entity of the kind drawn is on both devices.
     func mergeFields(on index: Int, local: Entities) async throws -> String? {

@@ -12,7 +12,7 @@ enum Operation: String, CaseIterable {
     case createGeofence, editGeofence, deleteGeofence
     case createDefinition, editDefinition, deleteDefinition
     case sync, goOffline, retryDeadLetters, discardOne
-    /// Issue 24's moves: a rename into the shared pool of names (offline renames to one name clash, R6); an event
+    /// The name moves: a rename into the shared pool of names (offline renames to one name clash, R6); an event
     /// moved into a type that is then deleted (R7); an import of a deleted entity's earlier copy (api-v1 §7
     /// restores); a discard of a live change (R9); the device's two processes syncing at once (the sync lock) or
     /// editing two fields of one event at once; a full resync while another device deletes events (R11); an edit
@@ -20,10 +20,10 @@ enum Operation: String, CaseIterable {
     /// edit, R5).
     case renameType, moveThenDeleteType, restoreDeleted, discardLive, overlappingSyncs, concurrentEdits
     case bootstrapRacingDeletes, editElsewhereAfterSync
-    /// Issue 25's move: two devices edit one entity, different fields or the same one, each with a value no other
+    /// The field-merge move: two devices edit one entity, different fields or the same one, each with a value no other
     /// write holds (`FieldLedger`), and sync in either order, or not yet (R1–R3).
     case mergeFields
-    /// Issue 28's move: a type whose create the server refused as a duplicate name (held by another device's type)
+    /// The duplicate-name move: a type whose create the server refused as a duplicate name (held by another device's type)
     /// is merged into the holder (`trendyctl types merge`): its events, definitions and geofence references move.
     /// `stageDuplicateType` makes such a pair on purpose (two devices create one new name, each with an event, a
     /// quarter of the time at one instant, which the merge must refuse whole), so merges happen in most runs.

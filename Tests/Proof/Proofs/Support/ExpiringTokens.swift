@@ -3,7 +3,7 @@ import Protocols
 import Synchronization
 import TrendyServer
 
-/// Short-lived JWTs for a live device (issue 26: token expiry among the faults a stream meets). Each token lasts
+/// Short-lived JWTs for a live device (token expiry among the faults a stream meets). Each token lasts
 /// `lifetime` seconds: the server ends the device's stream with `reauth` when it expires and answers 401 to a request
 /// that carries it; the device then asks for a fresh one (`refreshToken`), as an app's session refresh would.
 final class ExpiringTokens: TokenProvider {

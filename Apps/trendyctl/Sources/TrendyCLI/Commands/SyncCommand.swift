@@ -330,7 +330,7 @@ struct SyncCommand: TrendyCommand {
     }
 
     /// After a sync that left changes failed: each one with its reason, whole, and for a type refused because the
-    /// server holds its name the command that merges it there (issue 28) — without a trip to `queue list --wide`.
+    /// server holds its name the command that merges it there — without a trip to `queue list --wide`.
     private static func explainFailures(_ engine: SyncEngine, _ console: Console) async {
         guard let failed = try? await engine.mutations(state: .failed), !failed.isEmpty else { return }
         let shown = 5
@@ -386,7 +386,7 @@ struct SyncCommand: TrendyCommand {
     }
 }
 
-/// No silent waits (issue 28): when the server rate-limits the device (or its breaker opens), `--watch` says so and
+/// No silent waits: when the server rate-limits the device (or its breaker opens), `--watch` says so and
 /// for how long, and says again when syncing goes on.
 struct PauseNotes {
     private var paused = false

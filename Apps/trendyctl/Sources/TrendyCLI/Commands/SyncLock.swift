@@ -7,7 +7,7 @@ import Persistence
     import Darwin
 #endif
 
-/// One sync per database across processes (spec/trendyctl.md §3.7 of the engine spec): an exclusive `flock` on
+/// One sync per database across processes (sync-engine §3.7): an exclusive `flock` on
 /// `<database>.sync-lock`, held while a sync runs. The OS releases it when the process dies.
 final class SyncLock: Sendable {
     private let descriptor: Int32
