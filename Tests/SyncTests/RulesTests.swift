@@ -41,6 +41,45 @@ struct RulesTests {
         #expect(PushErrorClass.classify(error, operation: operation) == expected)
     }
 
+    @Test(
+        "§4.5 §4.6 what each class of failure does to the mutation, the round and the breaker",
+        arguments: [
+            (PushErrorClass.cancelled, MutationOperation.create, PushOutcome.stop(.cancelled)),
+            (.transport("refused"), .update, .stop(.offline("refused"))),
+            (.auth, .delete, .stop(.authRequired)),
+            (.feedWentBack, .update, .feedWentBack),
+            (.rateLimited(retryAfter: 7), .create, .rateLimited(retryAfter: 7)),
+            (.inFlight, .update, .resolved(.untouched, .none)),
+            (.alreadyGone, .delete, .resolved(.completed, .reset(success: false))),
+            (.gone, .update, .resolved(.deadLetter("not found on server"), .reset(success: false))),
+            (.failure("HTTP 503"), .create, .resolved(.counted("HTTP 503"), .reset(success: false))),
+            (.duplicate(existingId: "a", message: "taken"), .delete, .resolved(.completed, .reset(success: false))),
+            (
+                .duplicate(existingId: "a", message: "taken"), .update,
+                .resolved(.conflict("conflict: taken"), .reset(success: false))
+            ),
+            (
+                .duplicate(existingId: "a", message: "taken"), .create,
+                .confirmDuplicate(existingId: "a", message: "taken")
+            ),
+        ] as [(PushErrorClass, MutationOperation, PushOutcome)])
+    func pushOutcome(failure: PushErrorClass, operation: MutationOperation, expected: PushOutcome) {
+        #expect(PushOutcome.of(failure, operation: operation) == expected)
+    }
+
+    @Test("§4.6 R5 a duplicate create: the same entity completes and is read back; another is a dead letter naming it")
+    func duplicateCreate() {
+        let id = "0190f5c0-3f00-7a11-8b22-0000000000aa"
+        #expect(
+            PushOutcome.duplicateCreate(of: id.uppercased(), existingId: id, message: "m") == .completedOwed(.duplicate)
+        )
+        let other = PushOutcome.duplicateCreate(of: id, existingId: "other", message: "name taken")
+        #expect(other == .deadLetter("conflict: name taken\(PendingMutation.heldOnServerMarker)other"))
+        #expect(PushOutcome.duplicateCreate(of: id, existingId: nil, message: "m") == nil, "the server is asked")
+        #expect(PushOutcome.duplicateCreate(exists: true, message: "m") == .completedOwed(.duplicate))
+        #expect(PushOutcome.duplicateCreate(exists: false, message: "m") == .deadLetter("conflict: m"))
+    }
+
     @Test("S57 successive trips without a 2xx back off 30, 60, 120, 240, 300, 300 s")
     func backoffSequence() {
         var state = EngineState()

@@ -283,63 +283,47 @@ extension SyncEngine {
         }
     }
 
-    /// §4.5/§4.6 for a thrown error: the resolution of the mutation and the breaker effect; throws `RoundStop`
-    /// for errors that end the round and `BreakerTripped` when a probe is answered 429.
+    /// §4.5/§4.6 for a thrown error: carries out `PushOutcome`'s decision. Throws `RoundStop` for errors that end
+    /// the round and `BreakerTripped` when a probe is answered 429.
     func resolve(
         _ error: any Error, _ row: PendingMutation, _ run: inout PushRun, _ counters: inout SyncCounts
     )
         async throws -> (Resolution, BreakerEffect)
     {
-        let errorClass = PushErrorClass.classify(error, operation: row.operation)
-        switch errorClass {
-        case .cancelled: throw RoundStop.cancelled
-        case .transport(let message): throw RoundStop.offline(message)
-        case .auth: throw RoundStop.authRequired
-        case .inFlight: return (.untouched, .none)
+        switch PushOutcome.of(PushErrorClass.classify(error, operation: row.operation), operation: row.operation) {
+        case .stop(let stop): throw stop
+        case .feedWentBack: throw FeedWentBack()
         case .rateLimited(let retryAfter):
             try rateLimited(retryAfter, &run)
             return (.untouched, .none)
-        case .alreadyGone: return (.completed, .reset(success: false))
-        case .gone: return (.deadLetter("not found on server"), .reset(success: false))
-        case .feedWentBack: throw FeedWentBack()
-        case .failure(let message): return (.counted(message), .reset(success: false))
-        case .duplicate(let existingId, let message):
-            switch row.operation {
-            case .delete: return (.completed, .reset(success: false))
-            case .update: return (.conflict("conflict: \(message)"), .reset(success: false))  // R6
-            case .create: break
-            }
+        case .resolved(let resolution, let effect): return (resolution, effect)
+        case .confirmDuplicate(let existingId, let message):
             return (
                 try await confirmDuplicate(row, existingId: existingId, message: message, &run), .reset(success: false)
             )
         }
     }
 
-    /// A duplicate answer to a create (§4.6): the same entity (by `existing_id`, or N2 when absent) completes;
-    /// another entity holding the name, timestamp or id is a conflict and a dead letter now.
+    /// A duplicate answer to a create (§4.6): decided by `PushOutcome`, asking the server (N2) whether it holds the
+    /// entity when the answer names none.
     func confirmDuplicate(
         _ row: PendingMutation, existingId: String?, message: String, _ run: inout PushRun
     )
         async throws -> Resolution
     {
-        let conflict = Resolution.deadLetter("conflict: \(message)")
-        let same = Resolution.completedOwed(.duplicate)  // R5: the stored entity may differ from this create
-        if let existingId {
-            guard existingId != row.entityId.lowercased() else { return same }
-            // Which server entity holds the name or timestamp, so the user can merge into it.
-            return .deadLetter("conflict: \(message)\(PendingMutation.heldOnServerMarker)\(existingId)")
+        if let decided = PushOutcome.duplicateCreate(of: row.entityId, existingId: existingId, message: message) {
+            return decided
         }
         do {
-            return try await network.entityExists(row.entityType, id: row.entityId) ? same : conflict
+            let exists = try await network.entityExists(row.entityType, id: row.entityId)
+            return PushOutcome.duplicateCreate(exists: exists, message: message)
         } catch {
-            switch PushErrorClass.classify(error, operation: .create) {
-            case .cancelled: throw RoundStop.cancelled
-            case .transport(let message): throw RoundStop.offline(message)
-            case .auth: throw RoundStop.authRequired
+            switch PushOutcome.of(PushErrorClass.classify(error, operation: .create), operation: .create) {
+            case .stop(let stop): throw stop
             case .rateLimited(let retryAfter):
                 try rateLimited(retryAfter, &run)
                 return .untouched
-            case .inFlight: return .untouched
+            case .resolved(.untouched, _): return .untouched
             default:
                 return .counted("could not confirm a duplicate: \((error as? NetworkError)?.description ?? "\(error)")")
             }
