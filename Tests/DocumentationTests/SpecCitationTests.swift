@@ -54,7 +54,7 @@ struct SpecCitationTests {
 
     /// The files whose citations are checked: sources, tests, benchmarks and the pages of docs/ beside the spec.
     static func citingFiles() throws -> [URL] {
-        var files: [URL] = [root.appendingPathComponent("README.md")]
+        var files: [URL] = ["README.md", "CHANGELOG.md"].map { root.appendingPathComponent($0) }
         for folder in ["Modules", "Apps", "Tests", "Benchmarks/Sources", "docs"] {
             let base = root.appendingPathComponent(folder)
             guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else {

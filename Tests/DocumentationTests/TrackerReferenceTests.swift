@@ -8,7 +8,9 @@ struct TrackerReferenceTests {
     /// Every text file a reader of the repository meets: sources, tests, benchmarks, scripts, docs and the build.
     static func readableFiles() -> [URL] {
         let root = SpecCitationTests.root
-        var files = ["README.md", "Makefile", "Package.swift", ".ci/run"].map { root.appendingPathComponent($0) }
+        var files = ["README.md", "CHANGELOG.md", "Makefile", "Package.swift", ".ci/run"].map {
+            root.appendingPathComponent($0)
+        }
         let kinds: Set<String> = ["swift", "md", "yaml", "py", "sh", "toml", "json", ""]
         for folder in ["Modules", "Apps", "Tests", "Benchmarks", "docs", "scripts", "Fixtures"] {
             let base = root.appendingPathComponent(folder)
