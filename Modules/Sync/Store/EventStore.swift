@@ -94,9 +94,11 @@ public final class EventStore: Sendable {
     /// `pending` (the server does not have it yet). An entity absent from the answer has nothing queued. The
     /// stored `sync_status` keeps §1.3's rule, under which a local edit of a synced entity leaves it `synced`;
     /// a user asking what the server lacks reads this (trendyctl §1.3).
-    public func queuedStatuses(of entityId: String? = nil) throws -> [String: SyncStatus] {
+    /// With `ids`, only those entities are looked up (a listing's page reads a few rows of the queue, not all of it).
+    public func queuedStatuses(of ids: Set<String>? = nil) throws -> [String: SyncStatus] {
         let queue = try unitOfWork { store in
-            try entityId.map { try store.fetchMutations(entityId: $0) } ?? store.fetchPendingMutations()
+            guard let ids else { return try store.fetchPendingMutations() }
+            return try ids.flatMap { try store.fetchMutations(entityId: $0) }
         }
         var statuses: [String: SyncStatus] = [:]
         for mutation in queue {

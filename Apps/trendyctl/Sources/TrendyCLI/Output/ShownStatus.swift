@@ -17,7 +17,8 @@ extension EventStore {
     /// a synced entity stays `synced` (sync-engine §1.3), which would tell the user the server has it.
     func shown<Entity: StatusShowing>(_ entities: [Entity]) throws -> [Entity] {
         guard !entities.isEmpty else { return entities }
-        let queued = try entities.count == 1 ? queuedStatuses(of: entities[0].id) : queuedStatuses()
+        // A page is looked up id by id; a long listing reads the queue once.
+        let queued = try entities.count <= 500 ? queuedStatuses(of: Set(entities.map(\.id))) : queuedStatuses()
         return entities.map { entity in
             var shown = entity
             if let status = queued[entity.id] { shown.syncStatus = status }
