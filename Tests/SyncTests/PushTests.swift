@@ -508,4 +508,35 @@ struct PushTests {
             #expect(version?.deleted == true && version?.acknowledgedAt == serverTime, "\(String(describing: version))")
         }
     }
+
+    @Test(
+        "R5 §1.7 a create the server holds already, with an edit folded into it (a database put back from a backup), keeps the edit — known to fail"
+    )
+    func duplicateCreateKeepsFoldedEdit() async throws {
+        let (a, _, _) = try await twoDevices()
+        let tea = try await a.syncedType("Tea")
+        // The database put back from a backup taken while Tea's create was queued: the create is queued again,
+        // never sent as far as this database knows, though the server holds Tea.
+        let store = a.stores.makeDataStore()
+        let row = try #require(try store.findEventType(id: tea.id))
+        _ = try store.enqueueMutation(
+            entityType: .eventType, operation: .create, entityId: tea.id, payload: try MutationPayload.create(row),
+            at: a.clock.now())
+        try store.save()
+        // An edit made now folds into that create (§1.7).
+        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#C0FFEE" }
+        #expect(try a.mutations(of: tea.id).map(\.operation) == [.create])
+
+        _ = await a.engine.performSync()
+        _ = await a.engine.performSync()
+        // The server answers the create as a duplicate of the same entity; the create completes and the entity is
+        // read back (R5), which takes the folded edit with it. The fix keeps the members an edit folded in apart,
+        // and sends them on as an update (docs/reliability.md, "Not yet covered").
+        let local = try a.events.eventType(id: tea.id)?.color
+        withKnownIssue("an edit folded into a create the server holds already is read back away") {
+            #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#C0FFEE")
+            #expect(local == "#C0FFEE")
+        }
+        #expect(try a.queue().isEmpty, "nothing left queued either way")
+    }
 }
