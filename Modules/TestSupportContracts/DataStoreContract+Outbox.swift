@@ -85,6 +85,17 @@ extension DataStoreContract {
                         JSONCoding.decode(CreateEventRequest.self, from: #require(folded.payload)))),
                 "the folded payload is what the client re-encodes")
         },
+        check("§1.7 a fold keeps the update bodies it folded, merged, as the create's folded edits") { subject in
+            try subject.enqueue(.create, id: Build.id(1), payload: try createPayload)
+            #expect(try subject.queue().first?.foldedEdits == nil, "a create never edited has none")
+            try subject.enqueue(.update, id: Build.id(1), payload: Data(#"{"notes":"first"}"#.utf8))
+            try subject.enqueue(
+                .update, id: Build.id(1), payload: Data(#"{"notes":"second","location_name":"Home"}"#.utf8))
+            let folded = try #require(try subject.queue().first)
+            #expect(folded.operation == .create)
+            let edits = try subject.json(folded.foldedEdits)
+            #expect(edits["notes"] == "second" && edits["location_name"] == "Home", "merged, the newer value winning")
+        },
         check("fold overlay: null removes a key, properties null is {}, keys outside the create shape are dropped") {
             subject in
             try subject.enqueue(.create, id: Build.id(1), payload: try createPayload)

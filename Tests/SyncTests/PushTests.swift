@@ -510,9 +510,9 @@ struct PushTests {
     }
 
     @Test(
-        "R5 §1.7 a create the server holds already, with an edit folded into it (a database put back from a backup), keeps the edit — known to fail"
-    )
-    func duplicateCreateKeepsFoldedEdit() async throws {
+        "R5 R15 §1.7 a create the server holds already, with an edit folded into it (a database put back from a backup), keeps the edit: it goes on as an update",
+        arguments: [true, false])
+    func duplicateCreateKeepsFoldedEdit(givesBack: Bool) async throws {
         let (a, _, _) = try await twoDevices()
         let tea = try await a.syncedType("Tea")
         // The database put back from a backup taken while Tea's create was queued: the create is queued again,
@@ -523,20 +523,22 @@ struct PushTests {
             entityType: .eventType, operation: .create, entityId: tea.id, payload: try MutationPayload.create(row),
             at: a.clock.now())
         try store.save()
-        // An edit made now folds into that create (§1.7).
+        // An edit made now folds into that create (§1.7), and is remembered as such.
         _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#C0FFEE" }
-        #expect(try a.mutations(of: tea.id).map(\.operation) == [.create])
+        let create = try #require(try a.mutations(of: tea.id).first)
+        #expect(create.operation == .create && create.foldedEdits.map(MutationPayload.members(setBy:)) == ["color"])
+        // The device holds Tea acknowledged, so the create goes back as that version (R15), which the server holds:
+        // `kept`. A server without give-backs answers the create's POST as a duplicate of the same entity (R5).
+        if !givesBack { a.network.setStickyError(http(404, "not_found"), for: .giveBack) }
 
+        a.network.resetCalls()
         _ = await a.engine.performSync()
         _ = await a.engine.performSync()
-        // The server answers the create as a duplicate of the same entity; the create completes and the entity is
-        // read back (R5), which takes the folded edit with it. The fix keeps the members an edit folded in apart,
-        // and sends them on as an update (docs/reliability.md, "Not yet covered").
-        let local = try a.events.eventType(id: tea.id)?.color
-        withKnownIssue("an edit folded into a create the server holds already is read back away") {
-            #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#C0FFEE")
-            #expect(local == "#C0FFEE")
-        }
-        #expect(try a.queue().isEmpty, "nothing left queued either way")
+        #expect(a.network.callCount(.createEventTypeWithIdempotency) == (givesBack ? 0 : 1))
+        // Either way the create completes as the entity the server holds, its folded edit goes on as an update, and
+        // the read-back that follows keeps it.
+        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#C0FFEE", "the edit reached the server")
+        #expect(try a.events.eventType(id: tea.id)?.color == "#C0FFEE")
+        #expect(try a.queue().isEmpty && a.owed().isEmpty)
     }
 }

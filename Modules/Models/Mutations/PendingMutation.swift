@@ -31,6 +31,12 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     /// again over a later write of another device (docs/error-recovery.md, "Lost answers"). Nil otherwise.
     public var sentKey: String?
     public var sentPayload: Data?
+    /// A create's edits folded into it since it was queued (sync-engine §1.7), merged as one update body (R2): what
+    /// the user changed beyond the create's first body. A create the server turns out to hold already — a
+    /// database put back from a backup taken before its send — completes as that entity, and these go on as an
+    /// update, rather than being read back away with the create (R5). Nil for a create never edited, and for
+    /// updates and deletes.
+    public var foldedEdits: Data?
 
     /// The `last_error` of a create whose parent was removed (sync-engine R8); a retry rebuilds its payload.
     public static let parentDeletedError = "parent deleted"
@@ -69,7 +75,8 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
         createdAt: Date,
         updatedAt: Date,
         sentKey: String? = nil,
-        sentPayload: Data? = nil
+        sentPayload: Data? = nil,
+        foldedEdits: Data? = nil
     ) {
         self.seq = seq
         self.id = id
@@ -88,6 +95,7 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
         self.updatedAt = updatedAt
         self.sentKey = sentKey
         self.sentPayload = sentPayload
+        self.foldedEdits = foldedEdits
     }
 
     /// A new live mutation with fresh UUIDv7 id and key, stamped `now`.

@@ -16,6 +16,7 @@ enum Schema {
         migrator.registerMigration("v7-sent-updates", migrate: addSentUpdates)
         migrator.registerMigration("v8-cursor-created-at", migrate: addCursorCreatedAt)
         migrator.registerMigration("v9-acknowledged-versions", migrate: addAcknowledgedVersions)
+        migrator.registerMigration("v10-folded-edits", migrate: addFoldedEdits)
         return migrator
     }
 
@@ -44,6 +45,11 @@ enum Schema {
     }
 
     /// An update's unsettled send, kept so that a merge never re-applies it under a new key (`PendingMutation.sentKey`).
+    /// A create's edits folded into it (`PendingMutation.foldedEdits`, sync-engine §1.7).
+    private static func addFoldedEdits(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE pending_mutations ADD COLUMN folded_edits BLOB")
+    }
+
     private static func addSentUpdates(_ db: Database) throws {
         try db.execute(
             sql: """

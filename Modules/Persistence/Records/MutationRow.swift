@@ -8,7 +8,7 @@ enum MutationRow {
     static let columns = [
         "seq", "id", "entity_type", "operation", "entity_id", "payload", "client_request_id", "state", "attempts",
         "last_error", "last_attempt_at", "first_sent_at", "revision", "created_at", "updated_at", "sent_key",
-        "sent_payload",
+        "sent_payload", "folded_edits",
     ]
     static let columnList = columns.joined(separator: ", ")
     static let select = "SELECT \(columnList) FROM pending_mutations"
@@ -37,7 +37,8 @@ enum MutationRow {
             createdAt: try Column.date(row, 13),
             updatedAt: try Column.date(row, 14),
             sentKey: try row.decode(String?.self, atIndex: 15),
-            sentPayload: try row.decode(Data?.self, atIndex: 16)
+            sentPayload: try row.decode(Data?.self, atIndex: 16),
+            foldedEdits: try row.decode(Data?.self, atIndex: 17)
         )
     }
 
@@ -48,7 +49,7 @@ enum MutationRow {
             mutation.operation.rawValue, mutation.entityId, mutation.payload, mutation.clientRequestId,
             mutation.state.rawValue, mutation.attempts, mutation.lastError, Column.milliseconds(mutation.lastAttemptAt),
             Column.milliseconds(mutation.firstSentAt), mutation.revision, Column.milliseconds(mutation.createdAt),
-            Column.milliseconds(mutation.updatedAt), mutation.sentKey, mutation.sentPayload,
+            Column.milliseconds(mutation.updatedAt), mutation.sentKey, mutation.sentPayload, mutation.foldedEdits,
         ]
     }
 
@@ -58,7 +59,8 @@ enum MutationRow {
     /// Rewrites every mutable column of an existing row (identified by `id`).
     static let updateSQL = """
         UPDATE pending_mutations SET payload = ?, client_request_id = ?, state = ?, attempts = ?, last_error = ?,
-            last_attempt_at = ?, first_sent_at = ?, revision = ?, updated_at = ?, sent_key = ?, sent_payload = ?
+            last_attempt_at = ?, first_sent_at = ?, revision = ?, updated_at = ?, sent_key = ?, sent_payload = ?,
+            folded_edits = ?
         WHERE id = ?
         """
 
@@ -67,7 +69,7 @@ enum MutationRow {
             mutation.payload, mutation.clientRequestId, mutation.state.rawValue, mutation.attempts,
             mutation.lastError, Column.milliseconds(mutation.lastAttemptAt), Column.milliseconds(mutation.firstSentAt),
             mutation.revision, Column.milliseconds(mutation.updatedAt), mutation.sentKey, mutation.sentPayload,
-            mutation.id,
+            mutation.foldedEdits, mutation.id,
         ]
     }
 }

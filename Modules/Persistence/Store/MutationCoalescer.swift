@@ -67,7 +67,11 @@ enum MutationCoalescer {
         case .update:
             if let create = unsentCreate, let createPayload = create.payload, let payload {
                 let folded = try MutationPayload.fold(create: createPayload, update: payload, of: entityType)
-                var changes: [Change] = [.rewrite(changed(create, payload: folded, at: now, revive: true))]
+                var rewritten = changed(create, payload: folded, at: now, revive: true)
+                rewritten.foldedEdits =
+                    try create.foldedEdits.map { try MutationPayload.merge($0, payload, of: entityType) }
+                    ?? payload
+                var changes: [Change] = [.rewrite(rewritten)]
                 if let update = queued.update { changes.append(.remove(update)) }
                 return Plan(result: .folded, changes: changes)
             }

@@ -54,7 +54,7 @@ extension SyncEngine {
             for: differing, backupTakenAt: history?.backupTakenAt, unacknowledged: unacknowledged)
         let owed = rest
         var refused: [GiveBackResult] = []
-        var answeredCreates: [PendingMutation] = []
+        var answeredCreates: [(PendingMutation, GiveBackOutcome)] = []
         // A version the server took, or holds already (`kept`: this one or a newer, as when the answer to an earlier
         // give-back was lost and the request is tried again), is one it acknowledged, dated as given back (api-v1
         // §15.1: the server keeps that time as the version's `updated_at`). Recorded now, not when a pull brings it:
@@ -86,7 +86,7 @@ extension SyncEngine {
                     // Not counted: nobody knows whether the server had it (the report counts what it had lost).
                     // The server holds it now (or a later delete of it): the create is answered. A refused one
                     // stays queued, and its push meets the same rule.
-                    if result.outcome != .refused { answeredCreates.append(create) }
+                    if result.outcome != .refused { answeredCreates.append((create, result.outcome)) }
                 } else if result.outcome == .applied {
                     counters.givenBack += 1
                 } else if result.outcome == .refused {
@@ -103,8 +103,11 @@ extension SyncEngine {
             // what another device deleted since (its delete given back after this).
             let kept = try Self.keepRefused(
                 refused, serverHolds: serverHolds, store, at: now, maxAttempts: configuration.maxAttempts)
-            for create in answeredCreates where try store.completeMutation(id: create.id, revision: create.revision) {
+            for (create, outcome) in answeredCreates
+            where try store.completeMutation(id: create.id, revision: create.revision) {
                 try store.setSyncStatus(.synced, entityType: create.entityType, id: create.entityId)
+                // Edits folded into the create since it was queued, which a version the server held kept out.
+                if outcome != .deleted { try Self.sendFoldedEdits(of: create, store, at: now) }
             }
             if !answeredCreates.isEmpty {
                 // A batch none of whose members is queued any more waits for no answer (§4.7.2).
@@ -320,10 +323,12 @@ extension SyncEngine {
                     // Dated its first send only when nobody acknowledged the entity before: a create of an entity
                     // the device held acknowledged (a refused give-back kept as a create, then retried) is that
                     // version as held, which any later acknowledgment of another device beats.
+                    // Edits folded into the create since it was queued hold no acknowledged value either.
+                    let folded = create.foldedEdits.map(MutationPayload.members(setBy:)) ?? []
                     items.append(
                         GiveBackItem(
                             entityType: entity.type, id: entity.id, acknowledgedAt: datedAt, deleted: false,
-                            data: data, pending: pending[entity.id].map { $0.sorted() } ?? []))
+                            data: data, pending: pending[entity.id, default: []].union(folded).sorted()))
                     given[entity.id] = create
                 } else if let data = try Self.restObject(entity.type, id: entity.id, store),
                     !created.contains(entity.id)

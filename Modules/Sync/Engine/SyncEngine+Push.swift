@@ -374,6 +374,9 @@ extension SyncEngine {
                     if try store.completeMutation(id: row.id, revision: row.revision) {
                         counters.pushed += 1
                         try settleEntity(after: row, resolution: resolution, store)
+                        if row.operation == .create, case .completedOwed(.duplicate, _) = resolution {
+                            try Self.sendFoldedEdits(of: row, store, at: now)
+                        }
                     } else if row.operation == .update, let acknowledged = row.payload {
                         // R2: a newer revision is queued; what this answer acknowledged is no longer owed by it.
                         if try Self.subtract(acknowledged, from: row, store, at: now) { counters.pushed += 1 }
@@ -429,6 +432,26 @@ extension SyncEngine {
         }
         refreshCounts()
         publishProgress(run)
+    }
+
+    /// R5, §1.7: a create the server turned out to hold already — answered as a duplicate of the same entity (a
+    /// database put back from a backup taken before its send), or given back as a version the server holds (R15) —
+    /// was not written as sent, so the edits folded into it since it was queued may not be on the server: they go on
+    /// as an update, with the row's values for the keys they set, before the read-back that follows (which waits for
+    /// it, and keeps its keys, R3). Without this the read-back took them away.
+    static func sendFoldedEdits(of row: PendingMutation, _ store: any DataStoreProtocol, at now: Date) throws {
+        guard row.operation == .create, let edits = row.foldedEdits else { return }
+        let full: Data?
+        switch row.entityType {
+        case .eventType: full = try store.findEventType(id: row.entityId).map(MutationPayload.update)
+        case .event: full = try store.findEvent(id: row.entityId).map(MutationPayload.update)
+        case .geofence: full = try store.findGeofence(id: row.entityId).map(MutationPayload.update)
+        case .propertyDefinition: full = try store.findPropertyDefinition(id: row.entityId).map(MutationPayload.update)
+        }
+        guard let full else { return }
+        let update = try MutationPayload.rebuilding(edits, from: full, of: row.entityType)
+        _ = try store.enqueueMutation(
+            entityType: row.entityType, operation: .update, entityId: row.entityId, payload: update, at: now)
     }
 
     /// An answer to `row`'s key settles that send: a newer revision queued since no longer re-sends it first.
