@@ -179,14 +179,7 @@ extension SyncEngine {
             guard !owed.contains(id) else { continue }
             let creates = serverHolds[id] != true
             let queued = try store.fetchMutations(entityId: id)
-            let payload: Data?
-            switch result.entityType {
-            case .eventType: payload = try Self.payload(try store.findEventType(id: id), creates: creates)
-            case .event: payload = try Self.payload(try store.findEvent(id: id), creates: creates)
-            case .geofence: payload = try Self.payload(try store.findGeofence(id: id), creates: creates)
-            case .propertyDefinition:
-                payload = try Self.payload(try store.findPropertyDefinition(id: id), creates: creates)
-            }
+            let payload = try Self.payload(of: result.entityType, id: id, store, creates: creates)
             guard let payload else { continue }  // no longer held here: nothing to settle
             if creates {
                 for mutation in queued { try store.deletePendingMutation(mutation) }
@@ -208,6 +201,18 @@ extension SyncEngine {
             kept.insert(id)
         }
         return kept
+    }
+
+    /// The row held here as a create body, or its full state as an update body; nil when the row is gone.
+    static func payload(
+        of type: MutationEntityType, id: String, _ store: any DataStoreProtocol, creates: Bool
+    ) throws -> Data? {
+        switch type {
+        case .eventType: try payload(try store.findEventType(id: id), creates: creates)
+        case .event: try payload(try store.findEvent(id: id), creates: creates)
+        case .geofence: try payload(try store.findGeofence(id: id), creates: creates)
+        case .propertyDefinition: try payload(try store.findPropertyDefinition(id: id), creates: creates)
+        }
     }
 
     private static func payload(_ entity: (some OutboxEntity)?, creates: Bool) throws -> Data? {

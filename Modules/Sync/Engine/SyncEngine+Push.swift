@@ -441,14 +441,7 @@ extension SyncEngine {
     /// it, and keeps its keys, R3). Without this the read-back took them away.
     static func sendFoldedEdits(of row: PendingMutation, _ store: any DataStoreProtocol, at now: Date) throws {
         guard row.operation == .create, let edits = row.foldedEdits else { return }
-        let full: Data?
-        switch row.entityType {
-        case .eventType: full = try store.findEventType(id: row.entityId).map(MutationPayload.update)
-        case .event: full = try store.findEvent(id: row.entityId).map(MutationPayload.update)
-        case .geofence: full = try store.findGeofence(id: row.entityId).map(MutationPayload.update)
-        case .propertyDefinition: full = try store.findPropertyDefinition(id: row.entityId).map(MutationPayload.update)
-        }
-        guard let full else { return }
+        guard let full = try payload(of: row.entityType, id: row.entityId, store, creates: false) else { return }
         let update = try MutationPayload.rebuilding(edits, from: full, of: row.entityType)
         _ = try store.enqueueMutation(
             entityType: row.entityType, operation: .update, entityId: row.entityId, payload: update, at: now)
