@@ -43,16 +43,9 @@ public enum ObservationContract {
 
         var all: [Int] { values.withLock { $0 } }
 
-        /// Waits (at most 10 s) until the last value is `expected`.
+        /// Waits (`waitUntil`) until the last value is `expected`.
         func waitForLast(_ expected: Int) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while all.last != expected {
-                guard ContinuousClock.now < deadline else {
-                    Issue.record("the observation shows \(all), never \(expected)")
-                    return
-                }
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            try await waitUntil("the observation to show \(expected)", lastSeen: "\(all)") { all.last == expected }
         }
 
         func cancel() { task.withLock { $0 }?.cancel() }

@@ -12,6 +12,16 @@ struct SpecCitationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    enum Patterns {
+        static let heading = TextPattern(#"^#+\s+(\d+(?:\.\d+)*[a-z]?)[.\s]"#)
+        static let label = TextPattern(#"\*\*§(\d+(?:\.\d+)*[a-z]?)"#)
+        static let numberedItem = TextPattern(#"^(\s*)(\d+)\.\s"#)
+        /// A `§` citation: group 1 an RFC's number (not ours to check), 2 the document it names, 3 the section.
+        static let citation = TextPattern(
+            #"(RFC \d+ )?(?:(api-v1|sync-engine|trendyctl)(?:\.md)? )?§\s?(\d+(?:\.\d+)*[a-z]?)"#)
+        static let rule = TextPattern(#"(?:^|[^A-Za-z0-9_])([SR]\d{1,3})(?![0-9A-Za-z_])"#)
+    }
+
     /// The three documents of docs/spec, by the names citations give them.
     static let documents = ["api-v1", "sync-engine", "trendyctl"]
 
@@ -22,18 +32,22 @@ struct SpecCitationTests {
         var section: String?
         var item: String?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if let heading = line.firstMatch(of: /^#+\s+(\d+(?:\.\d+)*[a-z]?)[.\s]/) {
-                section = String(heading.1)
-                valid.insert(String(heading.1))
+            if line.hasPrefix("#"), let heading = Patterns.heading.firstMatch(in: line)?[0] {
+                section = heading
+                valid.insert(heading)
                 continue
             }
-            for label in line.matches(of: /\*\*§(\d+(?:\.\d+)*[a-z]?)/) { valid.insert(String(label.1)) }
-            if let numbered = line.firstMatch(of: /^(\s*)(\d+)\.\s/), let section {
-                if numbered.1.isEmpty {
-                    item = section + "." + numbered.2
-                    valid.insert(section + "." + numbered.2)
+            if line.contains("**§") {
+                for label in Patterns.label.matches(in: String(line)) { label[0].map { _ = valid.insert($0) } }
+            }
+            if let numbered = Patterns.numberedItem.firstMatch(in: line), let indent = numbered[0],
+                let number = numbered[1], let section
+            {
+                if indent.isEmpty {
+                    item = section + "." + number
+                    valid.insert(section + "." + number)
                 } else if let item {
-                    valid.insert(item + "." + numbered.2)
+                    valid.insert(item + "." + number)
                 }
             }
         }
@@ -49,7 +63,7 @@ struct SpecCitationTests {
     static func rules() throws -> Set<String> {
         let text = try String(
             contentsOf: root.appendingPathComponent("docs/spec/sync-engine.md"), encoding: .utf8)
-        return Set(text.matches(of: /\*\*([SR]\d+)[\s*]/).map { String($0.1) })
+        return Set(TextPattern(#"\*\*([SR]\d+)[\s*]"#).matches(in: text).compactMap { $0[0] })
     }
 
     /// The files whose citations are checked: sources, tests, benchmarks and the pages of docs/ beside the spec.
@@ -81,12 +95,11 @@ struct SpecCitationTests {
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
             let name = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
-            let cited = /(RFC \d+ )?(?:(api-v1|sync-engine|trendyctl)(?:\.md)? )?§\s?(\d+(?:\.\d+)*[a-z]?)/
-            for citation in text.matches(of: cited) where citation.1 == nil {
-                var section = String(citation.3)
+            for citation in Patterns.citation.matches(in: text) where citation[0] == nil {
+                guard var section = citation[2] else { continue }
                 if section.hasSuffix(".") { section.removeLast() }
                 // A citation that names its document is checked against that document alone.
-                if let document = citation.2.map(String.init) {
+                if let document = citation[1] {
                     if byDocument[document]?.contains(section) != true {
                         unknown.append("\(name): \(document) §\(section)")
                     }
@@ -94,8 +107,8 @@ struct SpecCitationTests {
                     unknown.append("\(name): §\(section)")
                 }
             }
-            for citation in text.matches(of: /(?:^|[^A-Za-z0-9_])([SR]\d{1,3})(?![0-9A-Za-z_])/) {
-                if !rules.contains(String(citation.1)) { unknown.append("\(name): \(citation.1)") }
+            for citation in Patterns.rule.matches(in: text).compactMap({ $0[0] }) where !rules.contains(citation) {
+                unknown.append("\(name): \(citation)")
             }
         }
         #expect(unknown.isEmpty, "citations docs/spec does not have:\n\(unknown.joined(separator: "\n"))")

@@ -44,10 +44,7 @@ struct PagePrefetchTests {
             // another limit) gets what was asked for.
             let asked = log.all.count
             let first = try await api.getEventsPage(limit: 3, after: nil)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while log.all.count < asked + 2, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await waitUntil("the first page and the second, asked for in advance") { log.all.count >= asked + 2 }
             let inAdvance = log.all.dropFirst(asked).map { $0.query ?? "" }
             #expect(inAdvance.count == 2 && inAdvance.last?.contains("after=") == true, "\(inAdvance)")
             let again = try await api.getEventsPage(limit: 3, after: nil)

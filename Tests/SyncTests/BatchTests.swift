@@ -193,7 +193,7 @@ struct BatchTests {
         let gate = h.network.hold(.createEventsBatchWithIdempotency)
         let sync = Task { await h.engine.performSync() }
         await gate.waitForArrivals(1)
-        try await LiveModeTests.eventually("the second batch claimed while the first is held", on: h) {
+        try await waitUntil("the second batch claimed while the first is held", lastSeen: await h.stateDescription()) {
             try h.read { try $0.unansweredBatches() }.count == 2
         }
         let claimed = try h.read { try $0.unansweredBatches() }

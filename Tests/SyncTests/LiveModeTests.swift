@@ -52,29 +52,6 @@ struct LiveModeTests {
         deinit { task.withLock { $0 }?.cancel() }
     }
 
-    /// Waits for `condition`, at most 60 s: a bound for a stuck loop, far above what a loaded machine needs.
-    static func eventually(
-        _ what: String, on harness: SyncHarness? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-        _ condition: () async throws -> Bool
-    ) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                var state = ""
-                if let harness {
-                    let snapshot = await harness.engine.snapshot
-                    state =
-                        "; engine \(snapshot.state), live \(snapshot.live), running \(snapshot.isRunning), "
-                        + "calls \(harness.network.calls.map(\.method.rawValue).suffix(12)), "
-                        + "sleepers \(harness.clock.suspendedSleepers)"
-                }
-                Issue.record("timed out waiting for: \(what)\(state)", sourceLocation: sourceLocation)
-                throw HarnessError("timed out waiting for \(what)")
-            }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
-
     static func localTypes(_ harness: SyncHarness) throws -> Set<String> {
         try harness.read { Set(try $0.fetchAllEventTypes().map(\.name)) }
     }
@@ -84,12 +61,12 @@ struct LiveModeTests {
         let (a, b) = try await Self.devices()
         let activity = await Activity(a.engine)
         await a.engine.startLive()
-        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        try await waitUntil("streaming") { await a.engine.snapshot.live == .streaming }
         for name in ["Tea", "Water", "Juice"] { _ = try await b.syncedType(name) }
-        try await Self.eventually("three types applied") { try Self.localTypes(a).isSuperset(of: ["Tea", "Juice"]) }
+        try await waitUntil("three types applied") { try Self.localTypes(a).isSuperset(of: ["Tea", "Juice"]) }
         let latest = a.serverChanges.last?.id ?? 0
-        try await Self.eventually("cursor at the server's latest") { try a.engineState().cursor == latest }
-        try await Self.eventually("three entries reported") { activity.received >= 3 }
+        try await waitUntil("cursor at the server's latest") { try a.engineState().cursor == latest }
+        try await waitUntil("three entries reported") { activity.received >= 3 }
         #expect(activity.received == 3, "\(activity.all)")
         #expect(await a.engine.snapshot.isRunning == false, "live mode is not a run")
         await a.engine.stopLive()
@@ -100,10 +77,10 @@ struct LiveModeTests {
     func pushesLocalWrites() async throws {
         let (a, _) = try await Self.devices()
         await a.engine.startLive()
-        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        try await waitUntil("streaming") { await a.engine.snapshot.live == .streaming }
         let type = try await a.events.createEventType(name: "Coffee")
-        try await Self.eventually("the type on the server") { a.serverEventTypes.contains { $0.id == type.id } }
-        try await Self.eventually("the queue empty") { try a.queue().isEmpty }
+        try await waitUntil("the type on the server") { a.serverEventTypes.contains { $0.id == type.id } }
+        try await waitUntil("the queue empty") { try a.queue().isEmpty }
         await a.engine.stopLive()
     }
 
@@ -112,19 +89,19 @@ struct LiveModeTests {
         let (a, b) = try await Self.devices()
         let activity = await Activity(a.engine)
         await a.engine.startLive()
-        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        try await waitUntil("streaming") { await a.engine.snapshot.live == .streaming }
         _ = try await b.syncedType("Before")
-        try await Self.eventually("first type") { try Self.localTypes(a).contains("Before") }
+        try await waitUntil("first type") { try Self.localTypes(a).contains("Before") }
         a.model.closeStreams(throwing: .transport("the connection was lost"))
-        try await Self.eventually("waiting to reconnect") { await a.engine.snapshot.live == .waiting }
+        try await waitUntil("waiting to reconnect") { await a.engine.snapshot.live == .waiting }
         // Written while a's stream is down: the round before the reconnect pulls them.
         _ = try await b.syncedType("During")
         await a.clock.waitForSleepers(1)
         a.clock.advance(by: 60)
-        try await Self.eventually("streaming again") { await a.engine.snapshot.live == .streaming }
+        try await waitUntil("streaming again") { await a.engine.snapshot.live == .streaming }
         _ = try await b.syncedType("After")
-        try await Self.eventually("all types") { try Self.localTypes(a).isSuperset(of: ["Before", "During", "After"]) }
-        try await Self.eventually("three entries reported") { activity.received >= 3 }
+        try await waitUntil("all types") { try Self.localTypes(a).isSuperset(of: ["Before", "During", "After"]) }
+        try await waitUntil("three entries reported") { activity.received >= 3 }
         #expect(activity.received == 3, "each entry once: \(activity.all)")
         #expect(a.network.callCount(.changeStream) == 2)
         await a.engine.stopLive()
@@ -135,13 +112,13 @@ struct LiveModeTests {
         let (a, b) = try await Self.devices()
         a.network.announce(ServerFeatures([ServerFeatures.after, ServerFeatures.digest]))
         await a.engine.startLive()
-        try await Self.eventually("polling") { await a.engine.snapshot.live == .polling }
+        try await waitUntil("polling") { await a.engine.snapshot.live == .polling }
         _ = try await b.syncedType("Polled")
         await a.clock.waitForSleepers(1)
         a.clock.advance(by: 60)
-        try await Self.eventually("polled type") { try Self.localTypes(a).contains("Polled") }
+        try await waitUntil("polled type") { try Self.localTypes(a).contains("Polled") }
         let type = try await a.events.createEventType(name: "Written")
-        try await Self.eventually("pushed without waiting for the interval") {
+        try await waitUntil("pushed without waiting for the interval") {
             a.serverEventTypes.contains { $0.id == type.id }
         }
         #expect(a.network.callCount(.changeStream) == 0)
@@ -154,8 +131,8 @@ struct LiveModeTests {
         let activity = await Activity(a.engine)
         a.network.enqueue(http(401, "unauthorized"), for: .changeStream)
         await a.engine.startLive()
-        try await Self.eventually("ended") { activity.all.contains(.ended(.authRequired)) }
-        try await Self.eventually("off") { await a.engine.snapshot.live == .off }
+        try await waitUntil("ended") { activity.all.contains(.ended(.authRequired)) }
+        try await waitUntil("off") { await a.engine.snapshot.live == .off }
     }
 
     @Test("R12 a reset bootstraps, then the stream reopens from the new cursor")
@@ -163,7 +140,7 @@ struct LiveModeTests {
         let (a, _) = try await Self.devices()
         a.network.enqueueStream([.opened, .reset(reason: "cursor_expired")])
         await a.engine.startLive()
-        try await Self.eventually("second stream open", on: a) {
+        try await waitUntil("second stream open", lastSeen: await a.stateDescription()) {
             let live = await a.engine.snapshot.live
             return a.network.callCount(.changeStream) == 2 && live == .streaming
         }
@@ -177,11 +154,13 @@ struct LiveModeTests {
         let (a, _) = try await Self.devices()
         a.network.enqueue(http(429, "stream_limit", retryAfter: 30), for: .changeStream)
         await a.engine.startLive()
-        try await Self.eventually("polling", on: a) { await a.engine.snapshot.live == .polling }
+        try await waitUntil("polling", lastSeen: await a.stateDescription()) {
+            await a.engine.snapshot.live == .polling
+        }
         #expect(try a.engineState().quietUntil == nil)
         await a.clock.waitForSleepers(1)
         a.clock.advance(by: 30)
-        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        try await waitUntil("streaming") { await a.engine.snapshot.live == .streaming }
         await a.engine.stopLive()
     }
 }
@@ -192,9 +171,9 @@ extension LiveModeTests {
         let (a, b) = try await Self.devices()
         let start = try a.engineState().cursor
         await a.engine.startLive()
-        try await Self.eventually("streaming") { await a.engine.snapshot.live == .streaming }
+        try await waitUntil("streaming") { await a.engine.snapshot.live == .streaming }
         let tea = try await b.syncedType("Tea")
-        try await Self.eventually("Tea applied") { try Self.localTypes(a).contains("Tea") }
+        try await waitUntil("Tea applied") { try Self.localTypes(a).contains("Tea") }
         // What a bootstrap in another process leaves when its snapshot predates Tea: no Tea, the older cursor, and
         // the time it succeeded.
         try a.updateEngineState {
@@ -204,10 +183,10 @@ extension LiveModeTests {
         let store = a.stores.makeDataStore()
         try store.deleteEventType(id: tea.id)
         try store.save()
-        try await Self.eventually("the stream reopened from the older cursor") {
+        try await waitUntil("the stream reopened from the older cursor") {
             a.network.callCount(.changeStream) == 2
         }
-        try await Self.eventually("Tea applied again") { try Self.localTypes(a).contains("Tea") }
+        try await waitUntil("Tea applied again") { try Self.localTypes(a).contains("Tea") }
         #expect(try a.engineState().cursor == a.serverChanges.last?.id)
         await a.engine.stopLive()
     }
@@ -221,17 +200,17 @@ extension LiveModeTests {
         try a.updateEngineState { $0.breakerBackoffUntil = until }
         let held = try await a.events.createEventType(name: "Held")
         await a.engine.startLive()
-        try await Self.eventually("streaming while the breaker is open", on: a) {
+        try await waitUntil("streaming while the breaker is open", lastSeen: await a.stateDescription()) {
             await a.engine.snapshot.live == .streaming
         }
         #expect(!a.serverEventTypes.contains { $0.id == held.id }, "the breaker holds the push")
         _ = try await b.syncedType("Streamed")
-        try await Self.eventually("another device's write applied meanwhile") {
+        try await waitUntil("another device's write applied meanwhile") {
             try Self.localTypes(a).contains("Streamed")
         }
         await a.clock.waitForSleepers(1)
         a.clock.advance(by: 100)
-        try await Self.eventually("pushed once the breaker ended", on: a) {
+        try await waitUntil("pushed once the breaker ended", lastSeen: await a.stateDescription()) {
             a.serverEventTypes.contains { $0.id == held.id }
         }
         await a.engine.stopLive()

@@ -130,9 +130,8 @@ extension SyncHarness {
         return (await first.value, await second.value)
     }
 
-    /// Returns once `count` callers have joined runs in progress. Yields instead of sleeping: the engine records
-    /// a join synchronously, so this settles as soon as the joining tasks have been scheduled. Fails the test
-    /// (throws) if they never join.
+    /// Returns once `count` callers have joined runs in progress: the engine records a join synchronously, so this
+    /// settles as soon as the joining tasks have been scheduled. Fails the test (throws) if they never join.
     func waitForJoiners(_ count: Int) async throws {
         try await waitUntil("\(count) callers to join the run") { await engine.joinedCallers >= count }
     }

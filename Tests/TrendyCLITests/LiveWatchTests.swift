@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TestSupport
 import Testing
 import TrendyServer
 import TrendyServerTesting
@@ -8,20 +9,24 @@ import TrendyServerTesting
 /// other device's edit as it happens, and pushes what other trendyctl processes write on its database.
 @Suite("sync --watch, live")
 struct LiveWatchTests {
-    /// Waits, at most 20 s, until `condition` holds on what the process printed so far.
+    /// The process exited while a test waited for its output.
+    struct ExitedWhileWaiting: Error, CustomStringConvertible {
+        let what: String
+        let stdout: String
+        let stderr: String
+        var description: String { "the process exited while waiting for \(what): stdout \(stdout) stderr \(stderr)" }
+    }
+
+    /// Waits (`waitUntil`) until `condition` holds on what the process printed so far; ends at once if it exits.
     static func waitForOutput(
-        _ process: ChildProcess.Running, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
-        until condition: (String) -> Bool
+        _ process: ChildProcess.Running, _ what: String, until condition: (String) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition(process.stdoutSoFar) {
-            guard ContinuousClock.now < deadline, process.exitStatus == nil else {
-                Issue.record(
-                    "\(what): stdout \(process.stdoutSoFar) stderr \(process.stderrSoFar)",
-                    sourceLocation: sourceLocation)
-                throw CancellationError()
+        try await waitUntil(what, lastSeen: "stdout \(process.stdoutSoFar) stderr \(process.stderrSoFar)") {
+            if condition(process.stdoutSoFar) { return true }
+            guard process.exitStatus == nil else {
+                throw ExitedWhileWaiting(what: what, stdout: process.stdoutSoFar, stderr: process.stderrSoFar)
             }
-            try await Task.sleep(for: .milliseconds(5))
+            return false
         }
     }
 

@@ -96,7 +96,7 @@ struct ChangeStreamTests {
 
             // A closed stream frees its place.
             first.cancel()
-            try await BoundedPoll.until { server.server.openStreamCount == 2 }
+            try await waitUntil("two open streams") { server.server.openStreamCount == 2 }
             let again = StreamRecorder(alice.changeStream(since: 0))
             try await again.wait { $0.isOpened }
             for recorder in [second, third, again] { recorder.cancel() }
@@ -182,22 +182,6 @@ struct ChangeStreamTests {
         await server.stop()
         try await recorder.waitForEnd()
         #expect(server.server.openStreamCount == 0)
-    }
-}
-
-/// Polls a condition every millisecond for at most `timeout` (a state another task reaches; never a duration the
-/// test asserts).
-enum BoundedPoll {
-    struct TimedOut: Error {}
-
-    static func until(
-        timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool
-    ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TimedOut() }
-            try await Task.sleep(for: .milliseconds(1))
-        }
     }
 }
 

@@ -19,12 +19,8 @@ public final class StreamRecorder: Sendable {
     }
 
     /// A wait's condition did not hold within its timeout.
-    public struct TimedOut: Error, CustomStringConvertible {
-        public let snapshot: Snapshot
-        public var description: String {
-            "the stream did not reach the expected state; it holds \(snapshot.events.count) events, end \(String(describing: snapshot.end))"
-        }
-    }
+    @available(*, deprecated, renamed: "WaitTimedOut", message: "the recorder's waits throw WaitTimedOut")
+    public typealias TimedOut = WaitTimedOut
 
     private let state = Mutex(Snapshot())
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -43,29 +39,31 @@ public final class StreamRecorder: Sendable {
 
     public var snapshot: Snapshot { state.withLock { $0 } }
 
-    /// Waits until `condition` holds, checking every millisecond, for at most `timeout`.
+    /// Waits (`waitUntil`) until `condition` holds and returns what the stream holds then.
     @discardableResult
     public func wait(
-        timeout: Duration = .seconds(10), until condition: @Sendable (Snapshot) -> Bool
+        timeout: Duration = TestWait.limit, until condition: @Sendable (Snapshot) -> Bool
     ) async throws -> Snapshot {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let snapshot = self.snapshot
-            if condition(snapshot) { return snapshot }
-            guard ContinuousClock.now < deadline else { throw TimedOut(snapshot: snapshot) }
-            try await Task.sleep(for: .milliseconds(1))
+        var seen = snapshot
+        try await waitUntil(
+            "the stream to reach the expected state", timeout: timeout,
+            lastSeen: "\(seen.events.count) events, end \(String(describing: seen.end))"
+        ) {
+            seen = snapshot
+            return condition(seen)
         }
+        return seen
     }
 
     /// Waits until the stream holds `count` changes.
     @discardableResult
-    public func waitForChanges(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [ChangeEntry] {
+    public func waitForChanges(_ count: Int, timeout: Duration = TestWait.limit) async throws -> [ChangeEntry] {
         try await wait(timeout: timeout) { $0.changes.count >= count }.changes
     }
 
     /// Waits until the stream ends.
     @discardableResult
-    public func waitForEnd(timeout: Duration = .seconds(10)) async throws -> Result<Void, NetworkError> {
+    public func waitForEnd(timeout: Duration = TestWait.limit) async throws -> Result<Void, NetworkError> {
         let snapshot = try await wait(timeout: timeout) { $0.end != nil }
         return snapshot.end ?? .success(())
     }

@@ -45,17 +45,27 @@ public struct SyncHarness: Sendable {
     public func engineState() throws -> EngineState { try read { try $0.loadEngineState() } }
 
     /// Reads the local database as the test's own look, beside an engine that may be running (live mode): through
-    /// `MockDataStore.read`, which waits while the engine's unit of work is active instead of starting a new unit,
-    /// which would roll the engine's back mid-way. Waits at most 10 s for it.
+    /// `MockDataStore.read`, which answers `busy` while the engine's unit of work is active instead of starting a new
+    /// unit, which would roll the engine's back mid-way. The look is repeated every millisecond while it is busy,
+    /// for at most `TestWait.limit`: a unit of work ends within a few calls of the engine, so this is no wait for a
+    /// condition (`waitUntil`), only for the engine's current step.
     public func read<Value>(_ query: (any DataStoreProtocol) throws -> Value) throws -> Value {
-        let deadline = ProcessInfo.processInfo.systemUptime + 10
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: TestWait.limit)
         while true {
             do {
                 return try stores.store.read(query)
-            } catch DataStoreError.busy where ProcessInfo.processInfo.systemUptime < deadline {
+            } catch DataStoreError.busy where clock.now < deadline {
                 usleep(1000)
             }
         }
+    }
+
+    /// The engine's state, its last calls and the clock's sleepers: what a wait that timed out shows (`lastSeen`).
+    public func stateDescription() async -> String {
+        let snapshot = await engine.snapshot
+        return "engine \(snapshot.state), live \(snapshot.live), running \(snapshot.isRunning), "
+            + "calls \(network.calls.map(\.method.rawValue).suffix(12)), sleepers \(clock.suspendedSleepers)"
     }
 
     public func updateEngineState(_ change: (inout EngineState) -> Void) throws {
