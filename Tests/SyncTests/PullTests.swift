@@ -421,6 +421,46 @@ struct PullTests {
         }
     }
 
+    @Test(
+        "R15 §1.7 an unsent edit of an entity whose give-back is refused stays in the dead letter, and reaches the server once the user retries, though another device gave the entity back meanwhile"
+    )
+    func refusedGiveBackKeepsTheQueuedEdit() async throws {
+        let (a, b, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let tea = try await a.syncedType("Tea")
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }  // queued, never sent
+        a.model.restore(backup)
+        let c = try a.secondDevice()
+        _ = await c.engine.performSync()
+        let theirs = try await c.events.createEventType(name: "Tea")
+        _ = await c.engine.performSync()
+        _ = await a.engine.performSync()
+        // The refused give-back replaces the queued update: the create's body holds the edit, and so do its
+        // folded edits.
+        let dead = try #require(try a.mutations(of: tea.id).first)
+        #expect(dead.operation == .create && dead.isDeadLetter, "\(dead)")
+        #expect(try a.queue().count == 1)
+        #expect(dead.foldedEdits.map(MutationPayload.members(setBy:)) == ["icon"])
+
+        // The name is free again; b gives back the version both devices hold, then a's user retries: the server
+        // holds that version already, and only the folded edits carry a's icon there.
+        try await c.events.deleteEventType(id: theirs.id)
+        _ = await c.engine.performSync()
+        _ = await b.engine.performSync()
+        #expect(a.serverEventTypes.first { $0.id == tea.id } != nil, "b gave it back")
+        #expect(try await a.engine.retryDeadLetters() == 1)
+        a.clock.advance(by: 10)
+        for device in [a, b] { _ = await device.engine.performSync() }
+        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.icon == "leaf", "the edit reached the server")
+        for device in [a, b] {
+            #expect(try device.events.eventType(id: tea.id)?.icon == "leaf")
+            #expect(try device.queue().isEmpty)
+        }
+    }
+
     @Test("S72 the resurrection fence: entries for ids deleted here, pushed this round or still queued, are skipped")
     func resurrectionFence() async throws {
         let (a, b, type) = try await twoDevices()

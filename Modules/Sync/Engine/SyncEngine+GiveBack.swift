@@ -181,7 +181,9 @@ extension SyncEngine {
             let queued = try store.fetchMutations(entityId: id)
             let payload = try Self.payload(of: result.entityType, id: id, store, creates: creates)
             guard let payload else { continue }  // no longer held here: nothing to settle
+            var folded: Data?
             if creates {
+                folded = try Self.unsentEdits(in: queued, of: result.entityType)
                 for mutation in queued { try store.deletePendingMutation(mutation) }
             } else if !queued.isEmpty {
                 kept.insert(id)
@@ -190,7 +192,13 @@ extension SyncEngine {
             _ = try store.enqueueMutation(
                 entityType: result.entityType, operation: creates ? .create : .update, entityId: id, payload: payload,
                 at: now)
-            guard let mutation = try store.fetchMutations(entityId: id).last else { continue }
+            guard var mutation = try store.fetchMutations(entityId: id).last else { continue }
+            if let folded {
+                // The create holds the queued edits in its body, and keeps them apart as folded edits (§1.7): a
+                // retry the server answers with the acknowledged version (R15) sends them on instead of losing them.
+                mutation.foldedEdits = folded
+                try store.rewriteMutation(mutation)
+            }
             let detail = result.detail ?? "refused"
             let message =
                 result.existingId.map { "conflict: \(detail)\(PendingMutation.heldOnServerMarker)\($0.lowercased())" }
@@ -201,6 +209,15 @@ extension SyncEngine {
             kept.insert(id)
         }
         return kept
+    }
+
+    /// The edits `queued` holds that the server never acknowledged, as one update body: the queued updates' bodies
+    /// and a queued create's folded edits, oldest first; nil when there are none.
+    static func unsentEdits(in queued: [PendingMutation], of type: MutationEntityType) throws -> Data? {
+        let bodies = queued.compactMap { $0.operation == .update ? $0.payload : $0.foldedEdits }
+        guard var merged = bodies.first else { return nil }
+        for body in bodies.dropFirst() { merged = try MutationPayload.merge(merged, body, of: type) }
+        return merged
     }
 
     /// The row held here as a create body, or its full state as an update body; nil when the row is gone.
