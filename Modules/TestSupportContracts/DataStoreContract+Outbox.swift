@@ -26,7 +26,7 @@ extension DataStoreContract.Subject {
     }
 }
 
-// MARK: - Coalescing (§1.7)
+// MARK: - Coalescing (sync-engine §1.7)
 
 extension DataStoreContract {
     static let createEvent = Build.event(id: Build.id(1), notes: "first")
@@ -85,7 +85,8 @@ extension DataStoreContract {
                         JSONCoding.decode(CreateEventRequest.self, from: #require(folded.payload)))),
                 "the folded payload is what the client re-encodes")
         },
-        check("§1.7 a fold keeps the update bodies it folded, merged, as the create's folded edits") { subject in
+        check("sync-engine §1.7 a fold keeps the update bodies it folded, merged, as the create's folded edits") {
+            subject in
             try subject.enqueue(.create, id: Build.id(1), payload: try createPayload)
             #expect(try subject.queue().first?.foldedEdits == nil, "a create never edited has none")
             try subject.enqueue(.update, id: Build.id(1), payload: Data(#"{"notes":"first"}"#.utf8))

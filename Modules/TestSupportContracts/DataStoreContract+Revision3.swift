@@ -4,7 +4,7 @@ import Protocols
 import TestSupport
 import Testing
 
-// MARK: - Revision 3: owed read-backs (DS12–DS14), queue rewrites (DS15), unanswered batches (§4.7 step 2)
+// MARK: - Revision 3: owed read-backs (DS12–DS14), queue rewrites (DS15), unanswered batches (sync-engine §4.7 step 2)
 
 extension DataStoreContract {
     static let revision3Checks: [Check] = [

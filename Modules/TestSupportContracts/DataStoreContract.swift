@@ -161,7 +161,8 @@ extension DataStoreContract {
             }
             try subject.read { store throws in
                 #expect(try store.findEvent(id: Build.id(1))?.notes == "set")
-                // S4: An upsert of an unknown id inserts the §1.4 placeholders, applies configure, and leaves the row…
+                // S4: An upsert of an unknown id inserts the sync-engine §1.4 placeholders, applies configure, and
+                // leaves the row…
                 #expect(try store.findEventType(id: Build.id(2))?.syncStatus == .synced)
                 #expect(try store.findGeofence(id: Build.id(3)) != nil)
                 #expect(try store.findPropertyDefinition(id: Build.id(4))?.eventTypeId == Build.id(2))

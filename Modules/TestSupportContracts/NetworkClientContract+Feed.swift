@@ -106,7 +106,7 @@ extension NetworkClientContract {
             #expect(names == ["A", "B", "C", "D"])
         },
         check(
-            "§6.5 a position names its change by its time: latest-cursor sends it; another time, or a cursor above "
+            "api-v1 §6.5 a position names its change by its time: latest-cursor sends it; another time, or a cursor above "
                 + "every change, is 410 on the feed and the stream"
         ) { subject in
             let client = subject.client

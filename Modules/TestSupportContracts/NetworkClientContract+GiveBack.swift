@@ -61,7 +61,7 @@ extension NetworkClientContract {
             #expect(stale.results.first?.outcome == .deleted, "a version older than the delete stays deleted")
         },
         check(
-            "N12 §15.1 field by field: a later write to one field keeps out no older edit of another; one field given back twice ends on the newer"
+            "N12 api-v1 §15.1 field by field: a later write to one field keeps out no older edit of another; one field given back twice ends on the newer"
         ) { subject in
             let client = subject.client
             let user = try await eventType(client, name: "Owner \(newId().suffix(6))").userId
@@ -92,7 +92,7 @@ extension NetworkClientContract {
             #expect(held.updatedAt == written.updatedAt, "the row keeps the time of its later write")
         },
         check(
-            "N13 §6.7 a write made from a position the feed does not hold is refused with 410 and writes nothing; a "
+            "N13 api-v1 §6.7 a write made from a position the feed does not hold is refused with 410 and writes nothing; a "
                 + "position it holds passes; the give-back carries none"
         ) { subject in
             let client = subject.client
@@ -133,7 +133,7 @@ extension NetworkClientContract {
             #expect(given.results.first?.outcome == .applied, "the give-back is made for such a server")
         },
         check(
-            "N12 §15.1 a delete given back wins over an edit made since, as an edit of a deleted entity is refused; "
+            "N12 api-v1 §15.1 a delete given back wins over an edit made since, as an edit of a deleted entity is refused; "
                 + "not over a create made since"
         ) { subject in
             let client = subject.client
@@ -159,7 +159,7 @@ extension NetworkClientContract {
             #expect(try await client.fetchEntity(.eventType, id: recreated.id) != nil)
         },
         check(
-            "N14 §6.6 a delete answers the time the server recorded for it, the feed's deleted_at; a repeated one's 404 "
+            "N14 api-v1 §6.6 a delete answers the time the server recorded for it, the feed's deleted_at; a repeated one's 404 "
                 + "deleted says the same time"
         ) { subject in
             let client = subject.client
@@ -175,7 +175,7 @@ extension NetworkClientContract {
             #expect(repeated?.deletedAt == deletedAt)
         },
         check(
-            "§6.6 a DELETE of an id never known answers 404 not_found and remembers the delete: a give-back of an "
+            "api-v1 §6.6 a DELETE of an id never known answers 404 not_found and remembers the delete: a give-back of an "
                 + "older version finds it deleted"
         ) { subject in
             let client = subject.client
@@ -194,7 +194,8 @@ extension NetworkClientContract {
             #expect(given.results.first?.outcome == .deleted)
             #expect(try await client.fetchEntity(.eventType, id: lost) == nil)
         },
-        check("N12 §6.3 the entry a give-back writes clears what the version given back clears: explicit nulls") {
+        check("N12 api-v1 §6.3 the entry a give-back writes clears what the version given back clears: explicit nulls")
+        {
             subject in
             let client = subject.client
             let type = try await eventType(client)
@@ -212,7 +213,7 @@ extension NetworkClientContract {
             #expect(entry.data?["event_type"] == nil)
         },
         check(
-            "N12 §15.1 members given back as pending count from when they arrived, not with the version; on a row the server holds, its values stay"
+            "N12 api-v1 §15.1 members given back as pending count from when they arrived, not with the version; on a row the server holds, its values stay"
         ) { subject in
             let client = subject.client
             let user = try await eventType(client, name: "Owner \(newId().suffix(6))").userId

@@ -59,7 +59,9 @@ extension NetworkClientContract {
             let exact = try await client.getEventsPage(limit: 6, after: nil)
             #expect(exact.events.count == 6 && exact.nextAfter == nil, "the last page carries no token")
         },
-        check("R1 §3.5a a PUT changes only the keys it holds; properties_patch sets and removes keys, the rest stay") {
+        check(
+            "R1 api-v1 §3.5a a PUT changes only the keys it holds; properties_patch sets and removes keys, the rest stay"
+        ) {
             client, type in
             let created = try await client.createEventsBatch(
                 [
@@ -93,7 +95,7 @@ extension NetworkClientContract {
             #expect(
                 rows.count == 1
                     && rows.first?.data?["properties"]?.objectValue?.keys.sorted() == ["km", "new", "shoes"],
-                "§3.5a the feed row carries the whole resulting map")
+                "api-v1 §3.5a the feed row carries the whole resulting map")
             let noop = try await client.updateEventWithIdempotency(
                 id: id, UpdateEventRequest(propertiesPatch: ["mood": nil]), idempotencyKey: key())
             #expect(noop.properties == updated.properties)

@@ -8,7 +8,8 @@ import Testing
 
 extension NetworkClientContract {
     static let streamChecks: [Check] = [
-        check("N9 §13 the stream opens, sends the backlog, then each commit once, in id order, only the user's") {
+        check("N9 api-v1 §13 the stream opens, sends the backlog, then each commit once, in id order, only the user's")
+        {
             subject in
             let client = subject.client
             _ = try await client.getLatestCursor()
@@ -35,7 +36,8 @@ extension NetworkClientContract {
             #expect(Set(created.created.map { $0.id.lowercased() }).isSubset(of: Set(changes.map(\.entityId))))
             #expect(recorder.snapshot.end == nil, "the stream stays open")
         },
-        check("N9 §13 a stream from a cursor starts after it (the reconnect after an applied entry)") { subject in
+        check("N9 api-v1 §13 a stream from a cursor starts after it (the reconnect after an applied entry)") {
+            subject in
             let client = subject.client
             for _ in 0..<3 { _ = try await eventType(client) }
             let feed = try await client.getChanges(since: 0, limit: 10).changes
@@ -48,7 +50,7 @@ extension NetworkClientContract {
             let more = try await recorder.waitForChanges(2)
             #expect(more.map(\.entityId) == [feed[2].entityId, fourth.id])
         },
-        check("N9 §13 two streams of one user each get every entry") { subject in
+        check("N9 api-v1 §13 two streams of one user each get every entry") { subject in
             let client = subject.client
             let one = StreamRecorder(client.changeStream(since: 0))
             let two = StreamRecorder(client.changeStream(since: 0))
@@ -70,7 +72,7 @@ extension NetworkClientContract {
 extension NetworkClientContract {
     static let streamFaultChecks: [Check] = [
         check(
-            "N9 §13 a connection cut inside an event: the stream fails, no partial entry, a reconnect gets the rest once"
+            "N9 api-v1 §13 a connection cut inside an event: the stream fails, no partial entry, a reconnect gets the rest once"
         ) {
             subject in
             let (client, faults) = (subject.client, try #require(subject.streamFaults))
@@ -95,7 +97,8 @@ extension NetworkClientContract {
             let third = try await eventType(client)
             #expect(try await again.waitForChanges(2).map(\.entityId) == [second.id, third.id])
         },
-        check("N9 §13 reset: the stream delivers reset(cursor_expired) instead of entries, then closes cleanly") {
+        check("N9 api-v1 §13 reset: the stream delivers reset(cursor_expired) instead of entries, then closes cleanly")
+        {
             subject in
             let (client, faults) = (subject.client, try #require(subject.streamFaults))
             let recorder = StreamRecorder(client.changeStream(since: 0))

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 
-/// Every `§n.n`, `Sn` and `Rn` that code, tests and docs cite names a section or rule that
-/// docs/spec has. A section is a heading (`### 4.7 Event-create batches`), a label defined in bold (`**§3.5a …**`),
-/// or a numbered item of a section (§4.7.2 is item 2 of §4.7; §4.4.4.1 item 1 under item 4 of §4.4). A citation
-/// that names its document (`api-v1 §6.5`, `sync-engine.md §3.7`, `spec/trendyctl.md §1.5`) must name a section of
-/// that document; one that does not, a section of any of the three. Citations of other documents
-/// (`RFC 9110 §10.2.3`) are not ours to check.
+/// Every `§n.n`, `Sn` and `Rn` that code, tests and docs cite names a section or rule that docs/spec has, and every
+/// `§` citation says which document it cites: `api-v1 §6.5`, `sync-engine §4.7.2`, `trendyctl §1.3` (`.md`, a
+/// `spec/` path and backticks may go with the name), or it continues a list that began with a named one
+/// (`sync-engine §3.6, §5.3`, `api-v1 §4–§5`, `sync-engine §4.5/§4.6`). It must name a section of that document: a
+/// heading (`### 4.7 Event-create batches`), a label defined in bold, or a numbered item of a section (item 2 of section
+/// 4.7 is 4.7.2; item 1 under item 4 of 4.4 is 4.4.4.1). A rule's name is its document's: `S` and `R` rules are all
+/// sync-engine's. Citations of other documents (`RFC 9110 §10.2.3`) are not ours to check.
 @Suite("Spec citations")
 struct SpecCitationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -18,7 +19,11 @@ struct SpecCitationTests {
         static let numberedItem = TextPattern(#"^(\s*)(\d+)\.\s"#)
         /// A `§` citation: group 1 an RFC's number (not ours to check), 2 the document it names, 3 the section.
         static let citation = TextPattern(
-            #"(RFC \d+ )?(?:(api-v1|sync-engine|trendyctl)(?:\.md)? )?§\s?(\d+(?:\.\d+)*[a-z]?)"#)
+            #"(RFC \d+ )?(?:`?(?:docs/)?(?:spec/)?(api-v1|sync-engine|trendyctl)(?:\.md)?`?\s)?§\s?(\d+(?:\.\d+)*[a-z]?)"#
+        )
+        /// What may stand between two citations of one list: commas, dashes, slashes, "and", "or", a step or an item,
+        /// and the comment marks of a wrapped line.
+        static let listSeparator = TextPattern(#"\A(?:\s|,|–|-|/|\band\b|\bor\b|//+|\bstep \d+\b|\bitem \d+\b)*\z"#)
         static let rule = TextPattern(#"(?:^|[^A-Za-z0-9_])([SR]\d{1,3})(?![0-9A-Za-z_])"#)
     }
 
@@ -89,22 +94,32 @@ struct SpecCitationTests {
         let rules = try Self.rules()
         #expect(sections.contains("13") && sections.contains("4.7.2") && rules.contains("S88") && rules.contains("R14"))
         var unknown: [String] = []
+        var unnamed: [String] = []
         let files = try Self.citingFiles()
         #expect(files.count > 100, "the walk found the sources")
         let byDocument = Dictionary(uniqueKeysWithValues: try Self.documents.map { ($0, try Self.sections(of: $0)) })
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
             let name = file.path.replacingOccurrences(of: Self.root.path + "/", with: "")
-            for citation in Patterns.citation.matches(in: text) where citation[0] == nil {
-                guard var section = citation[2] else { continue }
+            // The document the list in progress cites, and where its last citation ends.
+            var list: (document: String, end: String.Index)?
+            for citation in Patterns.citation.locatedMatches(in: text) {
+                guard citation.groups[0] == nil, var section = citation.groups[2] else {
+                    list = nil
+                    continue
+                }
                 if section.hasSuffix(".") { section.removeLast() }
-                // A citation that names its document is checked against that document alone.
-                if let document = citation[1] {
-                    if byDocument[document]?.contains(section) != true {
-                        unknown.append("\(name): \(document) §\(section)")
-                    }
-                } else if !sections.contains(section) {
-                    unknown.append("\(name): §\(section)")
+                let continued = list.flatMap { list in
+                    Patterns.listSeparator.occurs(in: text[list.end..<citation.range.lowerBound]) ? list.document : nil
+                }
+                guard let document = citation.groups[1] ?? continued else {
+                    unnamed.append("\(name): §\(section) in “…\(text[..<citation.range.upperBound].suffix(50))”")
+                    list = nil
+                    continue
+                }
+                list = (document, citation.range.upperBound)
+                if byDocument[document]?.contains(section) != true {
+                    unknown.append("\(name): \(document) §\(section)")
                 }
             }
             for citation in Patterns.rule.matches(in: text).compactMap({ $0[0] }) where !rules.contains(citation) {
@@ -112,5 +127,7 @@ struct SpecCitationTests {
             }
         }
         #expect(unknown.isEmpty, "citations docs/spec does not have:\n\(unknown.joined(separator: "\n"))")
+        let advice = "write `api-v1 §`, `sync-engine §` or `trendyctl §`"
+        #expect(unnamed.isEmpty, "citations that name no document (\(advice)):\n\(unnamed.joined(separator: "\n"))")
     }
 }

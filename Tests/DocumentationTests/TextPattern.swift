@@ -17,11 +17,24 @@ struct TextPattern: Sendable {
 
     /// Every match in `text`: for each, its capture groups from 1 on, nil for a group that did not take part.
     func matches(in text: String) -> [[String?]] {
+        locatedMatches(in: text).map(\.groups)
+    }
+
+    /// One match: where it is in the text, and its capture groups from 1 on (nil for a group that did not take part).
+    struct Match {
+        let range: Range<String.Index>
+        let groups: [String?]
+    }
+
+    /// Every match in `text`, with where it is.
+    func locatedMatches(in text: String) -> [Match] {
         let whole = NSRange(text.startIndex..., in: text)
-        return expression.matches(in: text, range: whole).map { match in
-            (1..<match.numberOfRanges).map { group in
+        return expression.matches(in: text, range: whole).compactMap { match in
+            guard let range = Range(match.range, in: text) else { return nil }
+            let groups = (1..<match.numberOfRanges).map { group in
                 Range(match.range(at: group), in: text).map { String(text[$0]) }
             }
+            return Match(range: range, groups: groups)
         }
     }
 

@@ -66,7 +66,7 @@ struct ConvergenceTests {
         }
     }
 
-    @Test("§9.1 a delete on b wins over a's pending edit, which stays visible as a dead letter")
+    @Test("sync-engine §9.1 a delete on b wins over a's pending edit, which stays visible as a dead letter")
     func deleteWinsOverPendingEdit() async throws {
         try await EndToEnd.with { world in
             let (a, b, event) = try await world.twoDevicesSharingAnEvent("Run")

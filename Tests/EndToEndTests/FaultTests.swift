@@ -20,7 +20,7 @@ struct FaultTests {
     }
 
     @Test(
-        "§9.2 --fault-drop on batches and PUTs: answers lost after the commit, re-sent under the same key, no duplicate"
+        "sync-engine §9.2 --fault-drop on batches and PUTs: answers lost after the commit, re-sent under the same key, no duplicate"
     )
     func droppedAnswers() async throws {
         var server = LiveTrendyServer.testConfiguration()
@@ -57,7 +57,7 @@ struct FaultTests {
         }
     }
 
-    @Test("§9.7 --fault-429 with Retry-After: the quiet period holds every request until it has passed")
+    @Test("sync-engine §9.7 --fault-429 with Retry-After: the quiet period holds every request until it has passed")
     func quietPeriod() async throws {
         var server = LiveTrendyServer.testConfiguration()
         server.faults.probability429 = 1

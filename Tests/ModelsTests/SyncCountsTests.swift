@@ -10,7 +10,7 @@ struct SyncCountsTests {
         return counts
     }
 
-    @Test("§1.10 fields has one entry per counter, each writing its own: a missing or doubled entry fails")
+    @Test("sync-engine §1.10 fields has one entry per counter, each writing its own: a missing or doubled entry fails")
     func oneEntryPerCounter() {
         let counters = Mirror(reflecting: SyncCounts()).children.compactMap(\.label)
         #expect(SyncCounts.fields.count == counters.count)

@@ -5,7 +5,7 @@ import Testing
 @Suite("Convergence proof (short)")
 struct ConvergenceProofTests {
     @Test(
-        "§9 random operations on three devices with faults converge: no duplicate, resurrection or lost write",
+        "sync-engine §9 random operations on three devices with faults converge: no duplicate, resurrection or lost write",
         .timeLimit(.minutes(3)), arguments: [1, 2, 3, 4, 5] as [UInt64])
     func seed(seed: UInt64) async throws {
         var settings = ProofSettings(seed: seed)

@@ -8,7 +8,7 @@ import TrendyServerTesting
 @Suite("Convergence proof on two instances (short)")
 struct MultiInstanceProofTests {
     @Test(
-        "§9 three devices moved between two instances on PostgreSQL, with faults on each, converge",
+        "sync-engine §9 three devices moved between two instances on PostgreSQL, with faults on each, converge",
         .enabled(if: LiveTrendyServer.postgresTestURL() != nil, "\(LiveTrendyServer.postgresUnavailableReason)"),
         .timeLimit(.minutes(3)), arguments: [1, 2, 3] as [UInt64])
     func seed(seed: UInt64) async throws {

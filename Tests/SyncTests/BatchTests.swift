@@ -186,7 +186,9 @@ struct BatchTests {
         #expect(after.map(\.lastError) == [nil, nil])
     }
 
-    @Test("§4.7.5 the next batch is claimed while one is on the wire, and leaves only after that one's answer")
+    @Test(
+        "sync-engine §4.7.5 the next batch is claimed while one is on the wire, and leaves only after that one's answer"
+    )
     func pipelinedBatches() async throws {
         let (h, _, events) = try await prepared(5, configuration: try SyncConfiguration(batchSize: 2))
         let ids = events.map(\.id)
@@ -211,7 +213,9 @@ struct BatchTests {
         #expect(h.serverEvents.map(\.id).sorted() == ids.sorted())
     }
 
-    @Test("§4.7.5 a batch claimed behind one answered 429 is not sent: deferred, it leaves with its key next run")
+    @Test(
+        "sync-engine §4.7.5 a batch claimed behind one answered 429 is not sent: deferred, it leaves with its key next run"
+    )
     func claimedBatchBehindAStop() async throws {
         let (h, _, events) = try await prepared(5, configuration: try SyncConfiguration(batchSize: 2))
         let ids = events.map(\.id)
@@ -230,7 +234,9 @@ struct BatchTests {
         #expect(try h.serverEvents.map(\.id).sorted() == ids.sorted() && h.queue().isEmpty)
     }
 
-    @Test("§4.7.2 an unanswered batch is re-sent exactly as it went, a member deleted here included: nothing returns")
+    @Test(
+        "sync-engine §4.7.2 an unanswered batch is re-sent exactly as it went, a member deleted here included: nothing returns"
+    )
     func unansweredBatchIsResentVerbatim() async throws {
         let (a, _, events) = try await prepared(2)
         a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
@@ -420,7 +426,7 @@ struct BatchTests {
         #expect(a.serverEvents.first { $0.id == event.id }?.notes == "from b", "b's later edit stands")
     }
 
-    @Test("§4.7.2 an unanswered batch whose members all left the queue is forgotten without a request")
+    @Test("sync-engine §4.7.2 an unanswered batch whose members all left the queue is forgotten without a request")
     func unansweredBatchOfDeletedMembers() async throws {
         let (h, _, events) = try await prepared(2)
         h.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)

@@ -36,7 +36,7 @@ struct BootstrapTests {
         #expect(h.network.callCount(.getGeofences) == 1)
     }
 
-    @Test("§1.9 a snapshot of another account ends the round with an error and changes nothing local")
+    @Test("sync-engine §1.9 a snapshot of another account ends the round with an error and changes nothing local")
     func snapshotOfAnotherAccount() async throws {
         let h = try SyncHarness()
         let type = try await h.syncedType()
@@ -164,7 +164,9 @@ struct BootstrapTests {
         #expect(try Set(a.owed().map(\.id)).isSuperset(of: [tombstoned.id, edited.id]))
     }
 
-    @Test("§5.2 against a server without keyset paging the snapshot is taken again while the cursor moves during it")
+    @Test(
+        "sync-engine §5.2 against a server without keyset paging the snapshot is taken again while the cursor moves during it"
+    )
     func retakeWhenCursorMoves() async throws {
         let (a, b) = try await devicesWithDivergedData()
         a.network.announce(ServerFeatures())  // the original backend: offset pages only (R11)

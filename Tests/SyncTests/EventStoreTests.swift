@@ -7,7 +7,7 @@ import Testing
 
 @Suite("EventStore: local writes and reads")
 struct EventStoreTests {
-    @Test("S3 sync_status: each §1.3 transition, each from a row that starts in another status")
+    @Test("S3 sync_status: each sync-engine §1.3 transition, each from a row that starts in another status")
     func syncStatusTransitions() async throws {
         let a = try SyncHarness()
         func status(_ id: String) throws -> SyncStatus? { try a.events.eventType(id: id)?.syncStatus }

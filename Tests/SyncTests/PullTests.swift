@@ -106,7 +106,7 @@ struct PullTests {
     }
 
     @Test(
-        "§6.5 R15 a restored server's new rows took the devices' cursors: the time sent with each cursor tells; they give back, then bootstrap"
+        "api-v1 §6.5 R15 a restored server's new rows took the devices' cursors: the time sent with each cursor tells; they give back, then bootstrap"
     )
     func restoredHistoryWrittenAgain() async throws {
         let (a, b, _) = try await twoDevices()
@@ -199,7 +199,7 @@ struct PullTests {
     }
 
     @Test(
-        "R15 §6.6 a delete the restored server never knew is acknowledged at the time its 404 says: a second restore loses it, it goes back, and another device's copy stays out",
+        "R15 api-v1 §6.6 a delete the restored server never knew is acknowledged at the time its 404 says: a second restore loses it, it goes back, and another device's copy stays out",
         arguments: [true, false])
     func deleteOfUnknownIdGivenBack(_ deleterFirst: Bool) async throws {
         let (a, b, _) = try await twoDevices()
@@ -227,7 +227,7 @@ struct PullTests {
     }
 
     @Test(
-        "R15 §6.7 after a restore by hand, a push made from a position the server lost is refused unapplied; the device gives back, bootstraps, then pushes on top"
+        "R15 api-v1 §6.7 after a restore by hand, a push made from a position the server lost is refused unapplied; the device gives back, bootstraps, then pushes on top"
     )
     func pushFromLostPosition() async throws {
         let (a, b, type) = try await twoDevices()
@@ -294,7 +294,7 @@ struct PullTests {
         }
     }
 
-    @Test("R15 §6.7 a server that refuses every write for its position costs one bootstrap a run, then an error")
+    @Test("R15 api-v1 §6.7 a server that refuses every write for its position costs one bootstrap a run, then an error")
     func feedPositionRefusedForever() async throws {
         let (a, _, type) = try await twoDevices()
         _ = try await a.events.updateEventType(id: type.id) { $0.color = "#00AA00" }
@@ -422,7 +422,7 @@ struct PullTests {
     }
 
     @Test(
-        "R15 §1.7 an unsent edit of an entity whose give-back is refused stays in the dead letter, and reaches the server once the user retries, though another device gave the entity back meanwhile"
+        "R15 sync-engine §1.7 an unsent edit of an entity whose give-back is refused stays in the dead letter, and reaches the server once the user retries, though another device gave the entity back meanwhile"
     )
     func refusedGiveBackKeepsTheQueuedEdit() async throws {
         let (a, b, _) = try await twoDevices()
@@ -533,8 +533,8 @@ struct PullTests {
     }
 
     /// Found by `make proof` (convergence seed 62, 2026-11-23; docs/history/reliability.md, "Fixed: a replayed
-    /// update hid a later edit"). Fixed by R4 and R5: the fenced entry and the replayed answer each make the type owed, and the
-    /// read-back after the replay brings b's icon.
+    /// update hid a later edit"). Fixed by R4 and R5: the fenced entry and the replayed answer each make the type owed,
+    /// and the read-back after the replay brings b's icon.
     @Test("R4 R5 a replayed update whose answer an edit fenced by S73 has since overtaken is read back: no divergence")
     func replayedUpdateHidesLaterEdit() async throws {
         let (a, b, type) = try await twoDevices()

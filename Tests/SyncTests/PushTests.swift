@@ -510,7 +510,7 @@ struct PushTests {
     }
 
     @Test(
-        "R5 R15 §1.7 a create the server holds already, with an edit folded into it (a database put back from a backup), keeps the edit: it goes on as an update",
+        "R5 R15 sync-engine §1.7 a create the server holds already, with an edit folded into it (a database put back from a backup), keeps the edit: it goes on as an update",
         arguments: [true, false])
     func duplicateCreateKeepsFoldedEdit(givesBack: Bool) async throws {
         let (a, _, _) = try await twoDevices()
@@ -523,7 +523,7 @@ struct PushTests {
             entityType: .eventType, operation: .create, entityId: tea.id, payload: try MutationPayload.create(row),
             at: a.clock.now())
         try store.save()
-        // An edit made now folds into that create (§1.7), and is remembered as such.
+        // An edit made now folds into that create (sync-engine §1.7), and is remembered as such.
         _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#C0FFEE" }
         let create = try #require(try a.mutations(of: tea.id).first)
         #expect(create.operation == .create && create.foldedEdits.map(MutationPayload.members(setBy:)) == ["color"])

@@ -126,7 +126,8 @@ struct ReadBackTests {
 
         let report = await a.engine.performSync()
         #expect(report.outcome == .synced(bootstrapped: false) && report.owed == 0)
-        // The round's geofence refresh rewrites every geofence and settles their debts (§4.11) before read-backs.
+        // The round's geofence refresh rewrites every geofence and settles their debts (sync-engine §4.11) before
+        // read-backs.
         let readBack = owed.filter { $0.0 != .geofence }.map(\.1).sorted()
         let fetched = a.network.calls(of: .fetchEntity).compactMap { $0.arguments["id"] }
         #expect(fetched.sorted() == readBack, "R14 every other debt read back once")

@@ -53,7 +53,7 @@ struct RoundTests {
         ])
     func failedProbe(error: NetworkError, outcome: String) async throws {
         for bootstrapping in [false, true] {
-            // A configured server root: the binding (§1.9) is first contact, which a failed probe is not.
+            // A configured server root: the binding (sync-engine §1.9) is first contact, which a failed probe is not.
             let root = try #require(ServerRoot("http://127.0.0.1:8080"))
             let h = try SyncHarness(configuration: try SyncConfiguration(serverRoot: root))
             if !bootstrapping { _ = try await h.syncedType() }  // a fresh database bootstraps (cursor 0)
@@ -141,7 +141,8 @@ struct RoundTests {
         #expect(try h.engineState().serverRoot == first.text)
     }
 
-    @Test("§1.9 a health check answered for another account ends the round with an error; nothing is pushed")
+    @Test(
+        "sync-engine §1.9 a health check answered for another account ends the round with an error; nothing is pushed")
     func accountMismatch() async throws {
         let h = try SyncHarness()
         let type = try await h.syncedType()

@@ -10,7 +10,7 @@ import Testing
 @Suite("Rules: classification, breaker, application, plan")
 struct RulesTests {
     @Test(
-        "§4.5 push errors classify by the first matching row",
+        "sync-engine §4.5 push errors classify by the first matching row",
         arguments: [
             (NetworkError.cancelled, MutationOperation.create, PushErrorClass.cancelled),
             (.transport("refused"), .update, .transport("refused")),
@@ -42,7 +42,7 @@ struct RulesTests {
     }
 
     @Test(
-        "§4.5 §4.6 what each class of failure does to the mutation, the round and the breaker",
+        "sync-engine §4.5 §4.6 what each class of failure does to the mutation, the round and the breaker",
         arguments: [
             (PushErrorClass.cancelled, MutationOperation.create, PushOutcome.stop(.cancelled)),
             (.transport("refused"), .update, .stop(.offline("refused"))),
@@ -67,7 +67,9 @@ struct RulesTests {
         #expect(PushOutcome.of(failure, operation: operation) == expected)
     }
 
-    @Test("§4.6 R5 a duplicate create: the same entity completes and is read back; another is a dead letter naming it")
+    @Test(
+        "sync-engine §4.6 R5 a duplicate create: the same entity completes and is read back; another is a dead letter naming it"
+    )
     func duplicateCreate() {
         let id = "0190f5c0-3f00-7a11-8b22-0000000000aa"
         #expect(
@@ -269,7 +271,7 @@ struct RulesTests {
         #expect(PushPlan.parentIds(of: fence) == ["a"])
     }
 
-    @Test("configuration values outside §7 ranges are refused")
+    @Test("configuration values outside sync-engine §7 ranges are refused")
     func configurationRanges() {
         #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(batchSize: 501) }
         #expect(throws: SyncConfigurationError.self) { try SyncConfiguration(baseBackoff: 60, maxBackoff: 30) }

@@ -69,7 +69,8 @@ struct SingleFlightTests {
         #expect(joined == report)
 
         #expect(report.outcome == .rateLimited(retryAfter: 60))
-        // S23: An extra round starts with the gate of §4.2: during a quiet period it ends rateLimited without sending…
+        // S23: An extra round starts with the gate of sync-engine §4.2: during a quiet period it ends rateLimited
+        // without sending…
         #expect(h.network.callCount(.getEventTypes) == 1, "the extra round stopped at the gate")
         #expect(h.network.totalCallCount == 2)
         #expect(try h.history().count == historyBefore + 1, "a round stopped at the gate writes no history")

@@ -7,8 +7,8 @@ import TrendyServerTesting
 @Suite("trendyctl export")
 struct ExportTests {
     /// A device keeps an event whose create the server refused because another device deleted its type (sync-engine
-    /// §9.1: no local write is lost). Its type is gone here, so the export cannot carry it: it used to write the
-    /// event anyway, and `import` refused the whole file ("no event type …; nothing was imported").
+    /// sync-engine §9.1: no local write is lost). Its type is gone here, so the export cannot carry it: it used to
+    /// write the event anyway, and `import` refused the whole file ("no event type …; nothing was imported").
     @Test(
         "an export beside a dead letter whose type another device deleted imports elsewhere, and says what it left out")
     func deadLetterWithoutItsType() async throws {

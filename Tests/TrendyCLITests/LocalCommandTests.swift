@@ -24,7 +24,7 @@ struct LocalCommandTests {
         #expect(requests.value == 0, "a local command sent a request")
     }
 
-    @Test("types: add, list, show by name or id, edit, rm — with the --json shapes of §1.4")
+    @Test("types: add, list, show by name or id, edit, rm — with the --json shapes of trendyctl §1.4")
     func types() async throws {
         try await offline { cli in
             let added = try await cli.json("types", "add", "Coffee", "--color", "#8B4513", "--icon", "cup")
@@ -99,7 +99,8 @@ struct LocalCommandTests {
                 contradiction.status == 64 && contradiction.stderr.contains("exclude each other"), "\(contradiction)")
             #expect(try await cli.json("events", "show", firstId) == edited, "nothing was changed")
 
-            // An id given twice, once in upper case, is one event: deleted once, exit 0 (it used to fail on the second).
+            // An id given twice, once in upper case, is one event: deleted once, exit 0 (it used to fail on the
+            // second).
             let removed = try await cli.json("events", "rm", second, third, second.uppercased())
             #expect(removed == ["deleted": [.string(second), .string(third)]])
             #expect(try await cli.json("events", "list").arrayValue?.count == 1)

@@ -12,7 +12,7 @@ import TrendyServerTesting
 /// `trendyctl sync`, exports and imports against trendy-server on 127.0.0.1.
 @Suite("trendyctl sync, export and import")
 struct SyncCommandTests {
-    @Test("two databases converge through the server; sync --json has the §1.4 shape")
+    @Test("two databases converge through the server; sync --json has the trendyctl §1.4 shape")
     func twoDatabasesConverge() async throws {
         try await withTwoDevices { _, laptop, phone in
             _ = try await laptop.json("types", "add", "Coffee")

@@ -44,7 +44,9 @@ struct BackupRestoreTests {
         try await ChildProcess.run("trendy-server", arguments, environment: [:])
     }
 
-    @Test("§15 backup while serving, restore while stopped: its data, a new history with its time, the old file kept")
+    @Test(
+        "api-v1 §15 backup while serving, restore while stopped: its data, a new history with its time, the old file kept"
+    )
     func backupThenRestore() async throws {
         let folder = Folder()
         defer { folder.remove() }
@@ -90,7 +92,7 @@ struct BackupRestoreTests {
         #expect(await old.terminate() == 0)
     }
 
-    @Test("§15 a backup file put in place by hand starts its new history too; served again, it keeps it")
+    @Test("api-v1 §15 a backup file put in place by hand starts its new history too; served again, it keeps it")
     func backupCopiedByHand() async throws {
         let folder = Folder()
         defer { folder.remove() }
@@ -113,7 +115,7 @@ struct BackupRestoreTests {
     }
 
     @Test(
-        "§15 one backup put back twice starts two histories, by restore and by hand: a device that met one sees the next"
+        "api-v1 §15 one backup put back twice starts two histories, by restore and by hand: a device that met one sees the next"
     )
     func sameBackupTwice() async throws {
         let folder = Folder()
@@ -142,7 +144,8 @@ struct BackupRestoreTests {
         #expect(seen.allSatisfy { $0.backupTakenAt != nil }, "each announces the backup's time")
     }
 
-    @Test("§15 mark-restored starts a new history, with the backup time given or none; bad input changes nothing")
+    @Test(
+        "api-v1 §15 mark-restored starts a new history, with the backup time given or none; bad input changes nothing")
     func markRestored() async throws {
         let folder = Folder()
         defer { folder.remove() }
@@ -167,7 +170,7 @@ struct BackupRestoreTests {
         #expect(await restarted.terminate() == 0)
     }
 
-    @Test("§15 restore refuses what is not a whole trendy-server database, and replaces nothing")
+    @Test("api-v1 §15 restore refuses what is not a whole trendy-server database, and replaces nothing")
     func restoreRefusesBadFiles() async throws {
         let folder = Folder()
         defer { folder.remove() }
@@ -194,7 +197,7 @@ struct BackupRestoreTests {
     }
 
     @Test(
-        "§15 PostgreSQL: instances announce one history; mark-restored after pg_restore starts the next, with its time",
+        "api-v1 §15 PostgreSQL: instances announce one history; mark-restored after pg_restore starts the next, with its time",
         .requiresPostgreSQL)
     func markRestoredOnPostgres() async throws {
         let url = try #require(LiveTrendyServer.postgresTestURL()).url

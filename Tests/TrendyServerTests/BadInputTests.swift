@@ -118,7 +118,7 @@ struct BadInputTests {
         }
     }
 
-    @Test("§3.5a a properties_patch entry that is neither a property value nor null is 400 naming its key")
+    @Test("api-v1 §3.5a a properties_patch entry that is neither a property value nor null is 400 naming its key")
     func badPropertiesPatch() async throws {
         try await ServerHarness.with { harness in
             let type = try await harness.eventType()

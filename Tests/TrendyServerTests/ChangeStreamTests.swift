@@ -22,7 +22,9 @@ struct ChangeStreamTests {
             tokenProvider: StaticTokenProvider(token))
     }
 
-    @Test("§13 headers: event-stream, no-store, X-Accel-Buffering off, the features; a ping after the quiet period")
+    @Test(
+        "api-v1 §13 headers: event-stream, no-store, X-Accel-Buffering off, the features; a ping after the quiet period"
+    )
     func headersAndKeepAlive() async throws {
         let (configuration, clock) = manualClockConfiguration {
             $0.streamKeepaliveSeconds = 15
@@ -48,7 +50,7 @@ struct ChangeStreamTests {
         }
     }
 
-    @Test("§13 Last-Event-ID wins over since")
+    @Test("api-v1 §13 Last-Event-ID wins over since")
     func lastEventIdWins() async throws {
         try await LiveTrendyServer.with { server in
             let user = server.newUser()
@@ -65,7 +67,7 @@ struct ChangeStreamTests {
         }
     }
 
-    @Test("§13 caps: a user's streams beyond the cap get 429 stream_limit with Retry-After; the server's, 503")
+    @Test("api-v1 §13 caps: a user's streams beyond the cap get 429 stream_limit with Retry-After; the server's, 503")
     func caps() async throws {
         var configuration = LiveTrendyServer.testConfiguration()
         configuration.maxStreamsPerUser = 2
@@ -103,7 +105,7 @@ struct ChangeStreamTests {
         }
     }
 
-    @Test("§13 re-auth: the stream closes after `event: reauth` when the token expires")
+    @Test("api-v1 §13 re-auth: the stream closes after `event: reauth` when the token expires")
     func reauthAtExpiry() async throws {
         let (configuration, clock) = manualClockConfiguration()
         try await LiveTrendyServer.with(configuration) { server in
@@ -131,7 +133,7 @@ struct ChangeStreamTests {
         #expect(!recorder.snapshot.isOpened)
     }
 
-    @Test("§13 a cursor below the retention watermark: 410 cursor_expired before the stream starts")
+    @Test("api-v1 §13 a cursor below the retention watermark: 410 cursor_expired before the stream starts")
     func expiredCursor() async throws {
         let (configuration, clock) = manualClockConfiguration {
             $0.changelogRetentionDays = 1
@@ -149,7 +151,7 @@ struct ChangeStreamTests {
         }
     }
 
-    @Test("§13 a cursor above every change (a restored or reset database): 410 cursor_expired, no stream")
+    @Test("api-v1 §13 a cursor above every change (a restored or reset database): 410 cursor_expired, no stream")
     func cursorAhead() async throws {
         try await LiveTrendyServer.with(LiveTrendyServer.testConfiguration()) { server in
             let client = try Self.client(server, token: server.newUser().token)
@@ -160,7 +162,7 @@ struct ChangeStreamTests {
         }
     }
 
-    @Test("§13 the original's quirks have no stream: 404, and no `stream` feature")
+    @Test("api-v1 §13 the original's quirks have no stream: 404, and no `stream` feature")
     func originalHasNoStream() async throws {
         var configuration = LiveTrendyServer.testConfiguration()
         configuration.quirks = .original
@@ -174,7 +176,7 @@ struct ChangeStreamTests {
         }
     }
 
-    @Test("§13 stopping the server ends its streams at once (no wait for idle streams)")
+    @Test("api-v1 §13 stopping the server ends its streams at once (no wait for idle streams)")
     func shutdownEndsStreams() async throws {
         let server = try await LiveTrendyServer.start()
         let recorder = StreamRecorder(try Self.client(server, token: server.newUser().token).changeStream(since: 0))

@@ -33,7 +33,7 @@ struct GiveBackTests {
     }
 
     @Test(
-        "§15.1 a version newer than the server's is taken whole, older or equal ones are kept; the row and its change entry carry the first acknowledgment"
+        "api-v1 §15.1 a version newer than the server's is taken whole, older or equal ones are kept; the row and its change entry carry the first acknowledgment"
     )
     func newerOnly() async throws {
         try await ServerHarness.with { harness in
@@ -79,7 +79,7 @@ struct GiveBackTests {
     }
 
     @Test(
-        "§15.1 entities the server lost come back parents first, whatever the order of the items; a child without its parent is refused alone"
+        "api-v1 §15.1 entities the server lost come back parents first, whatever the order of the items; a child without its parent is refused alone"
     )
     func parentsFirst() async throws {
         try await ServerHarness.with { harness in
@@ -117,7 +117,7 @@ struct GiveBackTests {
     }
 
     @Test(
-        "§15.1 deletes: one newer than the server's row deletes it at its first acknowledgment; an older version given back later is answered deleted"
+        "api-v1 §15.1 deletes: one newer than the server's row deletes it at its first acknowledgment; an older version given back later is answered deleted"
     )
     func deletes() async throws {
         try await ServerHarness.with { harness in
@@ -173,7 +173,7 @@ struct GiveBackTests {
         }
     }
 
-    @Test("§15.1 a malformed body is a 400 that names the item, and nothing is written")
+    @Test("api-v1 §15.1 a malformed body is a 400 that names the item, and nothing is written")
     func badInput() async throws {
         try await ServerHarness.with { harness in
             let before = try await harness.feedCount()

@@ -238,7 +238,7 @@ struct OperatorSafetyTests {
         }
     }
 
-    @Test("§6.6 a database from before tombstones keeps the deletes its change log holds (SQLite, PostgreSQL)")
+    @Test("api-v1 §6.6 a database from before tombstones keeps the deletes its change log holds (SQLite, PostgreSQL)")
     func tombstonesFromTheChangeLog() async throws {
         var configuration = LiveTrendyServer.testConfiguration()
         if case .inMemory = configuration.storage {

@@ -309,7 +309,9 @@ struct PolicyTests {
         }
     }
 
-    @Test("§6.6 a deleted id says deleted and when, through retention and cascades; a never-known id is a plain 404")
+    @Test(
+        "api-v1 §6.6 a deleted id says deleted and when, through retention and cascades; a never-known id is a plain 404"
+    )
     func tombstones() async throws {
         let (configuration, clock) = manualClockConfiguration {
             $0.changelogRetentionDays = 2
@@ -353,7 +355,7 @@ struct PolicyTests {
         }
     }
 
-    @Test("§6.5 a cursor above every change (a database restored from a backup, or reset): 410 cursor_expired")
+    @Test("api-v1 §6.5 a cursor above every change (a database restored from a backup, or reset): 410 cursor_expired")
     func cursorAheadOfHistory() async throws {
         try await ServerHarness.with(LiveTrendyServer.testConfiguration()) { harness in
             try await harness.eventType("Kept")
@@ -367,12 +369,14 @@ struct PolicyTests {
         }
     }
 
-    @Test("§6.5 since_created_at names the change of since by its time: the right time pages, another is 410 (SQLite)")
+    @Test(
+        "api-v1 §6.5 since_created_at names the change of since by its time: the right time pages, another is 410 (SQLite)"
+    )
     func cursorTimeOnSQLite() async throws {
         try await Self.expectCursorTimeChecked(LiveTrendyServer.testConfiguration())
     }
 
-    @Test("§6.5 since_created_at names the change of since by its time (PostgreSQL)", .requiresPostgreSQL)
+    @Test("api-v1 §6.5 since_created_at names the change of since by its time (PostgreSQL)", .requiresPostgreSQL)
     func cursorTimeOnPostgreSQL() async throws {
         var configuration = LiveTrendyServer.testConfiguration()
         configuration.storage = try #require(LiveTrendyServer.postgresTestStorage())

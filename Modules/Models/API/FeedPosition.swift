@@ -17,7 +17,7 @@ public struct FeedPosition: Sendable, Hashable {
         self.createdAt = createdAt
     }
 
-    /// The query parameter that carries `createdAt` (api-v1 §5.6), and the server feature that reads it (§2.1).
+    /// The query parameter that carries `createdAt` (api-v1 §5.6), and the server feature that reads it (api-v1 §2.1).
     public static let createdAtParameter = "since_created_at"
 
     /// The header a write carries to say which feed position it was made from (api-v1 §6.7).

@@ -16,7 +16,7 @@ public enum TextLimit {
     /// leaves): with the string limits, this bounds every event, so every page of events is bounded by its `limit`.
     public static let propertiesBytes = 32_768
 
-    /// Why a string is refused; `code` is the §8.3 field error code.
+    /// Why a string is refused; `code` is the api-v1 §8.3 field error code.
     public enum Problem: Equatable, Sendable, CustomStringConvertible {
         /// U+0000 anywhere: SQLite's C interface and PostgreSQL's text type cannot keep it, so it would be truncated
         /// or refused later.

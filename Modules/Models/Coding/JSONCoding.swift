@@ -140,7 +140,7 @@ extension KeyedDecodingContainer {
         return try decodeId(forKey: key)
     }
 
-    /// One of `Value`'s raw values, strictly: the enums' own decoders are lenient for server data (§4.10).
+    /// One of `Value`'s raw values, strictly: the enums' own decoders are lenient for server data (sync-engine §4.10).
     func decodeKnown<Value: RawRepresentable & CaseIterable>(_ type: Value.Type, forKey key: Key) throws -> Value
     where Value.RawValue == String {
         let text = try decode(String.self, forKey: key)

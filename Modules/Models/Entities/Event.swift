@@ -52,7 +52,8 @@ public struct Event: Sendable, Hashable, Identifiable {
         ["id", "event_type_id", "timestamp", "is_all_day", "notes", "source_type"] + EventDetails.keys
         + ["properties", "sync_status"]
 
-    /// The row an upsert inserts before server fields are applied (§2.4): `event_type_id = ""`, now, defaults.
+    /// The row an upsert inserts before server fields are applied (sync-engine §2.4): `event_type_id = ""`, now,
+    /// defaults.
     public static func placeholder(id: String, at now: Date) -> Event {
         Event(id: id, eventTypeId: "", timestamp: now.roundedToMilliseconds, syncStatus: .synced)
     }

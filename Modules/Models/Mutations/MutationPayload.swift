@@ -1,6 +1,6 @@
 import Foundation
 
-/// The exact JSON request bodies stored in the outbox (sync-engine §1.6) and the fold overlay of §1.7.
+/// The exact JSON request bodies stored in the outbox (sync-engine §1.6) and the fold overlay of sync-engine §1.7.
 ///
 /// Payloads are encoded with `JSONCoding` (sorted keys), so decoding one into its typed request and encoding
 /// it again reproduces the stored bytes.

@@ -9,12 +9,12 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     public var entityType: MutationEntityType
     public var operation: MutationOperation
     public var entityId: String
-    /// The exact JSON request body to send (§1.6); nil for deletes.
+    /// The exact JSON request body to send (sync-engine §1.6); nil for deletes.
     public var payload: Data?
     /// The `Idempotency-Key`. Reused on every re-send; replaced when the body changes or a dead letter is retried.
     public var clientRequestId: String
     public var state: MutationState
-    /// Counted failures (§6.2).
+    /// Counted failures (sync-engine §6.2).
     public var attempts: Int
     public var lastError: String?
     public var lastAttemptAt: Date?
@@ -41,8 +41,8 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     /// The `last_error` of a create whose parent was removed (sync-engine R8); a retry rebuilds its payload.
     public static let parentDeletedError = "parent deleted"
 
-    /// Ends the `last_error` of a create refused because another server entity holds its name or timestamp (§4.6),
-    /// followed by that entity's id, so that a user can merge into it.
+    /// Ends the `last_error` of a create refused because another server entity holds its name or timestamp
+    /// (sync-engine §4.6), followed by that entity's id, so that a user can merge into it.
     public static let heldOnServerMarker = "; held on the server by "
 
     /// Begins the `last_error` of a version a restored server refused when the device gave it back (sync-engine

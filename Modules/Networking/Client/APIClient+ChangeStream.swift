@@ -11,11 +11,11 @@ extension APIClient {
     static let streamIdleTimeout: Int64 = 45
 
     /// N9. `GET /api/v1/changes/stream` with `Last-Event-ID: cursor` (api-v1 §13), and `since_created_at` when the
-    /// position has its time (§6.5): `.opened`, then each entry as the server sends it. One connection: the stream
-    /// finishes when the server closes it (after `reset` or `reauth`, or at shutdown) and throws `NetworkError` when
-    /// it cannot open (`http` with the status: 404 on a server without the route, 410, 429 `stream_limit`, 401 after
-    /// one token refresh) or drops (`transport`, also after 45 s without a byte). The caller reconnects from the last entry it applied (sync-engine R12).
-    /// Cancelling the consuming task closes the connection.
+    /// position has its time (api-v1 §6.5): `.opened`, then each entry as the server sends it. One connection: the
+    /// stream finishes when the server closes it (after `reset` or `reauth`, or at shutdown) and throws `NetworkError`
+    /// when it cannot open (`http` with the status: 404 on a server without the route, 410, 429 `stream_limit`, 401
+    /// after one token refresh) or drops (`transport`, also after 45 s without a byte). The caller reconnects from the
+    /// last entry it applied (sync-engine R12). Cancelling the consuming task closes the connection.
     ///
     /// Over async-http-client, not URLSession: swift-corelibs-foundation does deliver a chunked body to a data
     /// delegate as it arrives, but a transfer that stays open with a timeout set keeps libcurl's timer firing on

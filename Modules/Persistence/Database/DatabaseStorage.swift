@@ -17,7 +17,7 @@ public final class DatabaseStorage: Sendable {
     public let location: Location
     let writer: any DatabaseWriter
     let lease: UnitOfWorkLease
-    /// Time for placeholder rows (§2.4); the engine passes its own times explicitly.
+    /// Time for placeholder rows (sync-engine §2.4); the engine passes its own times explicitly.
     let clock: any SyncClock
     /// Observations to ring after each commit (R13).
     let commitListeners = CommitListeners()

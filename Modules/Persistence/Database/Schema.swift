@@ -3,7 +3,7 @@ import GRDB
 /// The database schema, as an ordered list of migrations. Never edit a shipped migration: add a new one.
 ///
 /// Every table lives in one SQLite file: entities, the outbox, engine state and history (sync-engine §1.9).
-/// There are no foreign keys; the local cascade of §1.4 is application code, in the same transaction.
+/// There are no foreign keys; the local cascade of sync-engine §1.4 is application code, in the same transaction.
 enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -44,8 +44,8 @@ enum Schema {
         try db.execute(sql: "ALTER TABLE sync_engine_state ADD COLUMN cursor_created_at INTEGER")
     }
 
-    /// An update's unsettled send, kept so that a merge never re-applies it under a new key (`PendingMutation.sentKey`).
-    /// A create's edits folded into it (`PendingMutation.foldedEdits`, sync-engine §1.7).
+    /// An update's unsettled send, kept so that a merge never re-applies it under a new key
+    /// (`PendingMutation.sentKey`). A create's edits folded into it (`PendingMutation.foldedEdits`, sync-engine §1.7).
     private static func addFoldedEdits(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE pending_mutations ADD COLUMN folded_edits BLOB")
     }
@@ -87,7 +87,8 @@ enum Schema {
     }
 
     /// Revision 3: the owed read-backs (sync-engine R4; `seq` is the token, never reused), the server's features
-    /// (R0), and the event-create batches sent and not answered yet (§4.7 step 2), re-sent exactly as they went.
+    /// (R0), and the event-create batches sent and not answered yet (sync-engine §4.7 step 2), re-sent exactly as they
+    /// went.
     private static func addOwedFeaturesAndBatches(_ db: Database) throws {
         try db.execute(
             sql: """

@@ -127,7 +127,7 @@ extension LocalStore {
     }
 
     /// Deletes the type and, in the same transaction, its events and property definitions (except children with
-    /// a create mutation, which stay as orphans) and the geofence entry/exit ids that name it (§1.4).
+    /// a create mutation, which stay as orphans) and the geofence entry/exit ids that name it (sync-engine §1.4).
     public func deleteEventType(id: String) throws {
         try perform { db in
             for child in ["event", "property_definition"] {
@@ -147,7 +147,7 @@ extension LocalStore {
         }
     }
 
-    /// Deletes the geofence and clears `geofence_id` on the events that name it (§1.4).
+    /// Deletes the geofence and clears `geofence_id` on the events that name it (sync-engine §1.4).
     public func deleteGeofence(id: String) throws {
         try perform { db in
             try db.cachedStatement(sql: "UPDATE event SET geofence_id = NULL WHERE geofence_id = ?").execute(

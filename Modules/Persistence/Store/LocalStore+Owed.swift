@@ -62,7 +62,7 @@ extension LocalStore {
     }
 }
 
-// MARK: - Unanswered event-create batches (§4.7 step 2)
+// MARK: - Unanswered event-create batches (sync-engine §4.7 step 2)
 
 extension LocalStore {
     public func recordUnansweredBatch(_ batch: UnansweredBatch) throws {

@@ -14,7 +14,7 @@ public struct HTTPFailure: Sendable, Equatable {
     /// A 404 `deleted`'s `deleted_at` (api-v1 §6.6): when the caller's delete of the entity was made.
     public var deletedAt: Date?
     /// The `X-Request-ID` the client sent, so a failure can be found in the server's logs. An addition to the
-    /// five members of §2.3; nil for failures that did not come from a real request (mocks).
+    /// five members of sync-engine §2.3; nil for failures that did not come from a real request (mocks).
     public var requestId: String?
 
     public init(

@@ -7,9 +7,9 @@ public enum DataStoreError: Error, Sendable, Equatable {
     case notFound(MutationEntityType, id: String)
     /// `insert…` of an id the table already holds.
     case alreadyExists(MutationEntityType, id: String)
-    /// A create after a sent create or an update of the same entity (§1.7).
+    /// A create after a sent create or an update of the same entity (sync-engine §1.7).
     case invalidSequence(MutationEntityType, entityId: String, operation: MutationOperation)
-    /// A create or update of an entity whose delete is queued (§1.7).
+    /// A create or update of an entity whose delete is queued (sync-engine §1.7).
     case entityDeleted(MutationEntityType, entityId: String)
     /// `insertPendingMutation` clashing with the unique key (entity type, entity id, operation).
     case duplicateMutation(MutationEntityType, entityId: String, operation: MutationOperation)

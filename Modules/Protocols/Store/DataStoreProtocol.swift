@@ -51,7 +51,7 @@ public protocol DataStoreProtocol {
     /// As `insertEvent`, for a property definition.
     func insertPropertyDefinition(_ definition: PropertyDefinition) throws
 
-    // MARK: Delete (with the local cascade of §1.4; mutations are never touched)
+    // MARK: Delete (with the local cascade of sync-engine §1.4; mutations are never touched)
 
     /// Deletes the event; a missing id is a no-op.
     func deleteEvent(id: String) throws
@@ -147,7 +147,7 @@ public protocol DataStoreProtocol {
 
     // MARK: DS1–DS11
 
-    /// DS1. Queues a local change with the coalescing rules of §1.7, stamping changes with `at`.
+    /// DS1. Queues a local change with the coalescing rules of sync-engine §1.7, stamping changes with `at`.
     /// Throws `DataStoreError.invalidSequence` or `.entityDeleted` for sequences the table forbids.
     func enqueueMutation(
         entityType: MutationEntityType, operation: MutationOperation, entityId: String, payload: Data?, at: Date
@@ -179,7 +179,7 @@ public protocol DataStoreProtocol {
     /// DS7. Deletes, without cascading, every row of one table except `ids`. Returns the number deleted.
     func deleteEntities(_ type: MutationEntityType, keeping ids: Set<String>) throws -> Int
 
-    /// DS8. The engine state row of §1.9, or defaults when none was saved.
+    /// DS8. The engine state row of sync-engine §1.9, or defaults when none was saved.
     func loadEngineState() throws -> EngineState
 
     /// DS9. Writes the engine state row.
@@ -219,7 +219,7 @@ public protocol DataStoreProtocol {
     /// DS21. The acknowledged versions, of `ids` only when given, oldest first.
     func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion]
 
-    // MARK: Unanswered batches (§4.7 step 2)
+    // MARK: Unanswered batches (sync-engine §4.7 step 2)
 
     /// Keeps a sent event-create batch until its answer is recorded; a batch with the same key is replaced.
     func recordUnansweredBatch(_ batch: UnansweredBatch) throws

@@ -21,16 +21,16 @@ public struct SyncConfiguration: Sendable, Hashable {
     public var retryAfterCap: TimeInterval
     /// History rows kept (1–10 000).
     public var historyLimit: Int
-    /// Seconds between geofence refreshes after incremental pulls (0–604 800; 0 = every round, §7, S78).
+    /// Seconds between geofence refreshes after incremental pulls (0–604 800; 0 = every round, sync-engine §7, S78).
     public var geofenceRefreshInterval: TimeInterval
     /// The server this database is bound to; nil skips the binding check (sync-engine §1.9).
     public var serverRoot: ServerRoot?
     /// Live mode (R12): the timings, sync-engine R14's constants by default.
     public var live = LiveTimings()
 
-    /// Bootstrap snapshots taken at most while the latest cursor moves (§5.2); fixed.
+    /// Bootstrap snapshots taken at most while the latest cursor moves (sync-engine §5.2); fixed.
     public static let maximumSnapshots = 3
-    /// Multiplier growth and cap (§6.1); fixed.
+    /// Multiplier growth and cap (sync-engine §6.1); fixed.
     public static let multiplierFactor = 2.0
     public static let multiplierCap = 10.0
 }
@@ -73,7 +73,7 @@ extension SyncConfiguration {
             geofenceRefreshInterval: geofenceRefreshInterval, serverRoot: serverRoot, live: LiveTimings())
     }
 
-    /// §7 defaults, bound to `serverRoot` when given.
+    /// sync-engine §7 defaults, bound to `serverRoot` when given.
     public static func standard(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
         do {
             return try SyncConfiguration(serverRoot: serverRoot)
@@ -83,7 +83,7 @@ extension SyncConfiguration {
     }
 
     /// Larger units for throughput (trendyctl's choice): 500 events per batch, 500 changes per page, 1000 events
-    /// per bootstrap page, geofences refreshed at most hourly (S78), the other constants as §7. See
+    /// per bootstrap page, geofences refreshed at most hourly (S78), the other constants as sync-engine §7. See
     /// docs/history/performance.md ("Sync against trendy-server") for the measured difference.
     public static func throughput(serverRoot: ServerRoot? = nil) -> SyncConfiguration {
         var configuration = standard(serverRoot: serverRoot)

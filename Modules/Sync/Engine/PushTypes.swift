@@ -13,12 +13,12 @@ struct PushRun {
     /// The breaker is half-open: the next request's answer decides it.
     var probe: Bool
     /// Mutation id → the type an event update of the push set moves its event to (its patch sets `event_type_id`),
-    /// while the update is live and not completed this round. A type delete waits for the updates that may move events away from it (R7): sent first,
-    /// the delete's cascade would take them on the server.
+    /// while the update is live and not completed this round. A type delete waits for the updates that may move events
+    /// away from it (R7): sent first, the delete's cascade would take them on the server.
     var openEventUpdates: [String: String] = [:]
 }
 
-/// What is written for one mutation once its answer is known (§4.6).
+/// What is written for one mutation once its answer is known (sync-engine §4.6).
 enum Resolution: Equatable {
     case completed
     /// Completed, but the answer proves nothing about the row today (a replay, a duplicate of the same entity): the
@@ -35,7 +35,7 @@ enum Resolution: Equatable {
     case untouched
 }
 
-/// What one answer does to the breaker (§6.1).
+/// What one answer does to the breaker (sync-engine §6.1).
 enum BreakerEffect: Equatable {
     case none
     /// Counter 0, hint cleared, half-open closed; a 2xx also resets the multiplier.
@@ -50,7 +50,7 @@ struct BreakerTripped: Error {}
 /// server went back to a backup. The round gives back and bootstraps, then pushes again (sync-engine R15).
 struct FeedWentBack: Error {}
 
-/// A decoded payload, ready to send (§1.6: the client re-encodes it into the stored bytes).
+/// A decoded payload, ready to send (sync-engine §1.6: the client re-encodes it into the stored bytes).
 enum PushRequest {
     case createEventType(CreateEventTypeRequest)
     case createGeofence(CreateGeofenceRequest)

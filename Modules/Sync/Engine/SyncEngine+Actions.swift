@@ -22,8 +22,8 @@ extension SyncEngine {
         try unitOfWork { try $0.fetchPendingMutations() }.filter { filter == nil || $0.state == filter }
     }
 
-    /// §6.3: dead letters back to live with `attempts` 0 and a new key (all of them when `ids` is nil). Returns
-    /// the number revived.
+    /// sync-engine §6.3: dead letters back to live with `attempts` 0 and a new key (all of them when `ids` is nil).
+    /// Returns the number revived.
     @discardableResult
     public func retryDeadLetters(ids: [String]? = nil) async throws -> Int {
         let revived = try unitOfWork { store in
@@ -34,10 +34,10 @@ extension SyncEngine {
         return revived
     }
 
-    /// §6.3 with R9: removes mutations, live or dead (all when `ids` is nil), and marks their entities `failed`.
-    /// The entity of a discarded update or delete, or of a discarded create that was sent, becomes owed, so the next
-    /// round restores the server's copy or removes the row; a discarded create that was never sent removes its row
-    /// at once, with the local cascade. Discarding every mutation also resets the breaker fully. Returns the number
+    /// sync-engine §6.3 with R9: removes mutations, live or dead (all when `ids` is nil), and marks their entities
+    /// `failed`. The entity of a discarded update or delete, or of a discarded create that was sent, becomes owed, so
+    /// the next round restores the server's copy or removes the row; a discarded create that was never sent removes its
+    /// row at once, with the local cascade. Discarding every mutation also resets the breaker fully. Returns the number
     /// removed.
     @discardableResult
     public func discardMutations(ids: [String]? = nil) async throws -> Int {
@@ -67,7 +67,8 @@ extension SyncEngine {
         return removed
     }
 
-    /// §6.1: counter, hint, backoff and quiet period cleared, multiplier kept; `idle` when no run is in progress.
+    /// sync-engine §6.1: counter, hint, backoff and quiet period cleared, multiplier kept; `idle` when no run is in
+    /// progress.
     public func resetCircuitBreaker() async {
         try? updateEngineState { CircuitBreaker.manualReset(&$0) }
         if currentRun == nil { state = .idle }
@@ -84,8 +85,8 @@ extension SyncEngine {
         get throws { CircuitBreaker.backoffRemaining(try readEngineState(), now: now) }
     }
 
-    /// §5.3: saves `bootstrap_requested` (the cursor untouched), then syncs. Joining a run in progress makes its
-    /// extra round bootstrap; if the bootstrap fails, the flag survives for the next round.
+    /// sync-engine §5.3: saves `bootstrap_requested` (the cursor untouched), then syncs. Joining a run in progress
+    /// makes its extra round bootstrap; if the bootstrap fails, the flag survives for the next round.
     public func forceFullResync() async -> SyncReport {
         do {
             try updateEngineState { $0.bootstrapRequested = true }
@@ -95,8 +96,8 @@ extension SyncEngine {
         return await performSync()
     }
 
-    /// §5.3: waits for a run in progress (without asking for another), then stores the server's latest cursor,
-    /// even with pending mutations. On error it throws and leaves the cursor unchanged.
+    /// sync-engine §5.3: waits for a run in progress (without asking for another), then stores the server's latest
+    /// cursor, even with pending mutations. On error it throws and leaves the cursor unchanged.
     public func skipToLatestCursor() async throws -> Int64 {
         if let run = currentRun { _ = await run.value }
         try checkMayContactServer()
@@ -106,7 +107,8 @@ extension SyncEngine {
         return latest.cursor
     }
 
-    /// §4.11 on demand: refreshes geofences and returns how many were written; throws instead of ignoring errors.
+    /// sync-engine §4.11 on demand: refreshes geofences and returns how many were written; throws instead of ignoring
+    /// errors.
     public func syncGeofences() async throws -> Int {
         try checkMayContactServer()
         var counters = SyncCounts()

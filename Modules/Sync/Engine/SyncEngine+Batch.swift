@@ -10,7 +10,7 @@ struct BatchItem {
     var request: CreateEventRequest
 }
 
-/// A batch claimed for its first send: its items in queue order and its key (§4.7.2).
+/// A batch claimed for its first send: its items in queue order and its key (sync-engine §4.7.2).
 struct ClaimedBatch {
     var items: [BatchItem]
     var key: String
@@ -19,9 +19,9 @@ struct ClaimedBatch {
 typealias BatchAnswer = Result<BatchCreateEventsResponse, any Error>
 
 extension SyncEngine {
-    /// Phase 4 (§4.7): first every batch sent and not answered, exactly as it went (same members, bodies and key);
-    /// then the other event creates in batches of `batchSize` (`PushPlan.batches`), each kept as unanswered from the
-    /// claim that sends it until its answer is recorded.
+    /// Phase 4 (sync-engine §4.7): first every batch sent and not answered, exactly as it went (same members, bodies
+    /// and key); then the other event creates in batches of `batchSize` (`PushPlan.batches`), each kept as unanswered
+    /// from the claim that sends it until its answer is recorded.
     func pushEventCreates(
         _ mutations: [PendingMutation], _ run: inout PushRun, _ counters: inout SyncCounts
     )
@@ -36,8 +36,8 @@ extension SyncEngine {
                 ready.append(mutation)
             }
         }
-        // §4.7.5: batch n + 1 leaves as soon as batch n's answer is in; n's answer is recorded, and n + 2 claimed,
-        // while n + 1 is on the wire. The server still runs the batches one at a time, in queue order.
+        // sync-engine §4.7.5: batch n + 1 leaves as soon as batch n's answer is in; n's answer is recorded, and n + 2
+        // claimed, while n + 1 is on the wire. The server still runs the batches one at a time, in queue order.
         var units = PushPlan.batches(ready, size: configuration.batchSize).makeIterator()
         var next = try claimNextBatch(&units, &run, &counters)
         var unrecorded: (batch: ClaimedBatch, answer: BatchAnswer)?
@@ -95,7 +95,8 @@ extension SyncEngine {
     }
 
     /// A batch claimed and not sent, because the round stopped first: its members count as deferred and may be sent
-    /// again by this run. It stays recorded as unanswered, and leaves with its key, as after a kill there (§6.5).
+    /// again by this run. It stays recorded as unanswered, and leaves with its key, as after a kill there
+    /// (sync-engine §6.5).
     private func release(_ batch: ClaimedBatch, _ run: inout PushRun) {
         logger.notice(
             "a claimed batch was not sent: the round stopped first", metadata: ["items": "\(batch.items.count)"])
@@ -220,8 +221,8 @@ extension SyncEngine {
         return members
     }
 
-    /// Sends one batch and records its answer; a thrown error is handled by §4.7.4. `resend`: an earlier send of
-    /// this batch went unanswered.
+    /// Sends one batch and records its answer; a thrown error is handled by sync-engine §4.7.4. `resend`: an earlier
+    /// send of this batch went unanswered.
     private func sendBatch(
         _ items: [BatchItem], key: String, resend: Bool, _ run: inout PushRun, _ counters: inout SyncCounts
     ) async throws {
@@ -316,9 +317,9 @@ extension SyncEngine {
         }
     }
 
-    /// §4.7.3: each item by its id among `created`, else by its HealthKit sample id, else by its index among
-    /// `errors`; an item in neither list is a counted failure. All outcomes, and forgetting the batch, in one unit of
-    /// work. A replayed answer (R5) completes its created items as before and makes their entities owed.
+    /// sync-engine §4.7.3: each item by its id among `created`, else by its HealthKit sample id, else by its index
+    /// among `errors`; an item in neither list is a counted failure. All outcomes, and forgetting the batch, in one
+    /// unit of work. A replayed answer (R5) completes its created items as before and makes their entities owed.
     private func recordBatchAnswer(
         _ response: BatchCreateEventsResponse, _ items: [BatchItem], key: String, _ run: inout PushRun,
         _ counters: inout SyncCounts

@@ -4,8 +4,8 @@ import Models
 import Protocols
 import Synchronization
 
-/// The complete server state, fetched before anything local changes (§5.2 step 3). The events, nearly all of
-/// it, are not held here: each page goes into the store's staging area as it arrives (`stageEvents`), so a
+/// The complete server state, fetched before anything local changes (sync-engine §5.2 step 3). The events, nearly all
+/// of it, are not held here: each page goes into the store's staging area as it arrives (`stageEvents`), so a
 /// million-event account bootstraps in the memory of a page.
 struct ServerSnapshot {
     var eventTypes: [APIEventType] = []
@@ -16,8 +16,8 @@ struct ServerSnapshot {
 }
 
 extension SyncEngine {
-    /// §5.2: read the latest cursor, fetch the snapshot (again while the cursor moves, at most three times), then
-    /// replace local data in one unit of work, keeping entities with pending local writes.
+    /// sync-engine §5.2: read the latest cursor, fetch the snapshot (again while the cursor moves, at most three
+    /// times), then replace local data in one unit of work, keeping entities with pending local writes.
     ///
     /// Against a server with keyset paging (`after`, R11) one listing is complete, so it is taken once.
     func bootstrap(_ counters: inout SyncCounts, givingBack: GiveBackScope? = nil) async throws {
@@ -139,7 +139,7 @@ extension SyncEngine {
         }
     }
 
-    /// §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
+    /// sync-engine §5.2 step 5, in ONE unit of work: a failure leaves local data as it was.
     private func applySnapshot(
         _ snapshot: ServerSnapshot, at position: FeedPosition, _ counters: inout SyncCounts
     ) throws {

@@ -57,9 +57,9 @@ extension SyncEngine {
         var answeredCreates: [(PendingMutation, GiveBackOutcome)] = []
         // A version the server took, or holds already (`kept`: this one or a newer, as when the answer to an earlier
         // give-back was lost and the request is tried again), is one it acknowledged, dated as given back (api-v1
-        // §15.1: the server keeps that time as the version's `updated_at`). Recorded now, not when a pull brings it:
-        // a round that stops before the pull, then a second restore, would otherwise find a row nobody acknowledged,
-        // which a verify or a bootstrap reads back away.
+        // api-v1 §15.1: the server keeps that time as the version's `updated_at`). Recorded now, not when a pull brings
+        // it: a round that stops before the pull, then a second restore, would otherwise find a row nobody
+        // acknowledged, which a verify or a bootstrap reads back away.
         var taken: [AcknowledgedVersion] = []
         let itemsById = Dictionary(items.map { ($0.id.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
@@ -110,7 +110,7 @@ extension SyncEngine {
                 if outcome != .deleted { try Self.sendFoldedEdits(of: create, store, at: now) }
             }
             if !answeredCreates.isEmpty {
-                // A batch none of whose members is queued any more waits for no answer (§4.7.2).
+                // A batch none of whose members is queued any more waits for no answer (sync-engine §4.7.2).
                 let queued = Set(try store.fetchPendingMutations().map(\.id))
                 for batch in try store.unansweredBatches()
                 where !batch.members.contains(where: { queued.contains($0.mutationId) }) {
@@ -194,8 +194,9 @@ extension SyncEngine {
                 at: now)
             guard var mutation = try store.fetchMutations(entityId: id).last else { continue }
             if let folded {
-                // The create holds the queued edits in its body, and keeps them apart as folded edits (§1.7): a
-                // retry the server answers with the acknowledged version (R15) sends them on instead of losing them.
+                // The create holds the queued edits in its body, and keeps them apart as folded edits
+                // (sync-engine §1.7): a retry the server answers with the acknowledged version (R15) sends them on instead of losing
+                // them.
                 mutation.foldedEdits = folded
                 try store.rewriteMutation(mutation)
             }

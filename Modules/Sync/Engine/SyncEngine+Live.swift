@@ -14,8 +14,8 @@ extension SyncEngine {
     /// not a run: `isRunning` is true only during its rounds; `snapshot.live` says where it stands.
     ///
     /// `roundGate`, when given, is awaited before each round and what it returns is held until the round ends:
-    /// `trendyctl` takes its cross-process sync lock there (§3.7: every round takes the lock and releases it after).
-    /// A gate that returns nil (it was cancelled) skips the round.
+    /// `trendyctl` takes its cross-process sync lock there (sync-engine §3.7: every round takes the lock and releases
+    /// it after). A gate that returns nil (it was cancelled) skips the round.
     public func startLive(roundGate: (@Sendable () async -> (any Sendable)?)? = nil) {
         guard liveTask == nil else { return }
         self.roundGate = roundGate
@@ -246,8 +246,8 @@ extension SyncEngine {
         }
     }
 
-    /// Applies stream entries in one unit of work with the cursor (§4.10 and R3, as a pull page); entries at or
-    /// below the stored cursor are dropped. Nil, or how the stream ends when the entries cannot be applied.
+    /// Applies stream entries in one unit of work with the cursor (sync-engine §4.10 and R3, as a pull page); entries
+    /// at or below the stored cursor are dropped. Nil, or how the stream ends when the entries cannot be applied.
     private func applyLive(_ entries: [ChangeEntry]) -> StreamEnd? {
         guard !entries.isEmpty else { return nil }
         do {

@@ -10,7 +10,7 @@ extension SyncEngine {
         case bootstrapRequired
     }
 
-    /// §4.9: pages from the stored cursor while `has_more`; each page and its cursor commit together.
+    /// sync-engine §4.9: pages from the stored cursor while `has_more`; each page and its cursor commit together.
     func pull(_ counters: inout SyncCounts) async throws -> PullEnd {
         while true {
             if Task.isCancelled { throw RoundStop.cancelled }
@@ -38,8 +38,8 @@ extension SyncEngine {
         }
     }
 
-    /// How a failed pull or bootstrap request ends the round (§4.9 step 2, 410 aside). A 429 with `Retry-After`
-    /// starts a quiet period; an error of no other class ends it with `otherwise` of its message.
+    /// How a failed pull or bootstrap request ends the round (sync-engine §4.9 step 2, 410 aside). A 429 with
+    /// `Retry-After` starts a quiet period; an error of no other class ends it with `otherwise` of its message.
     func stop(for error: any Error, otherwise: (String) -> RoundStop = RoundStop.error) -> RoundStop {
         switch PushErrorClass.classify(error, operation: .create) {
         case .cancelled: return .cancelled
@@ -139,7 +139,7 @@ extension SyncEngine {
         }
     }
 
-    /// §4.10: one change entry.
+    /// sync-engine §4.10: one change entry.
     func apply(
         _ entry: ChangeEntry, _ fences: Fences, _ store: any DataStoreProtocol, _ counters: inout SyncCounts
     ) throws {
@@ -194,8 +194,8 @@ extension SyncEngine {
         counters.pulled += 1
     }
 
-    /// Deletes an entity the server no longer has, with the local cascade (§1.4) and what a removed parent does to
-    /// the queue: events moved into a removed type get deletes (R7), payloads stop naming it (R8).
+    /// Deletes an entity the server no longer has, with the local cascade (sync-engine §1.4) and what a removed parent
+    /// does to the queue: events moved into a removed type get deletes (R7), payloads stop naming it (R8).
     func removeLocally(_ type: MutationEntityType, id: String, _ store: any DataStoreProtocol) throws {
         switch type {
         case .event: try store.deleteEvent(id: id)
@@ -210,7 +210,7 @@ extension SyncEngine {
         }
     }
 
-    // MARK: Geofence refresh (§4.11)
+    // MARK: Geofence refresh (sync-engine §4.11)
 
     /// Writes every geofence of the server with all fields, except fenced ones; local-only geofences stay.
     /// Returns the number written.

@@ -3,7 +3,7 @@ import Models
 import Protocols
 
 extension SyncEngine {
-    /// §4.4: sends the push set by phase and unit. Returns whether the round is breaker-limited; throws
+    /// sync-engine §4.4: sends the push set by phase and unit. Returns whether the round is breaker-limited; throws
     /// `RoundStop` for a transport error, a 401, a 429 with `Retry-After` or cancellation.
     ///
     /// Mutations already sent at their current revision by an earlier round of this run are left out (S24); their
@@ -56,7 +56,7 @@ extension SyncEngine {
 
     // MARK: Unit boundaries
 
-    /// Trips the breaker when the counter reached the threshold (§4.4.4.1).
+    /// Trips the breaker when the counter reached the threshold (sync-engine §4.4.4.1).
     func crossUnitBoundary(_ run: inout PushRun) throws {
         if Task.isCancelled { throw RoundStop.cancelled }
         let tripped = try updateEngineState { engineState -> TimeInterval? in
@@ -69,7 +69,7 @@ extension SyncEngine {
         }
     }
 
-    /// §4.4.4.2: deferred when its entity, or a parent it names, still has an open create.
+    /// sync-engine §4.4.4.2: deferred when its entity, or a parent it names, still has an open create.
     func isDeferred(_ mutation: PendingMutation, _ run: PushRun) -> Bool {
         if mutation.operation != .create && run.openCreates.contains(mutation.entityId) { return true }
         if mutation.operation == .delete, mutation.entityType == .eventType,
@@ -85,8 +85,8 @@ extension SyncEngine {
         run.untouched.remove(mutation.id)
     }
 
-    /// §4.4.4.3: commits `first_sent_at` and returns the rows as they will be sent; rows gone or no longer live
-    /// count as processed.
+    /// sync-engine §4.4.4.3: commits `first_sent_at` and returns the rows as they will be sent; rows gone or no longer
+    /// live count as processed.
     func claim(_ mutations: [PendingMutation], _ run: inout PushRun) throws -> [PendingMutation] {
         let features = observedEngineState.serverFeatures
         let claimed = try unitOfWork { store in
@@ -183,7 +183,8 @@ extension SyncEngine {
                 return
             }
             let queue = try store.fetchMutations(entityId: id)
-            // A dead letter keeps its local values (§9 guarantee 4); a queued create or delete owns the row.
+            // A dead letter keeps its local values (sync-engine §9 guarantee 4); a queued create or delete owns the
+            // row.
             if queue.allSatisfy({ $0.operation == .update && $0.isLive }), try Self.holds(row.entityType, id, store) {
                 let rebase = queue.first { $0.operation == .update && $0.isLive }
                 try store.replace(id: id, with: stored, rebasing: rebase)
@@ -204,8 +205,8 @@ extension SyncEngine {
     /// exactly as it went before the row's newer body: a committed send is replayed (R5), one that was not is applied
     /// now, and either way the answer acknowledges its keys, which leave the queued patch (R2). Without it, a merge
     /// under a new key would apply the old values again over a later write of another device. A 5xx says nothing
-    /// about the lost answer (as for batches, §4.7): the send stays unsettled and the row pays an attempt. Returns the
-    /// row to send next, claimed again, or nil when nothing more goes this round.
+    /// about the lost answer (as for batches, sync-engine §4.7): the send stays unsettled and the row pays an attempt.
+    /// Returns the row to send next, claimed again, or nil when nothing more goes this round.
     private func settleEarlierSend(
         _ earlier: PendingMutation, of row: PendingMutation, _ run: inout PushRun, _ counters: inout SyncCounts
     ) async throws -> PendingMutation? {
@@ -263,7 +264,7 @@ extension SyncEngine {
             let stored = try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key)
             return answer(stored.replayed, .propertyDefinition(stored))
         case .createEvent:
-            // Event creates never go alone: `pushEventCreates` sends them in batches (§4.7).
+            // Event creates never go alone: `pushEventCreates` sends them in batches (sync-engine §4.7).
             throw PushRequest.NotASingleRequest()
         case .updateEventType(let body):
             let stored = try await network.updateEventTypeWithIdempotency(id: id, body, idempotencyKey: key)
@@ -283,8 +284,8 @@ extension SyncEngine {
         }
     }
 
-    /// §4.5/§4.6 for a thrown error: carries out `PushOutcome`'s decision. Throws `RoundStop` for errors that end
-    /// the round and `BreakerTripped` when a probe is answered 429.
+    /// sync-engine §4.5/§4.6 for a thrown error: carries out `PushOutcome`'s decision. Throws `RoundStop` for errors
+    /// that end the round and `BreakerTripped` when a probe is answered 429.
     func resolve(
         _ error: any Error, _ row: PendingMutation, _ run: inout PushRun, _ counters: inout SyncCounts
     )
@@ -304,8 +305,8 @@ extension SyncEngine {
         }
     }
 
-    /// A duplicate answer to a create (§4.6): decided by `PushOutcome`, asking the server (N2) whether it holds the
-    /// entity when the answer names none.
+    /// A duplicate answer to a create (sync-engine §4.6): decided by `PushOutcome`, asking the server (N2) whether it
+    /// holds the entity when the answer names none.
     func confirmDuplicate(
         _ row: PendingMutation, existingId: String?, message: String, _ run: inout PushRun
     )
@@ -330,8 +331,8 @@ extension SyncEngine {
         }
     }
 
-    /// A push 429 (§6.1): counted by the breaker; a probe's 429 trips it at once; with `Retry-After` a quiet
-    /// period begins and the round stops.
+    /// A push 429 (sync-engine §6.1): counted by the breaker; a probe's 429 trips it at once; with `Retry-After` a
+    /// quiet period begins and the round stops.
     func rateLimited(_ retryAfter: TimeInterval?, _ run: inout PushRun) throws {
         let probe = run.probe
         run.probe = false
@@ -352,13 +353,13 @@ extension SyncEngine {
         }
     }
 
-    // MARK: Recording outcomes (§4.6)
+    // MARK: Recording outcomes (sync-engine §4.6)
 
     /// Writes the outcomes of one unit and the breaker effect in one unit of work. Every write is conditional on
     /// the claimed revision: a newer local edit stays live.
     ///
-    /// `answering` names an unanswered batch (§4.7 step 2) whose answer these outcomes are: it is forgotten in the
-    /// same unit of work.
+    /// `answering` names an unanswered batch (sync-engine §4.7 step 2) whose answer these outcomes are: it is forgotten
+    /// in the same unit of work.
     func record(
         _ outcomes: [(PendingMutation, Resolution)], breaker effect: BreakerEffect, answering batchKey: String? = nil,
         _ run: inout PushRun, _ counters: inout SyncCounts
@@ -434,11 +435,11 @@ extension SyncEngine {
         publishProgress(run)
     }
 
-    /// R5, §1.7: a create the server turned out to hold already — answered as a duplicate of the same entity (a
-    /// database put back from a backup taken before its send), or given back as a version the server holds (R15) —
-    /// was not written as sent, so the edits folded into it since it was queued may not be on the server: they go on
-    /// as an update, with the row's values for the keys they set, before the read-back that follows (which waits for
-    /// it, and keeps its keys, R3). Without this the read-back took them away.
+    /// R5, sync-engine §1.7: a create the server turned out to hold already — answered as a duplicate of the same
+    /// entity (a database put back from a backup taken before its send), or given back as a version the server holds
+    /// (R15) — was not written as sent, so the edits folded into it since it was queued may not be on the server: they
+    /// go on as an update, with the row's values for the keys they set, before the read-back that follows (which waits
+    /// for it, and keeps its keys, R3). Without this the read-back took them away.
     static func sendFoldedEdits(of row: PendingMutation, _ store: any DataStoreProtocol, at now: Date) throws {
         guard row.operation == .create, let edits = row.foldedEdits else { return }
         guard let full = try payload(of: row.entityType, id: row.entityId, store, creates: false) else { return }
@@ -488,7 +489,8 @@ extension SyncEngine {
         return false
     }
 
-    /// The entity's `sync_status` after its mutation completed (§1.3), and the re-keying of a HealthKit match.
+    /// The entity's `sync_status` after its mutation completed (sync-engine §1.3), and the re-keying of a HealthKit
+    /// match.
     private func settleEntity(after row: PendingMutation, resolution: Resolution, _ store: any DataStoreProtocol) throws
     {
         // R15: a batch item's answer carries the event as stored, with the server's time.
@@ -528,8 +530,8 @@ extension SyncEngine {
         }
     }
 
-    /// §4.7.3.2: the server matched the item to another HealthKit event. The client-id row is replaced by one with
-    /// the server's id, from the returned object when it is complete, otherwise from the local values.
+    /// sync-engine §4.7.3.2: the server matched the item to another HealthKit event. The client-id row is replaced by
+    /// one with the server's id, from the returned object when it is complete, otherwise from the local values.
     private func rekeyEvent(from clientId: String, to stored: APIEvent, _ store: any DataStoreProtocol) throws {
         let serverId = stored.id.lowercased()
         if try store.findEvent(id: serverId) == nil {

@@ -54,7 +54,7 @@ extension SyncEngine {
         refreshCounts()
     }
 
-    /// True when `entity` is the one `owed` names: the same kind and id (ids compare without case, §1.1).
+    /// True when `entity` is the one `owed` names: the same kind and id (ids compare without case, sync-engine §1.1).
     static func answers(_ owed: OwedEntity, with entity: APIEntity) -> Bool {
         entity.entityType == owed.entityType && entity.id.lowercased() == owed.id.lowercased()
     }

@@ -26,7 +26,7 @@ struct RoundResult {
 }
 
 extension SyncEngine {
-    // MARK: Single flight (§4.1)
+    // MARK: Single flight (sync-engine §4.1)
 
     /// Runs rounds until no rerun is requested and returns the report. A call made while a run is in progress
     /// sends nothing, writes nothing, requests one more round, and returns the report of that run.
@@ -76,7 +76,7 @@ extension SyncEngine {
         return report
     }
 
-    // MARK: One round (§4.2–§4.12)
+    // MARK: One round (sync-engine §4.2–§4.12)
 
     func runRound() async -> RoundResult {
         var counters = SyncCounts()
@@ -128,7 +128,8 @@ extension SyncEngine {
         var completedPull = false
         var stop: RoundStop?
         do {
-            // §1.9 binds on first contact: after the health check here; without one, when the probe answers.
+            // sync-engine §1.9 binds on first contact: after the health check here; without one, when the probe
+            // answers.
             if checksHealth {
                 try bindAccount(types.map(\.userId))
                 try noteServerFeatures()
@@ -199,15 +200,15 @@ extension SyncEngine {
     }
 
     /// How a failed request ends the round: as a failed health check while it is the round's probe (S25, S26),
-    /// otherwise by its class (§4.9 step 2).
+    /// otherwise by its class (sync-engine §4.9 step 2).
     func failure(of error: any Error) -> any Error {
         guard probing else { return stop(for: error) }
         probing = false
         return ProbeFailure(stop: healthCheckStop(error))
     }
 
-    /// §4.2 step 3: a failed health check ends the round as a failed request does (`stop(for:)`), except that any
-    /// other error counts as being offline.
+    /// sync-engine §4.2 step 3: a failed health check ends the round as a failed request does (`stop(for:)`), except
+    /// that any other error counts as being offline.
     private func healthCheckStop(_ error: any Error) -> RoundStop {
         stop(for: error, otherwise: RoundStop.offline)
     }
@@ -221,7 +222,7 @@ extension SyncEngine {
         }
     }
 
-    /// §1.9: remembers the server and the account on first contact; a different account ends the round.
+    /// sync-engine §1.9: remembers the server and the account on first contact; a different account ends the round.
     func bindAccount(_ userIds: some Sequence<String>) throws {
         try updateEngineState { engineState in
             if engineState.serverRoot == nil, let root = configuration.serverRoot { engineState.serverRoot = root.text }
@@ -255,7 +256,7 @@ extension SyncEngine {
         }
     }
 
-    /// §4.3: records every queued delete as a pending delete and returns the push set (the live mutations).
+    /// sync-engine §4.3: records every queued delete as a pending delete and returns the push set (the live mutations).
     private func capture() throws -> [PendingMutation] {
         try unitOfWork { store in
             let queue = try store.fetchPendingMutations()
@@ -278,7 +279,7 @@ extension SyncEngine {
         return engineState.cursor == 0 || engineState.bootstrapRequested
     }
 
-    // MARK: Completion (§4.12)
+    // MARK: Completion (sync-engine §4.12)
 
     private func complete(
         startedAt: Date, kind: SyncHistoryEntry.Kind, counters: SyncCounts, stop: RoundStop?, breakerLimited: Bool,
@@ -316,7 +317,8 @@ extension SyncEngine {
         return RoundResult(outcome: outcome, counters: counters, terminalState: terminal)
     }
 
-    /// The outcome of a round that passed the health check (§3.2) and the state to publish for it (§4.12.5).
+    /// The outcome of a round that passed the health check (sync-engine §3.2) and the state to publish for it
+    /// (sync-engine §4.12.5).
     private func decide(
         stop: RoundStop?, breakerLimited: Bool, completedPull: Bool, bootstrapped: Bool, pushSetIds: Set<String>,
         engineState: EngineState, store: any DataStoreProtocol

@@ -21,10 +21,10 @@ public actor SyncEngine {
     public let configuration: SyncConfiguration
     let logger: Logger
 
-    /// The run in progress; joiners await it (single flight, §4.1).
+    /// The run in progress; joiners await it (single flight, sync-engine §4.1).
     var currentRun: Task<SyncReport, Never>?
     var rerunRequested = false
-    /// Callers that joined the run in progress instead of starting one (§4.1 step 1).
+    /// Callers that joined the run in progress instead of starting one (sync-engine §4.1 step 1).
     var joinedCallers = 0
     /// Mutation id → the revision this run sent: a later round of the same run does not send it again (S24).
     var sentThisRun: [String: Int] = [:]

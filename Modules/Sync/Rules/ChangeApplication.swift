@@ -4,7 +4,7 @@ import Models
 /// Applying the `data` of one change entry to a local row (sync-engine §4.10): only present keys change
 /// anything; explicit `null` clears only the clearable fields; a key with the wrong JSON type is ignored.
 enum ChangeApplication {
-    /// Rows the original backend emits partially (§6.3): never applied.
+    /// Rows the original backend emits partially (api-v1 §6.3): never applied.
     static func isPartial(_ data: [String: JSONValue], type: MutationEntityType) -> Bool {
         if data["user_id"]?.stringValue?.isEmpty != false { return true }
         if data["event_type_id"]?.stringValue == "" { return true }

@@ -9,7 +9,7 @@ enum PushOutcome: Equatable {
     case stop(RoundStop)
     /// The write was refused unapplied: the server no longer holds the feed position it was made from (api-v1 §6.7).
     case feedWentBack
-    /// A 429: counted by the breaker (§6.1); the mutation is untouched.
+    /// A 429: counted by the breaker (sync-engine §6.1); the mutation is untouched.
     case rateLimited(retryAfter: TimeInterval?)
     /// The mutation is written as `resolution`, and the breaker takes `effect`.
     case resolved(Resolution, BreakerEffect)
@@ -17,7 +17,7 @@ enum PushOutcome: Equatable {
     /// (`duplicateCreate(of:existingId:message:)`).
     case confirmDuplicate(existingId: String?, message: String)
 
-    /// §4.6's table.
+    /// sync-engine §4.6's table.
     static func of(_ failure: PushErrorClass, operation: MutationOperation) -> PushOutcome {
         switch failure {
         case .cancelled: .stop(.cancelled)
@@ -40,9 +40,9 @@ enum PushOutcome: Equatable {
         }
     }
 
-    /// A create answered as a duplicate (§4.6) that names the entity holding it: the same entity completes, read back
-    /// because the stored entity may differ from this create (R5); another entity makes it a dead letter naming
-    /// that entity, so the user can merge into it (`types merge`). Nil when the answer names none: whether the
+    /// A create answered as a duplicate (sync-engine §4.6) that names the entity holding it: the same entity completes,
+    /// read back because the stored entity may differ from this create (R5); another entity makes it a dead letter
+    /// naming that entity, so the user can merge into it (`types merge`). Nil when the answer names none: whether the
     /// server holds this entity decides (`duplicateCreate(exists:message:)`).
     static func duplicateCreate(of entityId: String, existingId: String?, message: String) -> Resolution? {
         guard let existingId else { return nil }

@@ -32,7 +32,7 @@ enum PushPlan {
         ]
     }
 
-    /// The parents a create or update payload names (§0): lowercase ids.
+    /// The parents a create or update payload names (sync-engine §0): lowercase ids.
     static func parentIds(of mutation: PendingMutation) -> [String] {
         guard mutation.operation != .delete, let payload = mutation.payload,
             let body = try? JSONText.parse(Array(payload))
@@ -49,8 +49,8 @@ enum PushPlan {
 
     /// Ready event creates cut into batches of at most `size`, in queue order. Items claimed together stay together:
     /// a new batch starts where `first_sent_at` changes, so a batch that went unanswered is re-sent with exactly
-    /// its members and therefore under its old key (§4.7 step 2). Mixing in items sent later or never would change
-    /// the key, and the server would take an item that another device deleted meanwhile as a new create.
+    /// its members and therefore under its old key (sync-engine §4.7 step 2). Mixing in items sent later or never would
+    /// change the key, and the server would take an item that another device deleted meanwhile as a new create.
     static func batches(_ ready: [PendingMutation], size: Int) -> [[PendingMutation]] {
         var batches: [[PendingMutation]] = []
         var current: [PendingMutation] = []

@@ -62,7 +62,7 @@ public enum SyncOutcome: Equatable, Sendable {
         }
     }
 
-    /// The CLI's exit code (§3.2): 0, 5, 75, 75, 4, 1.
+    /// The CLI's exit code (sync-engine §3.2): 0, 5, 75, 75, 4, 1.
     public var exitCode: Int32 {
         switch self {
         case .synced: 0

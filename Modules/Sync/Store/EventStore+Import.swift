@@ -92,8 +92,8 @@ extension EventStore {
         try place(batch.propertyDefinitions)
         try place(batch.events)
         // An exported entity may be on the server already (a restore, another device's data): its create counts as
-        // sent, so a delete before the next sync is pushed instead of cancelling the create (§1.7) and leaving the
-        // server's copy behind. Claimed once for the whole file.
+        // sent, so a delete before the next sync is pushed instead of cancelling the create (sync-engine §1.7) and
+        // leaving the server's copy behind. Claimed once for the whole file.
         let creates = try store.fetchPendingMutations().filter {
             $0.operation == .create && created.contains($0.entityId)
         }

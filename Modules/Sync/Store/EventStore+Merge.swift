@@ -34,7 +34,7 @@ extension EventStore {
             var merge = EventTypeMerge(events: 0, propertyDefinitions: 0, geofences: 0)
             var moved: [String] = []
             // Moved as any local edit is made (`update`): checked, queued as a patch, its `sync_status` unchanged
-            // (§1.3) — an event the server has not seen yet stays pending.
+            // (sync-engine §1.3) — an event the server has not seen yet stays pending.
             for before in sourceEvents {
                 let after: Event = try update(before.id, store, now) { $0.eventTypeId = target }
                 guard after != before else { continue }

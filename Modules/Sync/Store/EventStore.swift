@@ -92,8 +92,8 @@ public final class EventStore: Sendable {
 
     /// What the queue says of each entity it holds a change for: `failed` while a dead letter holds it, else
     /// `pending` (the server does not have it yet). An entity absent from the answer has nothing queued. The
-    /// stored `sync_status` keeps §1.3's rule, under which a local edit of a synced entity leaves it `synced`;
-    /// a user asking what the server lacks reads this (trendyctl §1.3).
+    /// stored `sync_status` keeps sync-engine §1.3's rule, under which a local edit of a synced entity leaves it
+    /// `synced`; a user asking what the server lacks reads this (trendyctl §1.3).
     /// With `ids`, only those entities are looked up (a listing's page reads a few rows of the queue, not all of it).
     public func queuedStatuses(of ids: Set<String>? = nil) throws -> [String: SyncStatus] {
         let queue = try unitOfWork { store in

@@ -15,8 +15,8 @@ extension InMemoryTrendyServer {
     public func backUp() -> Backup { Backup(state: state.withLock { $0 }, takenAt: clock.now()) }
 
     /// Puts `backup` back, as `trendy-server restore` does: what was written since is gone, the change ids drawn
-    /// since are drawn again for new writes (api-v1 §6.5), and a new history begins with the backup's time (§15) —
-    /// unless `announcing` is false, for a file put back by hand without a mark. Open streams are left as they are.
+    /// since are drawn again for new writes (api-v1 §6.5), and a new history begins with the backup's time (api-v1 §15)
+    /// — unless `announcing` is false, for a file put back by hand without a mark. Open streams are left as they are.
     public func restore(_ backup: Backup, announcing: Bool = true) {
         state.withLock { state in
             let current = state.history

@@ -134,7 +134,7 @@ extension InMemoryTrendyServer {
     }
 
     /// A partial update (api-v1 §3.5): absent fields stay; `null` clears a clearable field; `properties` replaces the
-    /// map and `properties_patch` then sets or removes single keys (§3.5a).
+    /// map and `properties_patch` then sets or removes single keys (api-v1 §3.5a).
     public func updateEvent(
         user: String, id: String, _ request: UpdateEventRequest, key: String?
     ) throws(NetworkError)

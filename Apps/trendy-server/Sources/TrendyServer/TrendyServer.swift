@@ -7,7 +7,7 @@ import Protocols
 import ServiceLifecycle
 import UnixSignals
 
-/// The Trendy API v1 reference server (spec/api-v1.md with the fixes of §12.2, or the original's quirks).
+/// The Trendy API v1 reference server (spec/api-v1.md with the fixes of api-v1 §12.2, or the original's quirks).
 public final class TrendyServer: Sendable {
     public let configuration: ServerConfiguration
     let storage: any ServerStorage

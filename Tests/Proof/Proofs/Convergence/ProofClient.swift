@@ -98,8 +98,8 @@ struct ProofClient {
     }
 
     /// Ids this device may hold apart from the server by design: those with a queued mutation (a dead letter keeps
-    /// its local edit, §9.1), those owed a read-back (R4), the children of a dead create, and the definitions of types
-    /// whose definitions a bootstrap could not fetch yet (S84).
+    /// its local edit, sync-engine §9.1), those owed a read-back (R4), the children of a dead create, and the
+    /// definitions of types whose definitions a bootstrap could not fetch yet (S84).
     func heldIds() throws -> Set<String> {
         try stores.saved { store in
             var held = Set(try store.fetchPendingMutations().map(\.entityId)).union(try store.owedEntities().map(\.id))

@@ -12,7 +12,8 @@ extension ConvergenceRun {
         var locals: [(ProofClient, Entities, [PendingMutation])] = []
         for client in clients {
             let queue = try await client.engine.mutations()
-            // A live change may stay only behind a dead letter it depends on (§4.4: it waits for its parent).
+            // A live change may stay only behind a dead letter it depends on (sync-engine §4.4: it waits for its
+            // parent).
             let dead = Set(queue.filter(\.isDeadLetter).map(\.entityId))
             for live in queue where live.isLive && dead.isDisjoint(with: Self.dependencies(of: live)) {
                 return "\(client.name) still has a live \(live.operation) of \(live.entityId) after settling, "
@@ -37,7 +38,8 @@ extension ConvergenceRun {
             locals.append((client, try client.entities(), queue))
         }
         for (client, local, queue) in locals {
-            // Entities with a dead letter here keep the local edit by design (§9.1: visible, not overwritten).
+            // Entities with a dead letter here keep the local edit by design (sync-engine §9.1: visible, not
+            // overwritten).
             let held = Set(queue.map(\.entityId))
             if let divergence = Entities.firstDifference(client.name, local, server, skipping: held) {
                 return divergence + "\n" + (try await diagnosis(of: divergence, server: diagnosisServer))

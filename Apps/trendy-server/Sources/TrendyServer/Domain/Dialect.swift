@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Models
 
-/// The backend this server speaks as: ours (api-v1 with the fixes of §12.2), or the original Go backend with the
+/// The backend this server speaks as: ours (api-v1 with the fixes of api-v1 §12.2), or the original Go backend with the
 /// defects a client must tolerate (`--quirks original`, api-v1 §12.1).
 ///
 /// Every difference between the two is a member of this type, and no other code reads the mode: each member says
@@ -22,20 +22,22 @@ struct Dialect: Sendable, Equatable {
 
     /// A path ending in `/`: ours routes it (404); the original redirects it, 301 for GET and 307 otherwise.
     var redirectsTrailingSlash: Bool { isOriginal }
-    /// Ours names its revision-3 capabilities in `Trendy-Features` on every answer (§2.1); the original sends none.
+    /// Ours names its revision-3 capabilities in `Trendy-Features` on every answer (api-v1 §2.1); the original sends
+    /// none.
     var announcesFeatures: Bool { !isOriginal }
-    /// The change stream (§13) and the digest (§14) are ours; the original has no such routes and answers 404.
+    /// The change stream (api-v1 §13) and the digest (api-v1 §14) are ours; the original has no such routes and answers
+    /// 404.
     var servesStreamAndDigest: Bool { !isOriginal }
     /// An unknown route: ours answers a problem (404 `not_found`); the original the plain text `404 page not found`.
     var unknownRouteIsPlainText: Bool { isOriginal }
     /// An answer's body as the client receives it: ours as built; the original writes times without a zero
-    /// fraction and without trailing zeros (§12.1 item 13, `OriginalTimestamps`).
+    /// fraction and without trailing zeros (api-v1 §12.1 item 13, `OriginalTimestamps`).
     func answerBody(_ body: [UInt8]) -> [UInt8] { isOriginal ? OriginalTimestamps.rewrite(body) : body }
 
     // MARK: Errors (api-v1 §8)
 
     /// The body of an error answer: ours an RFC 9457 problem; the original `{"error": detail}` as
-    /// `application/json`, except a 401, a problem without the legacy `error` member (§12.1 item 1).
+    /// `application/json`, except a 401, a problem without the legacy `error` member (api-v1 §12.1 item 1).
     func errorBody(_ error: APIError, requestId: String) -> (contentType: String, body: [UInt8]) {
         if isOriginal && error.kind != .unauthorized {
             return ("application/json", Array(JSONText.string(["error": .string(error.detail)]).utf8))
@@ -122,7 +124,7 @@ struct Dialect: Sendable, Equatable {
 
     // MARK: Change log (api-v1 §6)
 
-    /// Ours writes a snapshot's absent optional members as explicit nulls (§6.3); the original omits them and
+    /// Ours writes a snapshot's absent optional members as explicit nulls (api-v1 §6.3); the original omits them and
     /// empty maps.
     var snapshotsCarryNulls: Bool { !isOriginal }
     /// A delete's cascade (cleared references, deleted children): ours logs a row for each; the original logs the
@@ -141,7 +143,7 @@ struct Dialect: Sendable, Equatable {
     var nullClearsEventCoordinates: Bool { !isOriginal }
     /// An event PUT leaving one coordinate of the pair: ours 400; the original stores it.
     var checksCoordinatePairOnUpdate: Bool { !isOriginal }
-    /// `properties_patch` on an event PUT (§3.5a): ours applies it; the original has no such member.
+    /// `properties_patch` on an event PUT (api-v1 §3.5a): ours applies it; the original has no such member.
     var acceptsPropertiesPatch: Bool { !isOriginal }
 
     /// A geofence create as the original reads it: the `id` is required, a coordinate of exactly 0 is missing, a
@@ -181,7 +183,7 @@ struct Dialect: Sendable, Equatable {
     // MARK: Events (api-v1 §5.3)
 
     /// `POST /events` as the original reads it: the geofence, the coordinates and the place name are dropped
-    /// (§12.1 item 9). The batch route keeps them on both.
+    /// (api-v1 §12.1 item 9). The batch route keeps them on both.
     func readSingleEventCreate(_ fields: inout EventFields) {
         guard isOriginal else { return }
         (fields.geofenceId, fields.locationLatitude, fields.locationLongitude) = (nil, nil, nil)

@@ -4,7 +4,7 @@ import Models
 
 /// The fields an event create or PUT can carry (api-v1 §5.3.3), as read from a body or a stored row.
 ///
-/// Equality is the "identical" test of §3.4: every field the create request can carry, timestamps as stored
+/// Equality is the "identical" test of api-v1 §3.4: every field the create request can carry, timestamps as stored
 /// milliseconds, properties as JSON values. The optional fields are `details`, read and merged through
 /// `EventDetails.fields`.
 @dynamicMemberLookup
@@ -90,7 +90,7 @@ struct EventFields: Equatable {
     /// This stored row with a PUT body's present keys applied (api-v1 §3.5): `null` clears clearable fields and
     /// leaves the others; `properties` replaces the map when it is an object. A `null` coordinate clears by
     /// `Dialect.nullClearsEventCoordinates`.
-    /// `propertiesPatch` then sets or (`null`) removes single keys of the map (§3.5a).
+    /// `propertiesPatch` then sets or (`null`) removes single keys of the map (api-v1 §3.5a).
     func merging(
         _ changes: EventFields, body members: [String: JSONValue], dialect: Dialect,
         propertiesPatch: [String: JSONValue] = [:]

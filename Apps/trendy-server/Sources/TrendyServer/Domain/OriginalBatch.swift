@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Models
 
-/// `POST /events/batch` as the original backend answers it (api-v1 §5.3.5 [orig], §12.1 item 7): no per-item
+/// `POST /events/batch` as the original backend answers it (api-v1 §5.3.5 [orig], api-v1 §12.1 item 7): no per-item
 /// validation, HealthKit matches returned partial, the other items inserted all or nothing — one duplicate id or
 /// (type, timestamp) fails the whole request with 500 — and a 400 carrying the batch body when every item failed.
 enum OriginalBatch {

@@ -159,7 +159,7 @@ struct BodyReader {
     }
 
     /// The `properties` object: each entry `{"type": <one of the 8>, "value": <any JSON>}` (api-v1 §4.5); with
-    /// `removals`, an entry may also be `null` (`properties_patch`, §3.5a: remove that key).
+    /// `removals`, an entry may also be `null` (`properties_patch`, api-v1 §3.5a: remove that key).
     mutating func properties(_ key: String = "properties", removals: Bool = false) -> Field<[String: JSONValue]> {
         let object = checked(raw(key), key, "invalid_type", "\(key) must be an object") { $0.objectValue }
         guard case .value(let entries) = object else { return object }

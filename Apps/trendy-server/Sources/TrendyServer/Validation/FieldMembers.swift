@@ -1,7 +1,7 @@
 import Models
 
 /// A request body's members for one field table, each read by its field's kind: absent, `null`, or a value (api-v1
-/// §3.5). A number out of its range, a choice outside its values or a wrong type fails the body.
+/// api-v1 §3.5). A number out of its range, a choice outside its values or a wrong type fails the body.
 ///
 /// What is particular to one field (a `Dialect` deviation, a reference check, a rule across fields) stays with its
 /// entity; everything else — which fields exist, how each is read, what a create requires, how a PUT merges — is
