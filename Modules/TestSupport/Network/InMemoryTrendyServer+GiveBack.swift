@@ -42,7 +42,7 @@ extension InMemoryTrendyServer {
         if item.deleted {
             if held != nil {
                 // api-v1 §15.1: a delete wins over the edits made since, as without a restore; only a create of
-                // the id since (a restore of it, sync-engine §7) keeps the row.
+                // the id at or after the delete (a given-back create included) keeps the row.
                 if let createdAt, createdAt >= acknowledged { return .kept }
                 switch item.entityType {
                 case .eventType: try deleteEventType(user: user, id: id)
