@@ -270,11 +270,7 @@ struct PullTests {
         "R15 an edit queued before a restore is given back as pending: a version another device acknowledged earlier, given back after, does not undo it",
         arguments: [true, false])
     func queuedEditGivenBackAsPending(_ editorFirst: Bool) async throws {
-        let (a, b, _) = try await twoDevices()
-        let backup = a.model.backUp()
-        a.clock.advance(by: 10)
-        let tea = try await a.syncedType("Tea")
-        _ = await b.engine.performSync()
+        let (a, b, backup, tea) = try await teaAfterBackup()
         _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }  // queued, not yet pushed
         a.clock.advance(by: 10)
         _ = try await b.events.updateEventType(id: tea.id) { $0.icon = "star" }
@@ -351,11 +347,7 @@ struct PullTests {
         "R15 a sent create of an entity the device held acknowledged (a refused give-back kept as a create, retried) goes back dated that version, not its send: a later edit of another device wins"
     )
     func retriedCreateGoesBackAsItsVersion() async throws {
-        let (a, b, _) = try await twoDevices()
-        let backup = a.model.backUp()
-        a.clock.advance(by: 10)
-        let tea = try await a.syncedType("Tea")
-        _ = await b.engine.performSync()
+        let (a, b, backup, tea) = try await teaAfterBackup()
         a.clock.advance(by: 10)
         _ = try await b.events.updateEventType(id: tea.id) { $0.color = "#B0B0B0" }
         _ = await b.engine.performSync()  // acknowledged after a's version
@@ -385,27 +377,15 @@ struct PullTests {
         "R15 a refused give-back the user retries goes back dated the version it holds, not as a new create: another device's later acknowledged edit, given back after it, still wins"
     )
     func retriedDeadLetterGoesBackAsItsVersion() async throws {
-        let (a, b, _) = try await twoDevices()
-        let backup = a.model.backUp()
-        a.clock.advance(by: 10)
-        let tea = try await a.syncedType("Tea")
-        _ = await b.engine.performSync()
+        let (a, b, backup, tea) = try await teaAfterBackup()
         a.clock.advance(by: 10)
         _ = try await b.events.updateEventType(id: tea.id) { $0.color = "#B0B0B0" }
         _ = await b.engine.performSync()  // acknowledged after a's version, which a still holds
         a.clock.advance(by: 60)
         a.model.restore(backup)
-        // A device new to the server takes the name first: a's give-back is refused and kept as a dead letter.
-        let c = try a.secondDevice()
-        _ = await c.engine.performSync()
-        let theirs = try await c.events.createEventType(name: "Tea")
-        _ = await c.engine.performSync()
-        _ = await a.engine.performSync()
-        let dead = try #require(try a.mutations(of: tea.id).first)
-        #expect(dead.operation == .create && dead.isDeadLetter, "\(dead)")
+        let refused = try await teaGiveBackRefused(a, tea)
         // The name is free again, and the user retries.
-        try await c.events.deleteEventType(id: theirs.id)
-        _ = await c.engine.performSync()
+        try await refused.freeTheName()
         #expect(try await a.engine.retryDeadLetters() == 1)
         a.clock.advance(by: 10)
         a.network.resetCalls()
@@ -425,30 +405,19 @@ struct PullTests {
         "R15 sync-engine §1.7 an unsent edit of an entity whose give-back is refused stays in the dead letter, and reaches the server once the user retries, though another device gave the entity back meanwhile"
     )
     func refusedGiveBackKeepsTheQueuedEdit() async throws {
-        let (a, b, _) = try await twoDevices()
-        let backup = a.model.backUp()
-        a.clock.advance(by: 10)
-        let tea = try await a.syncedType("Tea")
-        _ = await b.engine.performSync()
+        let (a, b, backup, tea) = try await teaAfterBackup()
         a.clock.advance(by: 10)
         _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }  // queued, never sent
         a.model.restore(backup)
-        let c = try a.secondDevice()
-        _ = await c.engine.performSync()
-        let theirs = try await c.events.createEventType(name: "Tea")
-        _ = await c.engine.performSync()
-        _ = await a.engine.performSync()
+        let refused = try await teaGiveBackRefused(a, tea)
         // The refused give-back replaces the queued update: the create's body holds the edit, and so do its
         // folded edits.
-        let dead = try #require(try a.mutations(of: tea.id).first)
-        #expect(dead.operation == .create && dead.isDeadLetter, "\(dead)")
         #expect(try a.queue().count == 1)
-        #expect(dead.foldedEdits.map(MutationPayload.members(setBy:)) == ["icon"])
+        #expect(refused.dead.foldedEdits.map(MutationPayload.members(setBy:)) == ["icon"])
 
         // The name is free again; b gives back the version both devices hold, then a's user retries: the server
         // holds that version already, and only the folded edits carry a's icon there.
-        try await c.events.deleteEventType(id: theirs.id)
-        _ = await c.engine.performSync()
+        try await refused.freeTheName()
         _ = await b.engine.performSync()
         #expect(a.serverEventTypes.first { $0.id == tea.id } != nil, "b gave it back")
         #expect(try await a.engine.retryDeadLetters() == 1)
@@ -704,4 +673,39 @@ struct PullTests {
         // S79: A non-transport, non-401, non-429 pull error ends the round error; pages already applied stay.
         #expect(a.network.callCount(.getGeofences) == 0)
     }
+}
+
+/// The start of the restore scenarios: two devices, a backup of the server, then a type "Tea" that `a` created and
+/// both devices hold acknowledged — which the backup lacks.
+private func teaAfterBackup() async throws -> (
+    a: SyncHarness, b: SyncHarness, backup: InMemoryTrendyServer.Backup, tea: EventType
+) {
+    let (a, b, _) = try await twoDevices()
+    let backup = a.model.backUp()
+    a.clock.advance(by: 10)
+    let tea = try await a.syncedType("Tea")
+    _ = await b.engine.performSync()
+    return (a, b, backup, tea)
+}
+
+/// A device new to the restored server takes the name "Tea" first, so `a`'s next round has its give-back of its own
+/// "Tea" refused (a name another entity holds) and kept as a dead-letter create. Returns that dead letter, and a way
+/// to free the name again (the other device deletes its type).
+private func teaGiveBackRefused(
+    _ a: SyncHarness, _ tea: EventType
+) async throws -> (dead: PendingMutation, freeTheName: () async throws -> Void) {
+    let c = try a.secondDevice()
+    _ = await c.engine.performSync()
+    let theirs = try await c.events.createEventType(name: "Tea")
+    _ = await c.engine.performSync()
+    _ = await a.engine.performSync()
+    let dead = try #require(try a.mutations(of: tea.id).first)
+    #expect(dead.operation == .create && dead.isDeadLetter, "\(dead)")
+    return (
+        dead,
+        {
+            try await c.events.deleteEventType(id: theirs.id)
+            _ = await c.engine.performSync()
+        }
+    )
 }
