@@ -430,6 +430,59 @@ struct PullTests {
         }
     }
 
+    @Test(
+        "R15 a copy put back by hand, and a device that writes before its verify: an answer older in a field the device holds acknowledged does not take it away; that version goes back first"
+    )
+    func answerOfALostCopyGivesBackFirst() async throws {
+        let (a, b, _) = try await twoDevices()
+        let tea = try await a.syncedType("Tea")
+        _ = await b.engine.performSync()
+        let copy = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }
+        // Pushed and acknowledged; the pull fails, so a's feed position stays one the copy holds.
+        a.network.enqueue(http(500), for: .getChanges)
+        _ = await a.engine.performSync()
+        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#AA0000")
+        a.model.restore(copy, announcing: false)  // by hand: no new history, and a's position still exists
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }
+        _ = await a.engine.performSync()  // the icon's answer carries the copy's color
+
+        for device in [b, a, b] { _ = await device.engine.performSync() }
+        let served = try #require(a.serverEventTypes.first { $0.id == tea.id })
+        #expect(served.fields.color == "#AA0000", "a's acknowledged color came back")
+        #expect(served.fields.icon == "leaf")
+        for device in [a, b] {
+            let row = try #require(try device.events.eventType(id: tea.id))
+            #expect(row.color == "#AA0000" && row.icon == "leaf")
+            #expect(try device.queue().isEmpty && device.owed().isEmpty)
+        }
+    }
+
+    @Test("R15 an update's answer that differs only where another device edited since goes back, and the edit stays")
+    func answerWithAnotherDevicesEditKeepsIt() async throws {
+        let (a, b, _) = try await twoDevices()
+        let tea = try await a.syncedType("Tea")
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEventType(id: tea.id) { $0.color = "#00BB00" }
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }  // a has not pulled b's color
+        a.network.resetCalls()
+        _ = await a.engine.performSync()
+        #expect(a.network.callCount(.giveBack) == 1, "the answer's other color is checked with the server")
+
+        for device in [b, a] { _ = await device.engine.performSync() }
+        let served = try #require(a.serverEventTypes.first { $0.id == tea.id })
+        #expect(served.fields.color == "#00BB00" && served.fields.icon == "leaf", "b's later color stands")
+        for device in [a, b] {
+            let row = try #require(try device.events.eventType(id: tea.id))
+            #expect(row.color == "#00BB00" && row.icon == "leaf")
+        }
+    }
+
     @Test("S72 the resurrection fence: entries for ids deleted here, pushed this round or still queued, are skipped")
     func resurrectionFence() async throws {
         let (a, b, type) = try await twoDevices()

@@ -155,8 +155,19 @@ extension SyncEngine {
             }
         }
         try record([(row, resolution)], breaker: effect, &run, &counters)
-        if let sent { try takeAcknowledged(sent, of: row) }
+        if let sent { try await acknowledge(sent, of: row, &counters) }
         if refused { try unitOfWork { store in try Self.forgetSend(of: row, store) } }
+    }
+
+    /// Takes what the server acknowledged (`takeAcknowledged`). An update answer holding other values than the
+    /// version this device holds acknowledged, in fields it did not send, is another device's later edit or a server
+    /// put back from a copy that lost this device's version: the server's newer-only rule tells which, so that
+    /// version goes back first, then is read back (R15).
+    func acknowledge(_ answer: SentAnswer, of row: PendingMutation, _ counters: inout SyncCounts) async throws {
+        guard try !takeAcknowledged(answer, of: row) else { return }
+        try await giveBack(
+            since: nil, readingBack: true, differing: [(type: row.entityType, id: row.entityId, serverHolds: true)],
+            unacknowledged: false, remembersHistory: false, &counters)
     }
 
     /// R15: what the server acknowledged becomes the device's copy. An update's answer is the entity merged field by
@@ -165,7 +176,11 @@ extension SyncEngine {
     /// version whose time it records, which is what it gives back if the server loses it. A replayed answer is such
     /// a version too, of its time (its entity is read back all the same, R5). A delete's time is the one the server
     /// says (N14); only a server that does not say leaves ours, until the feed's entry brings the server's.
-    private func takeAcknowledged(_ answer: SentAnswer, of row: PendingMutation) throws {
+    ///
+    /// False, the row and its acknowledgment untouched, when a fresh update answer changes a field of a version this
+    /// device holds acknowledged that neither the update nor a patch queued since sets, on a server that takes
+    /// give-backs: the version goes back first (the caller), or the answer would put the server's lost state on it.
+    private func takeAcknowledged(_ answer: SentAnswer, of row: PendingMutation) throws -> Bool {
         try unitOfWork { store in
             guard let stored = answer.stored, let version = stored.acknowledgedVersion else {
                 if row.operation == .delete {
@@ -175,22 +190,48 @@ extension SyncEngine {
                             deleted: true)
                     ])
                 }
-                return
+                return true
             }
             let id = row.entityId.lowercased()
-            if let held = try store.acknowledgedVersions(ids: [id]).first, held.acknowledgedAt > version.acknowledgedAt
-            {
-                return
-            }
+            let held = try store.acknowledgedVersions(ids: [id]).first
+            if let held, held.acknowledgedAt > version.acknowledgedAt { return true }
             let queue = try store.fetchMutations(entityId: id)
             // A dead letter keeps its local values (sync-engine §9 guarantee 4); a queued create or delete owns the
             // row.
-            if queue.allSatisfy({ $0.operation == .update && $0.isLive }), try Self.holds(row.entityType, id, store) {
-                let rebase = queue.first { $0.operation == .update && $0.isLive }
-                try store.replace(id: id, with: stored, rebasing: rebase)
-                if let rebase { try Rebase.keepStatus(of: rebase, store) }
+            guard queue.allSatisfy({ $0.operation == .update && $0.isLive }), try Self.holds(row.entityType, id, store)
+            else {
+                try store.recordAcknowledged([version])
+                return true
             }
+            let rebase = queue.first { $0.operation == .update && $0.isLive }
+            if row.operation == .update, !answer.replayed, held?.deleted == false, network.serverHistory != nil {
+                let sent = [row.payload, rebase?.payload].compactMap { $0 }.map(MutationPayload.members(setBy:))
+                let changed = try Self.changedMembers(of: row.entityType, id: id, by: stored, store)
+                if !changed.subtracting(sent.reduce(into: Set<String>()) { $0.formUnion($1) }).isEmpty { return false }
+            }
+            try store.replace(id: id, with: stored, rebasing: rebase)
+            if let rebase { try Rebase.keepStatus(of: rebase, store) }
             try store.recordAcknowledged([version])
+            return true
+        }
+    }
+
+    /// The members (`properties.<key>` for an event property) whose value `answer` would change on the row `id`.
+    static func changedMembers(
+        of type: MutationEntityType, id: String, by answer: APIEntity, _ store: any DataStoreProtocol
+    ) throws -> Set<String> {
+        func changed<Entity: OutboxEntity>(_ row: Entity?, _ apply: (inout Entity) -> Void) throws -> Set<String> {
+            guard let row else { return [] }
+            var taken = row
+            apply(&taken)
+            return try MutationPayload.patch(from: row, to: taken).map(MutationPayload.members(setBy:)) ?? []
+        }
+        switch answer {
+        case .eventType(let api): return try changed(try store.findEventType(id: id)) { $0.replaceFields(with: api) }
+        case .event(let api): return try changed(try store.findEvent(id: id)) { $0.replaceFields(with: api) }
+        case .geofence(let api): return try changed(try store.findGeofence(id: id)) { $0.replaceFields(with: api) }
+        case .propertyDefinition(let api):
+            return try changed(try store.findPropertyDefinition(id: id)) { $0.replaceFields(with: api) }
         }
     }
 
@@ -228,7 +269,7 @@ extension SyncEngine {
         if case .untouched = resolution { return nil }
         // Answered: recorded as the older revision's outcome, then forgotten; what is queued now goes next.
         try record([(earlier, resolution)], breaker: effect, &run, &counters)
-        if let sent { try takeAcknowledged(sent, of: earlier) }
+        if let sent { try await acknowledge(sent, of: earlier, &counters) }
         let current = try unitOfWork { store -> PendingMutation? in
             try Self.forgetSend(of: earlier, store)
             return try store.fetchMutations(entityId: row.entityId).first { $0.id == row.id && $0.isLive }
