@@ -134,6 +134,6 @@ extension SyncHarness {
     /// Returns once `count` callers have joined runs in progress: the engine records a join synchronously, so this
     /// settles as soon as the joining tasks have been scheduled. Fails the test (throws) if they never join.
     func waitForJoiners(_ count: Int) async throws {
-        try await waitUntil("\(count) callers to join the run") { await engine.joinedCallers >= count }
+        try await waitUntil("\(count) callers to join the run") { await engine.flight.joinedCallers >= count }
     }
 }

@@ -71,7 +71,7 @@ extension SyncEngine {
     /// progress.
     public func resetCircuitBreaker() async {
         try? updateEngineState { CircuitBreaker.manualReset(&$0) }
-        if currentRun == nil { state = .idle }
+        if flight.current == nil { state = .idle }
         publish()
     }
 
@@ -99,7 +99,7 @@ extension SyncEngine {
     /// sync-engine §5.3: waits for a run in progress (without asking for another), then stores the server's latest
     /// cursor, even with pending mutations. On error it throws and leaves the cursor unchanged.
     public func skipToLatestCursor() async throws -> Int64 {
-        if let run = currentRun { _ = await run.value }
+        if let run = flight.current { _ = await run.value }
         try checkMayContactServer()
         let latest = try await network.getLatestPosition()
         try updateEngineState { $0.position = latest }

@@ -102,7 +102,7 @@ extension SyncEngine {
             "a claimed batch was not sent: the round stopped first", metadata: ["items": "\(batch.items.count)"])
         for row in batch.items.compactMap(\.row) {
             run.untouched.insert(row.id)
-            sentThisRun[row.id] = nil
+            thisRun.sent[row.id] = nil
         }
     }
 
@@ -157,7 +157,7 @@ extension SyncEngine {
             return (claimed, items, invalid, key)
         }
         for mutation in unit { run.untouched.remove(mutation.id) }
-        for row in claimed { sentThisRun[row.id] = row.revision }
+        for row in claimed { thisRun.sent[row.id] = row.revision }
         run.recorded += unit.count - claimed.count
         return (items, invalid, key)
     }
@@ -203,7 +203,7 @@ extension SyncEngine {
                 if run.untouched.remove(id) != nil, byId[id] == nil { run.recorded += 1 }
             }
             for member in batch.members where byId[member.mutationId]?.revision == member.revision {
-                sentThisRun[member.mutationId] = member.revision
+                thisRun.sent[member.mutationId] = member.revision
             }
             let items = zip(batch.members, requests).map { member, request in
                 // The outcome is recorded against the revision that was sent: a newer one stays queued.

@@ -48,7 +48,7 @@ extension SyncEngine {
     private func latestPosition() async throws -> FeedPosition {
         do {
             let position = try await network.getLatestPosition()
-            probing = false
+            thisRun.probing = false
             return position
         } catch {
             throw failure(of: error)

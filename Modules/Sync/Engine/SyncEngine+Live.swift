@@ -17,18 +17,18 @@ extension SyncEngine {
     /// `trendyctl` takes its cross-process sync lock there (sync-engine §3.7: every round takes the lock and releases
     /// it after). A gate that returns nil (it was cancelled) skips the round.
     public func startLive(roundGate: (@Sendable () async -> (any Sendable)?)? = nil) {
-        guard liveTask == nil else { return }
+        guard liveSession.task == nil else { return }
         self.roundGate = roundGate
         let inbox = LiveInbox()
-        liveInbox = inbox
-        liveTask = Task { await self.runLive(inbox) }
+        liveSession.inbox = inbox
+        liveSession.task = Task { await self.runLive(inbox) }
     }
 
     /// Ends live mode and waits for its loop: a round in progress is cancelled (nothing half-applied), the stream
     /// closes.
     public func stopLive() async {
-        guard let task = liveTask else { return }
-        liveInbox?.stop()
+        guard let task = liveSession.task else { return }
+        liveSession.inbox?.stop()
         task.cancel()
         await task.value
     }
@@ -38,22 +38,22 @@ extension SyncEngine {
     public func liveActivity() -> AsyncStream<LiveActivity> {
         let (stream, continuation) = AsyncStream<LiveActivity>.makeStream(bufferingPolicy: .bufferingNewest(1000))
         let id = UUID()
-        liveWatchers[id] = continuation
+        liveSession.watchers[id] = continuation
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeLiveWatcher(id) }
         }
         return stream
     }
 
-    func removeLiveWatcher(_ id: UUID) { liveWatchers[id] = nil }
+    func removeLiveWatcher(_ id: UUID) { liveSession.watchers[id] = nil }
 
     private func emit(_ activity: LiveActivity) {
-        for watcher in liveWatchers.values { watcher.yield(activity) }
+        for watcher in liveSession.watchers.values { watcher.yield(activity) }
     }
 
     private func enterLive(_ state: LiveState) {
-        guard liveState != state else { return }
-        liveState = state
+        guard liveSession.state != state else { return }
+        liveSession.state = state
         publish()
     }
 
@@ -75,9 +75,9 @@ extension SyncEngine {
         defer {
             watcher?.cancel()
             inbox.cancelTimer()
-            liveTask = nil
-            liveInbox = nil
-            liveState = .off
+            liveSession.task = nil
+            liveSession.inbox = nil
+            liveSession.state = .off
             publish()
         }
         var pollUntil: Date?
@@ -143,10 +143,10 @@ extension SyncEngine {
     private func liveRound() async -> SyncReport {
         let lease = await roundGate?()
         if roundGate != nil && lease == nil { return SyncReport(outcome: .error("stopped")) }
-        if let queue = try? unitOfWork({ try $0.liveMutationRevisions() }) { liveHandled = queue }
+        if let queue = try? unitOfWork({ try $0.liveMutationRevisions() }) { liveSession.handled = queue }
         let report = await performSync()
         withExtendedLifetime(lease) {}
-        liveCursor = try? readEngineState().cursor
+        liveSession.cursor = try? readEngineState().cursor
         emit(.round(report))
         return report
     }
@@ -175,7 +175,7 @@ extension SyncEngine {
         enterLive(.connecting)
         let stored = (try? readEngineState()) ?? EngineState()
         let position = requestPosition(stored)
-        liveCursor = position.cursor
+        liveSession.cursor = position.cursor
         let network = self.network
         let generation = inbox.beginStream()
         let reader = Task {
@@ -188,7 +188,7 @@ extension SyncEngine {
         }
         defer {
             reader.cancel()
-            liveStreamOpen = false
+            liveSession.streamOpen = false
         }
         var retryScheduled = false
         if let pushHeld {
@@ -202,7 +202,7 @@ extension SyncEngine {
             for event in contents.events {
                 switch event {
                 case .opened:
-                    liveStreamOpen = true
+                    liveSession.streamOpen = true
                     enterLive(.streaming)
                     if afterFallback != nil {
                         afterFallback = nil
@@ -253,7 +253,7 @@ extension SyncEngine {
         do {
             try bindAccount(entries.map(\.userId))
             var counters = SyncCounts()
-            let known = liveCursor ?? 0
+            let known = liveSession.cursor ?? 0
             let applied = try unitOfWork { store -> [ChangeEntry]? in
                 var engineState = try store.loadEngineState()
                 // Another process's bootstrap moved the cursor back under the stream: its snapshot may be older
@@ -270,7 +270,7 @@ extension SyncEngine {
             }
             guard let applied else { return .reconnectNow }
             guard let newest = applied.last else { return nil }
-            liveCursor = newest.id
+            liveSession.cursor = newest.id
             try? refreshObservation()
             publish()
             let latency = newest.createdAt.map { Int((now.timeIntervalSince($0) * 1000).rounded()) }
@@ -321,8 +321,8 @@ extension SyncEngine {
             do {
                 for try await observed in queue {
                     guard let self else { return }
-                    if await !Self.handled(observed.queue, by: self.liveHandled) { inbox.localWrite() }
-                    if let known = await self.liveCursor, observed.cursor < known {
+                    if await !Self.handled(observed.queue, by: self.liveSession.handled) { inbox.localWrite() }
+                    if let known = await self.liveSession.cursor, observed.cursor < known {
                         await self.checkRewound(inbox)
                     }
                 }
@@ -335,7 +335,7 @@ extension SyncEngine {
     /// An observation can arrive after the stream moved on (it was read before the last burst committed): only a
     /// stored cursor below the stream's, read now, means another process moved it back.
     private func checkRewound(_ inbox: LiveInbox) {
-        guard let known = liveCursor, let stored = try? readEngineState().cursor, stored < known else { return }
+        guard let known = liveSession.cursor, let stored = try? readEngineState().cursor, stored < known else { return }
         inbox.rewound()
     }
 

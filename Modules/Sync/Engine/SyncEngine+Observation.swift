@@ -51,11 +51,11 @@ extension SyncEngine {
         let backoff = CircuitBreaker.backoffRemaining(observedEngineState, now: now)
         let quiet = CircuitBreaker.quietRemaining(observedEngineState, now: now)
         return SyncSnapshot(
-            state: state, isRunning: currentRun != nil, pendingCount: observedCounts.pending,
+            state: state, isRunning: flight.current != nil, pendingCount: observedCounts.pending,
             deadLetterCount: observedCounts.failed, cursor: observedEngineState.cursor,
             lastSuccessAt: observedEngineState.lastSuccessAt, lastReport: lastReport, breakerOpen: backoff > 0,
-            retryAfterSeconds: max(quiet, backoff), pulledCount: pulledThisRun, owedCount: observedOwed,
-            live: liveState)
+            retryAfterSeconds: max(quiet, backoff), pulledCount: thisRun.pulled, owedCount: observedOwed,
+            live: liveSession.state)
     }
 
     /// Sends the snapshot to every observer when any field changed.
@@ -68,8 +68,8 @@ extension SyncEngine {
 
     /// Counts rows received during a pull and publishes (progress only: it decides nothing).
     func notePulled(_ rows: Int) {
-        guard currentRun != nil else { return }
-        pulledThisRun += rows
+        guard flight.current != nil else { return }
+        thisRun.pulled += rows
         publish()
     }
 

@@ -20,9 +20,9 @@ extension SyncEngine {
             do {
                 page = try await network.getChanges(
                     since: requestPosition(stored), limit: configuration.changeFeedPageSize)
-                probing = false
+                thisRun.probing = false
             } catch let NetworkError.http(failure) where failure.status == 410 {
-                probing = false
+                thisRun.probing = false
                 try updateEngineState { $0.bootstrapRequested = true }
                 return .bootstrapRequired
             } catch {

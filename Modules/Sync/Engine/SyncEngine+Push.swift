@@ -9,7 +9,7 @@ extension SyncEngine {
     /// Mutations already sent at their current revision by an earlier round of this run are left out (S24); their
     /// creates still count as open, so their children keep waiting.
     func push(_ captured: [PendingMutation], _ counters: inout SyncCounts) async throws -> Bool {
-        let pushSet = captured.filter { sentThisRun[$0.id] != $0.revision }
+        let pushSet = captured.filter { thisRun.sent[$0.id] != $0.revision }
         guard !pushSet.isEmpty else { return false }
         let engineState = try readEngineState()
         // R15: every write says where in the feed it was made, so a server restored since refuses it unapplied.
@@ -98,7 +98,7 @@ extension SyncEngine {
             return try store.claimMutations(ids: mutations.map(\.id), at: now)
         }
         for mutation in mutations { run.untouched.remove(mutation.id) }
-        for row in claimed { sentThisRun[row.id] = row.revision }
+        for row in claimed { thisRun.sent[row.id] = row.revision }
         run.recorded += mutations.count - claimed.count
         return claimed
     }

@@ -31,13 +31,13 @@ extension SyncEngine {
     /// Runs rounds until no rerun is requested and returns the report. A call made while a run is in progress
     /// sends nothing, writes nothing, requests one more round, and returns the report of that run.
     public func performSync() async -> SyncReport {
-        if let run = currentRun {
-            rerunRequested = true
-            joinedCallers += 1
+        if let run = flight.current {
+            flight.rerunRequested = true
+            flight.joinedCallers += 1
             return await run.value
         }
         let run = Task { await self.runUntilSettled() }
-        currentRun = run  // taken before the first await: concurrent callers join this run
+        flight.current = run  // taken before the first await: concurrent callers join this run
         publish()
         return await withTaskCancellationHandler {
             await run.value
@@ -48,12 +48,12 @@ extension SyncEngine {
 
     private func runUntilSettled() async -> SyncReport {
         let started = now
-        sentThisRun = [:]
-        pulledThisRun = 0
-        feedWentBackThisRun = false
+        thisRun.sent = [:]
+        thisRun.pulled = 0
+        thisRun.feedWentBack = false
         var report = SyncReport(outcome: .synced(bootstrapped: false))
         while true {
-            rerunRequested = false
+            flight.rerunRequested = false
             let round = await runRound()
             report.outcome = round.outcome
             report.counts += round.counters
@@ -66,12 +66,12 @@ extension SyncEngine {
             report.durationMs = Int((now.timeIntervalSince(started) * 1000).rounded())
             state = round.terminalState
             lastReport = report
-            guard rerunRequested && !Task.isCancelled else { break }
+            guard flight.rerunRequested && !Task.isCancelled else { break }
             publish()
         }
-        currentRun = nil
-        sentThisRun = [:]
-        pulledThisRun = 0
+        flight.current = nil
+        thisRun.sent = [:]
+        thisRun.pulled = 0
         publish()
         return report
     }
@@ -107,7 +107,7 @@ extension SyncEngine {
         }
         var types: [APIEventType] = []
         // R12: while the change stream is open the server is known to answer, and the account is bound: no check.
-        let checksHealth = hasLiveMutations && !(liveStreamOpen && engineState.accountUserId != nil)
+        let checksHealth = hasLiveMutations && !(liveSession.streamOpen && engineState.accountUserId != nil)
         if checksHealth {
             do {
                 types = try await network.getEventTypes()
@@ -117,8 +117,8 @@ extension SyncEngine {
                     outcome: outcome(of: stop), counters: counters, terminalState: terminalState(of: stop))
             }
         }
-        probing = !hasLiveMutations
-        defer { probing = false }
+        thisRun.probing = !hasLiveMutations
+        defer { thisRun.probing = false }
 
         let startedAt = now
         enter(.syncing(synced: 0, total: 0))
@@ -148,11 +148,11 @@ extension SyncEngine {
                 breakerLimited = try await push(pushSet, &counters)
             } catch is FeedWentBack {
                 // Once a run: a server that refuses the position its own bootstrap gave is not one to loop on.
-                if feedWentBackThisRun {
+                if thisRun.feedWentBack {
                     throw RoundStop.error(
                         "the server refused this device's writes again after a bootstrap (api-v1 §6.7); try later")
                 }
-                feedWentBackThisRun = true
+                thisRun.feedWentBack = true
                 feedWentBack = true
             }
             enter(.pulling)
@@ -162,8 +162,8 @@ extension SyncEngine {
                 // state, and a new round of this run pushes the queue on top of it.
                 kind = .bootstrap
                 try await bootstrap(&counters, givingBack: .everything)
-                sentThisRun = [:]
-                rerunRequested = true
+                thisRun.sent = [:]
+                flight.rerunRequested = true
             } else if try needsBootstrap() {
                 kind = .bootstrap
                 // R15: a device that synced before gives back its acknowledged versions first (a `sync --full`, a live
@@ -202,8 +202,8 @@ extension SyncEngine {
     /// How a failed request ends the round: as a failed health check while it is the round's probe (S25, S26),
     /// otherwise by its class (sync-engine §4.9 step 2).
     func failure(of error: any Error) -> any Error {
-        guard probing else { return stop(for: error) }
-        probing = false
+        guard thisRun.probing else { return stop(for: error) }
+        thisRun.probing = false
         return ProbeFailure(stop: healthCheckStop(error))
     }
 

@@ -21,20 +21,10 @@ public actor SyncEngine {
     public let configuration: SyncConfiguration
     let logger: Logger
 
-    /// The run in progress; joiners await it (single flight, sync-engine §4.1).
-    var currentRun: Task<SyncReport, Never>?
-    var rerunRequested = false
-    /// Callers that joined the run in progress instead of starting one (sync-engine §4.1 step 1).
-    var joinedCallers = 0
-    /// Mutation id → the revision this run sent: a later round of the same run does not send it again (S24).
-    var sentThisRun: [String: Int] = [:]
-    /// A write of this run was refused for its feed position (api-v1 §6.7): a second refusal in the same run, after
-    /// the bootstrap that took the server's position, ends the round instead of bootstrapping again (R15).
-    var feedWentBackThisRun = false
-    /// True while a round without a health check waits for its first answer: that request is the probe (S25).
-    var probing = false
-    /// Rows received from the server by the run in progress (snapshots' `pulledCount`).
-    var pulledThisRun = 0
+    /// The run in progress and who joined it (single flight, sync-engine §4.1).
+    var flight = SingleFlight()
+    /// What the run in progress has done so far.
+    var thisRun = RunFacts()
     var state: SyncState = .idle
     var lastReport: SyncReport?
     /// The last engine state read or written, for snapshots only: decisions always re-read the store.
@@ -45,18 +35,7 @@ public actor SyncEngine {
     var published: SyncSnapshot?
     var observers: [UUID: AsyncStream<SyncSnapshot>.Continuation] = [:]
     /// Live mode (R12): its loop, where it stands, what wakes it, and who watches it.
-    var liveTask: Task<Void, Never>?
-    var liveState: LiveState = .off
-    var liveInbox: LiveInbox?
-    /// The live queue (each mutation's revision by id) as the last live round found it when it started: a commit
-    /// that adds anything else is another writer's, and wakes the loop (R12).
-    var liveHandled: [String: Int] = [:]
-    /// The stored cursor as live mode last left it (opening the stream, applying a burst, a round): a stored cursor
-    /// below it was moved back by another process's bootstrap, and the stream reconnects from there.
-    var liveCursor: Int64?
-    /// The change stream said `opened` and has not ended: rounds skip the health check (R12).
-    var liveStreamOpen = false
-    var liveWatchers: [UUID: AsyncStream<LiveActivity>.Continuation] = [:]
+    var liveSession = LiveSession()
     /// Awaited before each live round; its result is held for the round (`startLive(roundGate:)`).
     var roundGate: (@Sendable () async -> (any Sendable)?)?
 
