@@ -7,13 +7,10 @@ import Protocols
 ///
 /// One conformance per entity keeps SQL out of the generic store code and lets every statement be prepared
 /// once and cached by the connection.
-protocol StoredEntity: Equatable {
-    static var entityType: MutationEntityType { get }
+protocol StoredEntity: LocalEntity {
     /// Column names; `id` first.
     static var columns: [String] { get }
     static var statements: EntityStatements { get }
-    var id: String { get set }
-    var syncStatus: SyncStatus { get set }
     /// Reads the current row of a statement selecting `columns`.
     init(_ row: RawStatement)
     /// Binds every column, in `columns` order.
@@ -66,7 +63,6 @@ enum Column {
 
 extension Event: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
-    static var entityType: MutationEntityType { .event }
     /// The optional fields' columns come last, named by their keys (`EventDetails.fields`).
     static let columns =
         ["id", "event_type_id", "timestamp", "notes", "is_all_day", "source_type", "properties", "sync_status"]
@@ -144,12 +140,10 @@ enum JSONColumn {
 
 extension EventType: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
-    static var entityType: MutationEntityType { .eventType }
 }
 
 extension Geofence: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
-    static var entityType: MutationEntityType { .geofence }
 }
 
 /// A device record's row: `id`, the fields in table order, `created_at`, `sync_status`.
@@ -173,7 +167,6 @@ extension StoredEntity where Self: DeviceRecord {
 
 extension PropertyDefinition: StoredEntity {
     static let statements = EntityStatements(table: entityType.rawValue, columns: columns)
-    static var entityType: MutationEntityType { .propertyDefinition }
     static let columns =
         ["id", "event_type_id"] + PropertyDefinitionFields.keys + ["created_at", "updated_at", "sync_status"]
     private static let afterFields = Int32(2 + PropertyDefinitionFields.fields.count)

@@ -38,25 +38,8 @@ extension LocalStore {
         try perform { db in try Self.fetchAll(type, sql: Entity.statements.select, in: db) }
     }
 
-    /// Applies `configure` to the row, or to `placeholder` when the row is missing; the row ends `synced`.
-    func upsert<Entity: StoredEntity>(
-        id: String, placeholder: (Date) -> Entity, configure: (inout Entity) -> Void
-    ) throws -> Entity {
-        try perform { db in
-            let stored = try self.find(Entity.self, id: id, in: db)
-            var entity = stored ?? placeholder(now)
-            configure(&entity)
-            entity.id = id
-            entity.syncStatus = .synced
-            // A row that would not change is not written: a pull that brings back what this device just pushed
-            // costs a read, not a write and its WAL page.
-            if entity != stored { try self.write(entity, in: db) }
-            return entity
-        }
-    }
-
     /// Inserts `entity` as given; a taken id is `alreadyExists` (and, like any failed operation, rolls back).
-    func insert<Entity: StoredEntity>(_ entity: Entity) throws {
+    func insertRow<Entity: StoredEntity>(_ entity: Entity) throws {
         try perform { db in
             var statement = RawStatement(try db.cachedStatement(sql: Entity.statements.insert))
             entity.bind(to: &statement)
@@ -70,13 +53,6 @@ extension LocalStore {
         }
     }
 
-    func markSynced<Entity: StoredEntity>(_ type: Entity.Type, id: String) throws {
-        try perform { db in
-            try db.cachedStatement(sql: Entity.statements.markSynced).execute(arguments: [id])
-            if db.changesCount == 0 { throw DataStoreError.notFound(Entity.entityType, id: id) }
-        }
-    }
-
     static func storedType(_ type: MutationEntityType) -> any StoredEntity.Type {
         switch type {
         case .event: Event.self
@@ -87,48 +63,66 @@ extension LocalStore {
     }
 }
 
-// MARK: - Seed methods: upsert, delete, find, fetch, mark synced
+// MARK: - The generic entity operations (sync-engine §2.4)
 
 extension LocalStore {
     @discardableResult
-    public func upsertEvent(id: String, configure: (inout Event) -> Void) throws -> Event {
-        try upsert(id: id, placeholder: { Event.placeholder(id: id, at: $0) }, configure: configure)
+    public func upsert<Entity: LocalEntity>(
+        id: String, placeholder: (Date) -> Entity, configure: (inout Entity) -> Void
+    ) throws -> Entity {
+        try Self.table(of: Entity.self).upsert(in: self, id: id, placeholder: placeholder, configure: configure)
     }
 
-    @discardableResult
-    public func upsertEventType(id: String, configure: (inout EventType) -> Void) throws -> EventType {
-        try upsert(id: id, placeholder: { EventType.placeholder(id: id, at: $0) }, configure: configure)
+    public func insert<Entity: LocalEntity>(_ entity: Entity) throws {
+        try Self.row(entity).insert(in: self)
     }
 
-    @discardableResult
-    public func upsertGeofence(id: String, configure: (inout Geofence) -> Void) throws -> Geofence {
-        try upsert(id: id, placeholder: { Geofence.placeholder(id: id, at: $0) }, configure: configure)
+    public func find<Entity: LocalEntity>(_ kind: Entity.Type, id: String) throws -> Entity? {
+        try Self.table(of: kind).find(in: self, id: id) as? Entity
     }
 
-    @discardableResult
-    public func upsertPropertyDefinition(
-        id: String, eventTypeId: String, configure: (inout PropertyDefinition) -> Void
-    ) throws -> PropertyDefinition {
-        try upsert(
-            id: id, placeholder: { PropertyDefinition.placeholder(id: id, eventTypeId: eventTypeId, at: $0) },
-            configure: configure)
+    public func fetchAll<Entity: LocalEntity>(_ kind: Entity.Type) throws -> [Entity] {
+        try Self.table(of: kind).fetchAll(in: self).compactMap { $0 as? Entity }
     }
 
-    public func insertEvent(_ event: Event) throws { try insert(event) }
+    public func markSynced(_ kind: MutationEntityType, id: String) throws {
+        try perform { db in
+            try db.cachedStatement(sql: Self.storedType(kind).statements.markSynced).execute(arguments: [id])
+            if db.changesCount == 0 { throw DataStoreError.notFound(kind, id: id) }
+        }
+    }
 
-    public func insertEventType(_ eventType: EventType) throws { try insert(eventType) }
+    public func delete(_ kind: MutationEntityType, id: String) throws {
+        switch kind {
+        case .event: try deleteRow(of: "event", id: id)
+        case .eventType: try deleteEventTypeCascading(id: id)
+        case .geofence: try deleteGeofenceCascading(id: id)
+        case .propertyDefinition: try deleteRow(of: "property_definition", id: id)
+        }
+    }
 
-    public func insertGeofence(_ geofence: Geofence) throws { try insert(geofence) }
+    /// The table of a kind of entity: only the four entities of this package have one.
+    static func table<Entity: LocalEntity>(of kind: Entity.Type) throws -> any StoredEntity.Type {
+        guard let table = kind as? any StoredEntity.Type else {
+            throw DataStoreError.invalidData("\(kind) is not an entity of the local database")
+        }
+        return table
+    }
 
-    public func insertPropertyDefinition(_ definition: PropertyDefinition) throws { try insert(definition) }
+    static func row<Entity: LocalEntity>(_ entity: Entity) throws -> any StoredEntity {
+        guard let row = entity as? any StoredEntity else {
+            throw DataStoreError.invalidData("\(Entity.self) is not an entity of the local database")
+        }
+        return row
+    }
 
-    public func deleteEvent(id: String) throws {
-        try perform { db in try db.execute(sql: "DELETE FROM event WHERE id = ?", arguments: [id]) }
+    private func deleteRow(of table: String, id: String) throws {
+        try perform { db in try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [id]) }
     }
 
     /// Deletes the type and, in the same transaction, its events and property definitions (except children with
     /// a create mutation, which stay as orphans) and the geofence entry/exit ids that name it (sync-engine §1.4).
-    public func deleteEventType(id: String) throws {
+    private func deleteEventTypeCascading(id: String) throws {
         try perform { db in
             for child in ["event", "property_definition"] {
                 try db.cachedStatement(
@@ -148,44 +142,45 @@ extension LocalStore {
     }
 
     /// Deletes the geofence and clears `geofence_id` on the events that name it (sync-engine §1.4).
-    public func deleteGeofence(id: String) throws {
+    private func deleteGeofenceCascading(id: String) throws {
         try perform { db in
             try db.cachedStatement(sql: "UPDATE event SET geofence_id = NULL WHERE geofence_id = ?").execute(
                 arguments: [id])
             try db.cachedStatement(sql: "DELETE FROM geofence WHERE id = ?").execute(arguments: [id])
         }
     }
+}
 
-    public func deletePropertyDefinition(id: String) throws {
-        try perform { db in try db.execute(sql: "DELETE FROM property_definition WHERE id = ?", arguments: [id]) }
+/// The generic operations of one table, opened from `LocalStore.table(of:)`: each runs specialized for its entity
+/// and converts only at the edge, where the caller's type is the same one.
+extension StoredEntity {
+    static func find(in store: LocalStore, id: String) throws -> Self? { try store.find(Self.self, id: id) }
+
+    static func fetchAll(in store: LocalStore) throws -> [Self] { try store.fetchAll(Self.self) }
+
+    func insert(in store: LocalStore) throws { try store.insertRow(self) }
+
+    static func upsert<Entity: LocalEntity>(
+        in store: LocalStore, id: String, placeholder: (Date) -> Entity, configure: (inout Entity) -> Void
+    ) throws -> Entity {
+        try store.perform { db in
+            let stored = try store.find(Self.self, id: id, in: db)
+            var entity = stored as? Entity ?? placeholder(store.now)
+            configure(&entity)
+            entity.id = id
+            entity.syncStatus = .synced
+            guard let row = entity as? Self else {
+                throw DataStoreError.invalidData("\(Entity.self) is not the entity of the \(table) table")
+            }
+            // A row that would not change is not written: a pull that brings back what this device just pushed
+            // costs a read, not a write and its WAL page.
+            if row != stored { try store.write(row, in: db) }
+            return entity
+        }
     }
+}
 
-    public func deleteAllEvents() throws { try deleteAll(Event.self) }
-    public func deleteAllEventTypes() throws { try deleteAll(EventType.self) }
-    public func deleteAllGeofences() throws { try deleteAll(Geofence.self) }
-    public func deleteAllPropertyDefinitions() throws { try deleteAll(PropertyDefinition.self) }
-
-    private func deleteAll<Entity: StoredEntity>(_ type: Entity.Type) throws {
-        try perform { db in try db.execute(sql: "DELETE FROM \(Entity.table)") }
-    }
-
-    public func findEvent(id: String) throws -> Event? { try find(Event.self, id: id) }
-    public func findEventType(id: String) throws -> EventType? { try find(EventType.self, id: id) }
-    public func findGeofence(id: String) throws -> Geofence? { try find(Geofence.self, id: id) }
-    public func findPropertyDefinition(id: String) throws -> PropertyDefinition? {
-        try find(PropertyDefinition.self, id: id)
-    }
-
-    public func fetchAllEvents() throws -> [Event] { try fetchAll(Event.self) }
-    public func fetchAllEventTypes() throws -> [EventType] { try fetchAll(EventType.self) }
-    public func fetchAllGeofences() throws -> [Geofence] { try fetchAll(Geofence.self) }
-    public func fetchAllPropertyDefinitions() throws -> [PropertyDefinition] { try fetchAll(PropertyDefinition.self) }
-
-    public func markEventSynced(id: String) throws { try markSynced(Event.self, id: id) }
-    public func markEventTypeSynced(id: String) throws { try markSynced(EventType.self, id: id) }
-    public func markGeofenceSynced(id: String) throws { try markSynced(Geofence.self, id: id) }
-    public func markPropertyDefinitionSynced(id: String) throws { try markSynced(PropertyDefinition.self, id: id) }
-
+extension LocalStore {
     // MARK: DS6, DS7
 
     public func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws {

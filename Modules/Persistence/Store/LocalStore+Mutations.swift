@@ -13,22 +13,6 @@ extension LocalStore {
         }
     }
 
-    public func hasPendingMutation(
-        entityId: String, entityType: MutationEntityType, operation: MutationOperation
-    )
-        throws -> Bool
-    {
-        try perform { db in
-            try Bool.fetchOne(
-                db,
-                sql: """
-                    SELECT EXISTS (SELECT 1 FROM pending_mutations
-                    WHERE entity_type = ? AND entity_id = ? AND operation = ?)
-                    """,
-                arguments: [entityType.rawValue, entityId, operation.rawValue]) ?? false
-        }
-    }
-
     public func insertPendingMutation(_ mutation: PendingMutation) throws {
         do {
             try perform { db in try Self.insert(mutation, in: db) }

@@ -1,8 +1,9 @@
 import Foundation
 import Models
 
-/// One unit of work on the local database: the seed's 29 methods, DS1–DS11 and three queries
-/// (sync-engine §2.4–§2.6).
+/// One unit of work on the local database (sync-engine §2.4–§2.6): generic entity operations, the outbox, the
+/// engine's own records and the queries applications read. The seed's 29 named methods are conveniences over them,
+/// in an extension, written once for every store.
 ///
 /// A store is one SQLite transaction. It begins at the first operation and sees its own writes; `save()`
 /// commits atomically and a later operation begins a new transaction. A store released, or whose operation
@@ -11,113 +12,38 @@ import Models
 /// Not `Sendable`: create it inside the isolation domain that uses it (through a `DataStoreFactory`), use it
 /// within one synchronous stretch, never keep it across an `await`, and never store it in a property.
 public protocol DataStoreProtocol {
-    // MARK: Upsert (server data only)
+    // MARK: Entities (generic over the four kinds; the seed's named methods are conveniences, below)
 
-    /// Applies `configure` to the event `id`, inserting a placeholder first when it is missing
-    /// (`event_type_id = ""`, now, defaults). The row ends `synced`.
+    /// Applies `configure` to the row `id`, inserting `placeholder(now)` first when it is missing (sync-engine §2.4).
+    /// The row ends `synced`; a row `configure` leaves as it was is not written again.
     @discardableResult
-    func upsertEvent(id: String, configure: (inout Event) -> Void) throws -> Event
+    func upsert<Entity: LocalEntity>(
+        id: String, placeholder: (Date) -> Entity, configure: (inout Entity) -> Void
+    ) throws -> Entity
 
-    /// Applies `configure` to the event type `id`, inserting the `"Placeholder"` row first when missing.
-    /// The row ends `synced`.
-    @discardableResult
-    func upsertEventType(id: String, configure: (inout EventType) -> Void) throws -> EventType
-
-    /// Applies `configure` to the geofence `id`, inserting the placeholder row first when missing.
-    /// The row ends `synced`.
-    @discardableResult
-    func upsertGeofence(id: String, configure: (inout Geofence) -> Void) throws -> Geofence
-
-    /// Applies `configure` to the property definition `id`, inserting a placeholder with `eventTypeId` first
-    /// when missing. The row ends `synced`.
-    @discardableResult
-    func upsertPropertyDefinition(
-        id: String, eventTypeId: String, configure: (inout PropertyDefinition) -> Void
-    )
-        throws -> PropertyDefinition
-
-    // MARK: Insert (local creates)
-
-    /// Inserts a new local event exactly as given, its sync status included, in one statement: no read first, and
+    /// Inserts a new local entity exactly as given, its sync status included, in one statement: no read first, and
     /// never a `synced` row flipped to `pending`. Throws `DataStoreError.alreadyExists` when the id is taken.
-    func insertEvent(_ event: Event) throws
+    func insert<Entity: LocalEntity>(_ entity: Entity) throws
 
-    /// As `insertEvent`, for an event type.
-    func insertEventType(_ eventType: EventType) throws
+    /// The row `id` of that kind, or nil.
+    func find<Entity: LocalEntity>(_ kind: Entity.Type, id: String) throws -> Entity?
 
-    /// As `insertEvent`, for a geofence.
-    func insertGeofence(_ geofence: Geofence) throws
+    /// Every row of that kind, in no particular order.
+    func fetchAll<Entity: LocalEntity>(_ kind: Entity.Type) throws -> [Entity]
 
-    /// As `insertEvent`, for a property definition.
-    func insertPropertyDefinition(_ definition: PropertyDefinition) throws
+    /// Deletes the row with the local cascade of sync-engine §1.4; a missing id is a no-op, and mutations are never
+    /// touched. An event type takes its events and property definitions with it, except children that have a create
+    /// mutation, and clears the geofence entry/exit ids that name it; a geofence clears `geofence_id` on its events.
+    func delete(_ kind: MutationEntityType, id: String) throws
 
-    // MARK: Delete (with the local cascade of sync-engine §1.4; mutations are never touched)
-
-    /// Deletes the event; a missing id is a no-op.
-    func deleteEvent(id: String) throws
-
-    /// Deletes the event type with its events and property definitions, except children that have a create
-    /// mutation, and clears geofence entry/exit ids naming it. A missing id is a no-op.
-    func deleteEventType(id: String) throws
-
-    /// Deletes the geofence and clears `geofence_id` on its events. A missing id is a no-op.
-    func deleteGeofence(id: String) throws
-
-    /// Deletes the property definition; a missing id is a no-op.
-    func deletePropertyDefinition(id: String) throws
-
-    // MARK: Bulk delete (no cascade)
-
-    /// Deletes every event row.
-    func deleteAllEvents() throws
-
-    /// Deletes every event type row.
-    func deleteAllEventTypes() throws
-
-    /// Deletes every geofence row.
-    func deleteAllGeofences() throws
-
-    /// Deletes every property definition row.
-    func deleteAllPropertyDefinitions() throws
-
-    // MARK: Find
-
-    /// The event `id`, or nil.
-    func findEvent(id: String) throws -> Event?
-
-    /// The event type `id`, or nil.
-    func findEventType(id: String) throws -> EventType?
-
-    /// The geofence `id`, or nil.
-    func findGeofence(id: String) throws -> Geofence?
-
-    /// The property definition `id`, or nil.
-    func findPropertyDefinition(id: String) throws -> PropertyDefinition?
-
-    // MARK: Fetch all (order unspecified)
-
-    /// Every event row.
-    func fetchAllEvents() throws -> [Event]
-
-    /// Every event type row.
-    func fetchAllEventTypes() throws -> [EventType]
-
-    /// Every geofence row.
-    func fetchAllGeofences() throws -> [Geofence]
-
-    /// Every property definition row.
-    func fetchAllPropertyDefinitions() throws -> [PropertyDefinition]
+    /// Sets the row's `sync_status` to `synced`; a missing row throws `DataStoreError.notFound` and, like any failed
+    /// operation, rolls the unit of work back.
+    func markSynced(_ kind: MutationEntityType, id: String) throws
 
     // MARK: Pending mutations
 
     /// Every mutation, live and dead, in queue order `(created_at, seq)`.
     func fetchPendingMutations() throws -> [PendingMutation]
-
-    /// True when a mutation of that entity and operation exists, in any state.
-    func hasPendingMutation(
-        entityId: String, entityType: MutationEntityType, operation: MutationOperation
-    ) throws
-        -> Bool
 
     /// Inserts the row as given, without coalescing (`seq` 0 takes the next value). A second row with the same
     /// entity type, entity id and operation throws `DataStoreError.duplicateMutation`.
@@ -125,20 +51,6 @@ public protocol DataStoreProtocol {
 
     /// Removes the mutation with this `id`; a missing row is a no-op.
     func deletePendingMutation(_ mutation: PendingMutation) throws
-
-    // MARK: Mark synced (throw `DataStoreError.notFound` for a missing row)
-
-    /// Sets the event's `sync_status` to `synced`.
-    func markEventSynced(id: String) throws
-
-    /// Sets the event type's `sync_status` to `synced`.
-    func markEventTypeSynced(id: String) throws
-
-    /// Sets the geofence's `sync_status` to `synced`.
-    func markGeofenceSynced(id: String) throws
-
-    /// Sets the property definition's `sync_status` to `synced`.
-    func markPropertyDefinitionSynced(id: String) throws
 
     // MARK: Persistence
 

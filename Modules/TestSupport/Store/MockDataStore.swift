@@ -34,15 +34,16 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         }
     }
 
-    /// Every `DataStoreProtocol` requirement, for counters and fault injection.
+    /// Every `DataStoreProtocol` requirement, for counters and fault injection; a generic entity operation counts
+    /// under its kind's seed name (`upsert` of an `Event` is `.upsertEvent`), whichever way it was called. The seed's
+    /// bulk deletes are `deleteEntities`, and `hasPendingMutation` is `fetchMutations`.
     public enum Method: String, Sendable, Hashable, CaseIterable {
         case upsertEvent, upsertEventType, upsertGeofence, upsertPropertyDefinition
         case insertEvent, insertEventType, insertGeofence, insertPropertyDefinition
         case deleteEvent, deleteEventType, deleteGeofence, deletePropertyDefinition
-        case deleteAllEvents, deleteAllEventTypes, deleteAllGeofences, deleteAllPropertyDefinitions
         case findEvent, findEventType, findGeofence, findPropertyDefinition
         case fetchAllEvents, fetchAllEventTypes, fetchAllGeofences, fetchAllPropertyDefinitions
-        case fetchPendingMutations, hasPendingMutation, insertPendingMutation, deletePendingMutation
+        case fetchPendingMutations, insertPendingMutation, deletePendingMutation
         case markEventSynced, markEventTypeSynced, markGeofenceSynced, markPropertyDefinitionSynced
         case save
         case enqueueMutation, claimMutations, completeMutation, recordMutationFailure, reviveMutation
@@ -160,88 +161,35 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
 
     // MARK: DataStoreProtocol
 
-    public func insertEvent(_ event: Event) throws { try call(.insertEvent) { try $0.insertEvent(event) } }
-
-    public func insertEventType(_ eventType: EventType) throws {
-        try call(.insertEventType) { try $0.insertEventType(eventType) }
-    }
-
-    public func insertGeofence(_ geofence: Geofence) throws {
-        try call(.insertGeofence) { try $0.insertGeofence(geofence) }
-    }
-
-    public func insertPropertyDefinition(_ definition: PropertyDefinition) throws {
-        try call(.insertPropertyDefinition) { try $0.insertPropertyDefinition(definition) }
-    }
-
     @discardableResult
-    public func upsertEvent(id: String, configure: (inout Event) -> Void) throws -> Event {
-        try call(.upsertEvent) { try $0.upsertEvent(id: id, configure: configure) }
+    public func upsert<Entity: LocalEntity>(
+        id: String, placeholder: (Date) -> Entity, configure: (inout Entity) -> Void
+    ) throws -> Entity {
+        try call(.upsert(Entity.entityType)) { try $0.upsert(id: id, placeholder: placeholder, configure: configure) }
     }
 
-    @discardableResult
-    public func upsertEventType(id: String, configure: (inout EventType) -> Void) throws -> EventType {
-        try call(.upsertEventType) { try $0.upsertEventType(id: id, configure: configure) }
+    public func insert<Entity: LocalEntity>(_ entity: Entity) throws {
+        try call(.insert(Entity.entityType)) { try $0.insert(entity) }
     }
 
-    @discardableResult
-    public func upsertGeofence(id: String, configure: (inout Geofence) -> Void) throws -> Geofence {
-        try call(.upsertGeofence) { try $0.upsertGeofence(id: id, configure: configure) }
+    public func find<Entity: LocalEntity>(_ kind: Entity.Type, id: String) throws -> Entity? {
+        try call(.find(Entity.entityType)) { try $0.find(kind, id: id) }
     }
 
-    @discardableResult
-    public func upsertPropertyDefinition(
-        id: String, eventTypeId: String, configure: (inout PropertyDefinition) -> Void
-    ) throws -> PropertyDefinition {
-        try call(.upsertPropertyDefinition) {
-            try $0.upsertPropertyDefinition(id: id, eventTypeId: eventTypeId, configure: configure)
-        }
+    public func fetchAll<Entity: LocalEntity>(_ kind: Entity.Type) throws -> [Entity] {
+        try call(.fetchAll(Entity.entityType)) { try $0.fetchAll(kind) }
     }
 
-    public func deleteEvent(id: String) throws { try call(.deleteEvent) { try $0.deleteEvent(id: id) } }
-    public func deleteEventType(id: String) throws { try call(.deleteEventType) { try $0.deleteEventType(id: id) } }
-    public func deleteGeofence(id: String) throws { try call(.deleteGeofence) { try $0.deleteGeofence(id: id) } }
-    public func deletePropertyDefinition(id: String) throws {
-        try call(.deletePropertyDefinition) { try $0.deletePropertyDefinition(id: id) }
+    public func delete(_ kind: MutationEntityType, id: String) throws {
+        try call(.delete(kind)) { try $0.delete(kind, id: id) }
     }
 
-    public func deleteAllEvents() throws { try call(.deleteAllEvents) { try $0.deleteAllEvents() } }
-    public func deleteAllEventTypes() throws { try call(.deleteAllEventTypes) { try $0.deleteAllEventTypes() } }
-    public func deleteAllGeofences() throws { try call(.deleteAllGeofences) { try $0.deleteAllGeofences() } }
-    public func deleteAllPropertyDefinitions() throws {
-        try call(.deleteAllPropertyDefinitions) { try $0.deleteAllPropertyDefinitions() }
-    }
-
-    public func findEvent(id: String) throws -> Event? { try call(.findEvent) { try $0.findEvent(id: id) } }
-    public func findEventType(id: String) throws -> EventType? {
-        try call(.findEventType) { try $0.findEventType(id: id) }
-    }
-    public func findGeofence(id: String) throws -> Geofence? { try call(.findGeofence) { try $0.findGeofence(id: id) } }
-    public func findPropertyDefinition(id: String) throws -> PropertyDefinition? {
-        try call(.findPropertyDefinition) { try $0.findPropertyDefinition(id: id) }
-    }
-
-    public func fetchAllEvents() throws -> [Event] { try call(.fetchAllEvents) { try $0.fetchAllEvents() } }
-    public func fetchAllEventTypes() throws -> [EventType] {
-        try call(.fetchAllEventTypes) { try $0.fetchAllEventTypes() }
-    }
-    public func fetchAllGeofences() throws -> [Geofence] { try call(.fetchAllGeofences) { try $0.fetchAllGeofences() } }
-    public func fetchAllPropertyDefinitions() throws -> [PropertyDefinition] {
-        try call(.fetchAllPropertyDefinitions) { try $0.fetchAllPropertyDefinitions() }
+    public func markSynced(_ kind: MutationEntityType, id: String) throws {
+        try call(.markSynced(kind)) { try $0.markSynced(kind, id: id) }
     }
 
     public func fetchPendingMutations() throws -> [PendingMutation] {
         try call(.fetchPendingMutations) { try $0.fetchPendingMutations() }
-    }
-
-    public func hasPendingMutation(
-        entityId: String, entityType: MutationEntityType, operation: MutationOperation
-    )
-        throws -> Bool
-    {
-        try call(.hasPendingMutation) {
-            try $0.hasPendingMutation(entityId: entityId, entityType: entityType, operation: operation)
-        }
     }
 
     public func insertPendingMutation(_ mutation: PendingMutation) throws {
@@ -250,17 +198,6 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
 
     public func deletePendingMutation(_ mutation: PendingMutation) throws {
         try call(.deletePendingMutation) { try $0.deletePendingMutation(mutation) }
-    }
-
-    public func markEventSynced(id: String) throws { try call(.markEventSynced) { try $0.markEventSynced(id: id) } }
-    public func markEventTypeSynced(id: String) throws {
-        try call(.markEventTypeSynced) { try $0.markEventTypeSynced(id: id) }
-    }
-    public func markGeofenceSynced(id: String) throws {
-        try call(.markGeofenceSynced) { try $0.markGeofenceSynced(id: id) }
-    }
-    public func markPropertyDefinitionSynced(id: String) throws {
-        try call(.markPropertyDefinitionSynced) { try $0.markPropertyDefinitionSynced(id: id) }
     }
 
     public func save() throws {
@@ -423,5 +360,43 @@ extension MockDataStoreFactory: LocalDataObserving {
     ) -> AsyncThrowingStream<Value, any Error> {
         let store = store
         return store.storage.observe(reading: { try store.read(query) })
+    }
+}
+
+extension MockDataStore.Method {
+    /// The counter of a generic entity operation: the seed's name for that operation on that kind.
+    static func upsert(_ kind: MutationEntityType) -> Self {
+        kind.pick(.upsertEvent, .upsertEventType, .upsertGeofence, .upsertPropertyDefinition)
+    }
+
+    static func insert(_ kind: MutationEntityType) -> Self {
+        kind.pick(.insertEvent, .insertEventType, .insertGeofence, .insertPropertyDefinition)
+    }
+
+    static func find(_ kind: MutationEntityType) -> Self {
+        kind.pick(.findEvent, .findEventType, .findGeofence, .findPropertyDefinition)
+    }
+
+    static func fetchAll(_ kind: MutationEntityType) -> Self {
+        kind.pick(.fetchAllEvents, .fetchAllEventTypes, .fetchAllGeofences, .fetchAllPropertyDefinitions)
+    }
+
+    static func delete(_ kind: MutationEntityType) -> Self {
+        kind.pick(.deleteEvent, .deleteEventType, .deleteGeofence, .deletePropertyDefinition)
+    }
+
+    static func markSynced(_ kind: MutationEntityType) -> Self {
+        kind.pick(.markEventSynced, .markEventTypeSynced, .markGeofenceSynced, .markPropertyDefinitionSynced)
+    }
+}
+
+extension MutationEntityType {
+    fileprivate func pick<Value>(_ event: Value, _ eventType: Value, _ geofence: Value, _ definition: Value) -> Value {
+        switch self {
+        case .event: event
+        case .eventType: eventType
+        case .geofence: geofence
+        case .propertyDefinition: definition
+        }
     }
 }
