@@ -2,8 +2,24 @@ import Foundation
 import Models
 import Protocols
 
-// The 24 methods of the seed and N1–N6 (sync-engine §2.1–§2.2), each one HTTP call.
+// The requirements of sync-engine §2.1–§2.2, each one HTTP call.
 extension APIClient {
+    // MARK: Writes
+
+    public func create<Request: EntityCreateRequest>(
+        _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer {
+        let path = request.createPath(segment: segment)
+        return try await send(.post(path, body: try Self.body(request), key: idempotencyKey), as: Request.Answer.self)
+    }
+
+    public func update<Request: EntityUpdateRequest>(
+        id: String, _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer {
+        let path = "\(Request.entityType.pathComponent)/\(segment(id))"
+        return try await send(.put(path, body: try Self.body(request), key: idempotencyKey), as: Request.Answer.self)
+    }
+
     // MARK: Event types
 
     public func getEventTypes() async throws -> [APIEventType] {
@@ -22,26 +38,6 @@ extension APIClient {
             entities += try decode([Entity].self, from: answer)
         }
         return entities
-    }
-
-    public func createEventTypeWithIdempotency(
-        _ request: CreateEventTypeRequest, idempotencyKey: String
-    ) async throws
-        -> APIEventType
-    {
-        try await send(.post("event-types", body: try Self.body(request), key: idempotencyKey), as: APIEventType.self)
-    }
-
-    public func updateEventTypeWithIdempotency(
-        id: String, _ request: UpdateEventTypeRequest, idempotencyKey: String
-    ) async throws -> APIEventType {
-        try await send(
-            .put("event-types/\(segment(id))", body: try Self.body(request), key: idempotencyKey), as: APIEventType.self
-        )
-    }
-
-    public func deleteEventType(id: String) async throws {
-        _ = try await deleteEntity(.eventType, id: id)
     }
 
     // MARK: Events
@@ -85,14 +81,6 @@ extension APIClient {
         }
     }
 
-    public func createEventWithIdempotency(
-        _ request: CreateEventRequest, idempotencyKey: String
-    ) async throws
-        -> APIEvent
-    {
-        try await send(.post("events", body: try Self.body(request), key: idempotencyKey), as: APIEvent.self)
-    }
-
     /// N1. 201 and 207 are results; so is a 400 whose body is a batch result (every item failed, original backend).
     public func createEventsBatch(
         _ events: [CreateEventRequest], idempotencyKey: String
@@ -109,72 +97,16 @@ extension APIClient {
         return response
     }
 
-    public func updateEventWithIdempotency(
-        id: String, _ request: UpdateEventRequest, idempotencyKey: String
-    )
-        async throws -> APIEvent
-    {
-        try await send(
-            .put("events/\(segment(id))", body: try Self.body(request), key: idempotencyKey), as: APIEvent.self)
-    }
-
-    public func deleteEvent(id: String) async throws {
-        _ = try await deleteEntity(.event, id: id)
-    }
-
     // MARK: Geofences
 
     public func getGeofences(activeOnly: Bool) async throws -> [APIGeofence] {
         try await allPages("geofences", query: activeOnly ? [("active", "true")] : [], as: APIGeofence.self)
     }
 
-    public func createGeofenceWithIdempotency(
-        _ request: CreateGeofenceRequest, idempotencyKey: String
-    ) async throws
-        -> APIGeofence
-    {
-        try await send(.post("geofences", body: try Self.body(request), key: idempotencyKey), as: APIGeofence.self)
-    }
-
-    public func updateGeofenceWithIdempotency(
-        id: String, _ request: UpdateGeofenceRequest, idempotencyKey: String
-    )
-        async throws -> APIGeofence
-    {
-        try await send(
-            .put("geofences/\(segment(id))", body: try Self.body(request), key: idempotencyKey), as: APIGeofence.self)
-    }
-
-    public func deleteGeofence(id: String) async throws {
-        _ = try await deleteEntity(.geofence, id: id)
-    }
-
     // MARK: Property definitions
 
     public func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition] {
         try await send(.get("event-types/\(segment(eventTypeId))/properties"), as: [APIPropertyDefinition].self)
-    }
-
-    public func createPropertyDefinitionWithIdempotency(
-        _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition {
-        try await send(
-            .post(
-                "event-types/\(segment(request.eventTypeId))/properties", body: try Self.body(request),
-                key: idempotencyKey),
-            as: APIPropertyDefinition.self)
-    }
-
-    public func updatePropertyDefinitionWithIdempotency(
-        id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition {
-        try await send(
-            .put("property-definitions/\(segment(id))", body: try Self.body(request), key: idempotencyKey),
-            as: APIPropertyDefinition.self)
-    }
-
-    public func deletePropertyDefinition(id: String) async throws {
-        _ = try await deleteEntity(.propertyDefinition, id: id)
     }
 
     // MARK: Change feed

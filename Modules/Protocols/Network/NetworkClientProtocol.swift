@@ -1,27 +1,36 @@
 import Foundation
 import Models
 
-/// The Trendy API v1 as the sync engine sees it: the seed's 24 methods plus N1–N6 (sync-engine §2.1–§2.3). The
-/// seed's calls with "a fresh random key" are defined once, below, on the keyed calls they stand for.
+/// The Trendy API v1 as the sync engine sees it (sync-engine §2.1–§2.3): the writes generic over the entity's kind,
+/// the reads, the feed and N1–N14. The seed's 24 named methods and N3–N6 are conveniences, defined once in extensions
+/// on the requirements they stand for; no client implements them again.
 ///
 /// Implementations send `Authorization: Bearer` and `Accept: application/json` on every request,
 /// `Idempotency-Key` on every POST and PUT (never on GET or DELETE), retry a 401 once after a token refresh and a
 /// 429 at most three times within 30 s of waiting, and throw only `NetworkError`. Ids are lowercase UUIDs.
 /// `Sendable` because it is handed to the `SyncEngine` actor at init.
 public protocol NetworkClientProtocol: Sendable {
+    // MARK: Writes, generic over the kind (the seed's named calls are conveniences, in the extension below)
+
+    /// `POST` of a create to its kind's collection (`request.createPath`) with the given key: the mutation's
+    /// `client_request_id`. The seed's `create…WithIdempotency` calls, for every kind.
+    func create<Request: EntityCreateRequest>(_ request: Request, idempotencyKey: String) async throws -> Request.Answer
+
+    /// N3–N6. `PUT /api/v1/{collection}/{id}` with the mutation's key.
+    func update<Request: EntityUpdateRequest>(
+        id: String, _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer
+
+    /// N14. `DELETE /api/v1/{collection}/{id}`, answering the time the server recorded for the delete
+    /// (`Trendy-Deleted-At`, api-v1 §6.6); nil from a server that does not say. A device records it as the delete's
+    /// acknowledgment (sync-engine R15), never its own clock's reading. Deleting an event type deletes its events and
+    /// property definitions on the server too; deleting a geofence clears `geofence_id` on its events.
+    func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date?
+
     // MARK: Event types
 
     /// `GET /api/v1/event-types`: the caller's types by `created_at`, then `id`. Also the engine's health check.
     func getEventTypes() async throws -> [APIEventType]
-
-    /// `POST /api/v1/event-types` with the given key (the mutation's `client_request_id`).
-    func createEventTypeWithIdempotency(
-        _ request: CreateEventTypeRequest, idempotencyKey: String
-    ) async throws
-        -> APIEventType
-
-    /// `DELETE /api/v1/event-types/{id}`. The server deletes its events and property definitions too.
-    func deleteEventType(id: String) async throws
 
     // MARK: Events
 
@@ -36,39 +45,15 @@ public protocol NetworkClientProtocol: Sendable {
     /// so a long bootstrap can show how far it got. The default calls it once, at the end.
     func getAllEvents(batchSize: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [APIEvent]
 
-    /// `POST /api/v1/events` with the given key.
-    func createEventWithIdempotency(_ request: CreateEventRequest, idempotencyKey: String) async throws -> APIEvent
-
-    /// `DELETE /api/v1/events/{id}`.
-    func deleteEvent(id: String) async throws
-
     // MARK: Geofences
 
     /// `GET /api/v1/geofences`, with `?active=true` only when `activeOnly` is true.
     func getGeofences(activeOnly: Bool) async throws -> [APIGeofence]
 
-    /// `POST /api/v1/geofences` with the given key.
-    func createGeofenceWithIdempotency(
-        _ request: CreateGeofenceRequest, idempotencyKey: String
-    ) async throws
-        -> APIGeofence
-
-    /// `DELETE /api/v1/geofences/{id}`. The server clears `geofence_id` on its events.
-    func deleteGeofence(id: String) async throws
-
     // MARK: Property definitions
 
     /// `GET /api/v1/event-types/{id}/properties`: by `display_order`, `created_at`, `id`.
     func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition]
-
-    /// `POST /api/v1/event-types/{request.eventTypeId}/properties` with the given key.
-    func createPropertyDefinitionWithIdempotency(
-        _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
-    )
-        async throws -> APIPropertyDefinition
-
-    /// `DELETE /api/v1/property-definitions/{id}`.
-    func deletePropertyDefinition(id: String) async throws
 
     // MARK: Change feed
 
@@ -92,29 +77,6 @@ public protocol NetworkClientProtocol: Sendable {
 
     /// N2. `GET /api/v1/{collection}/{id}`: true on 200, false on 404; anything else throws.
     func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool
-
-    /// N3. `PUT /api/v1/event-types/{id}` with the mutation's key.
-    func updateEventTypeWithIdempotency(
-        id: String, _ request: UpdateEventTypeRequest, idempotencyKey: String
-    )
-        async throws -> APIEventType
-
-    /// N4. `PUT /api/v1/events/{id}` with the mutation's key.
-    func updateEventWithIdempotency(
-        id: String, _ request: UpdateEventRequest, idempotencyKey: String
-    ) async throws
-        -> APIEvent
-
-    /// N5. `PUT /api/v1/geofences/{id}` with the mutation's key.
-    func updateGeofenceWithIdempotency(
-        id: String, _ request: UpdateGeofenceRequest, idempotencyKey: String
-    )
-        async throws -> APIGeofence
-
-    /// N6. `PUT /api/v1/property-definitions/{id}` with the mutation's key.
-    func updatePropertyDefinitionWithIdempotency(
-        id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition
 
     // MARK: Revision 3 (sync-engine R0, R4, R11, R14)
 
@@ -158,24 +120,6 @@ public protocol NetworkClientProtocol: Sendable {
     /// batch carries it as `Trendy-Feed-Position` (api-v1 §6.7); the give-back does not. A server that went back to a
     /// backup since refuses such a write with 410 `cursor_expired` and writes nothing (sync-engine R15).
     func setWritePosition(_ position: FeedPosition?)
-
-    /// N14. The DELETE of one entity (`deleteEvent(id:)` and its siblings), answering the time the server recorded
-    /// for it (`Trendy-Deleted-At`, api-v1 §6.6); nil from a server that does not say. A device records it as the
-    /// delete's acknowledgment (sync-engine R15), never its own clock's reading.
-    func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date?
-}
-
-extension NetworkClientProtocol {
-    /// The named DELETE of `type`; nil: this client does not read the server's time.
-    public func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date? {
-        switch type {
-        case .event: try await deleteEvent(id: id)
-        case .eventType: try await deleteEventType(id: id)
-        case .geofence: try await deleteGeofence(id: id)
-        case .propertyDefinition: try await deletePropertyDefinition(id: id)
-        }
-        return nil
-    }
 }
 
 extension NetworkClientProtocol {

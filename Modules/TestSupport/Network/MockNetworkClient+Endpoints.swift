@@ -3,49 +3,40 @@ import Models
 import Protocols
 
 extension MockNetworkClient {
-    // MARK: Event types
+    // MARK: Writes (each recorded under its kind's seed name: a create of an event type is
+    // `.createEventTypeWithIdempotency`)
 
-    public func getEventTypes() async throws -> [APIEventType] {
-        try await call(.getEventTypes) { server.listEventTypes(user: userId) }
-    }
-
-    public func createEventTypeWithIdempotency(
-        _ request: CreateEventTypeRequest, idempotencyKey: String
-    ) async throws
-        -> APIEventType
-    {
-        try await call(.createEventTypeWithIdempotency, key: idempotencyKey, body: request) {
-            () throws(NetworkError) -> APIEventType in
-            try server.createEventType(user: userId, request, key: idempotencyKey)
+    public func create<Request: EntityCreateRequest>(
+        _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer {
+        let arguments = (request as? CreatePropertyDefinitionRequest).map { ["eventTypeId": $0.eventTypeId] } ?? [:]
+        return try await call(.create(Request.entityType), arguments, key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> Request.Answer in
+            try server.create(user: userId, request, key: idempotencyKey)
         }
     }
 
-    public func updateEventTypeWithIdempotency(
-        id: String, _ request: UpdateEventTypeRequest, idempotencyKey: String
-    )
-        async throws -> APIEventType
-    {
-        try await call(.updateEventTypeWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
-            () throws(NetworkError) -> APIEventType in
-            try server.updateEventType(user: userId, id: id, request, key: idempotencyKey)
+    public func update<Request: EntityUpdateRequest>(
+        id: String, _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer {
+        try await call(.update(Request.entityType), ["id": id], key: idempotencyKey, body: request) {
+            () throws(NetworkError) -> Request.Answer in
+            try server.update(user: userId, id: id, request, key: idempotencyKey)
         }
     }
 
     /// N14: the named DELETE, answered with the model's time of the delete (api-v1 §6.6).
     public func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date? {
-        switch type {
-        case .event: try await deleteEvent(id: id)
-        case .eventType: try await deleteEventType(id: id)
-        case .geofence: try await deleteGeofence(id: id)
-        case .propertyDefinition: try await deletePropertyDefinition(id: id)
+        try await call(.delete(type), ["id": id]) { () throws(NetworkError) in
+            try server.delete(user: userId, type, id: id)
         }
         return server.deletedAt(user: userId, type, id: id)
     }
 
-    public func deleteEventType(id: String) async throws {
-        try await call(.deleteEventType, ["id": id]) { () throws(NetworkError) in
-            try server.deleteEventType(user: userId, id: id)
-        }
+    // MARK: Event types
+
+    public func getEventTypes() async throws -> [APIEventType] {
+        try await call(.getEventTypes) { server.listEventTypes(user: userId) }
     }
 
     // MARK: Events
@@ -77,16 +68,6 @@ extension MockNetworkClient {
         }
     }
 
-    public func createEventWithIdempotency(
-        _ request: CreateEventRequest, idempotencyKey: String
-    ) async throws
-        -> APIEvent
-    {
-        try await call(.createEventWithIdempotency, key: idempotencyKey, body: request) {
-            () throws(NetworkError) -> APIEvent in try server.createEvent(user: userId, request, key: idempotencyKey)
-        }
-    }
-
     public func createEventsBatch(
         _ events: [CreateEventRequest], idempotencyKey: String
     ) async throws
@@ -99,56 +80,11 @@ extension MockNetworkClient {
         }
     }
 
-    public func updateEventWithIdempotency(
-        id: String, _ request: UpdateEventRequest, idempotencyKey: String
-    )
-        async throws -> APIEvent
-    {
-        try await call(.updateEventWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
-            () throws(NetworkError) -> APIEvent in
-            try server.updateEvent(user: userId, id: id, request, key: idempotencyKey)
-        }
-    }
-
-    public func deleteEvent(id: String) async throws {
-        try await call(.deleteEvent, ["id": id]) { () throws(NetworkError) in
-            try server.deleteEvent(user: userId, id: id)
-        }
-    }
-
     // MARK: Geofences
 
     public func getGeofences(activeOnly: Bool) async throws -> [APIGeofence] {
         try await call(.getGeofences, ["activeOnly": "\(activeOnly)"]) {
             server.listGeofences(user: userId, activeOnly: activeOnly)
-        }
-    }
-
-    public func createGeofenceWithIdempotency(
-        _ request: CreateGeofenceRequest, idempotencyKey: String
-    ) async throws
-        -> APIGeofence
-    {
-        try await call(.createGeofenceWithIdempotency, key: idempotencyKey, body: request) {
-            () throws(NetworkError) -> APIGeofence in
-            try server.createGeofence(user: userId, request, key: idempotencyKey)
-        }
-    }
-
-    public func updateGeofenceWithIdempotency(
-        id: String, _ request: UpdateGeofenceRequest, idempotencyKey: String
-    )
-        async throws -> APIGeofence
-    {
-        try await call(.updateGeofenceWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
-            () throws(NetworkError) -> APIGeofence in
-            try server.updateGeofence(user: userId, id: id, request, key: idempotencyKey)
-        }
-    }
-
-    public func deleteGeofence(id: String) async throws {
-        try await call(.deleteGeofence, ["id": id]) { () throws(NetworkError) in
-            try server.deleteGeofence(user: userId, id: id)
         }
     }
 
@@ -158,33 +94,6 @@ extension MockNetworkClient {
         try await call(.getPropertyDefinitions, ["eventTypeId": eventTypeId]) {
             () throws(NetworkError) -> [APIPropertyDefinition] in
             try server.listPropertyDefinitions(user: userId, eventTypeId: eventTypeId)
-        }
-    }
-
-    public func createPropertyDefinitionWithIdempotency(
-        _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition {
-        try await call(
-            .createPropertyDefinitionWithIdempotency, ["eventTypeId": request.eventTypeId], key: idempotencyKey,
-            body: request
-        ) { () throws(NetworkError) -> APIPropertyDefinition in
-            try server.createPropertyDefinition(
-                user: userId, eventTypeId: request.eventTypeId, request, key: idempotencyKey)
-        }
-    }
-
-    public func updatePropertyDefinitionWithIdempotency(
-        id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition {
-        try await call(.updatePropertyDefinitionWithIdempotency, ["id": id], key: idempotencyKey, body: request) {
-            () throws(NetworkError) -> APIPropertyDefinition in
-            try server.updatePropertyDefinition(user: userId, id: id, request, key: idempotencyKey)
-        }
-    }
-
-    public func deletePropertyDefinition(id: String) async throws {
-        try await call(.deletePropertyDefinition, ["id": id]) { () throws(NetworkError) in
-            try server.deletePropertyDefinition(user: userId, id: id)
         }
     }
 

@@ -177,3 +177,24 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         }
     }
 }
+
+extension MockNetworkClient.Method {
+    /// The method a generic create of `kind` is recorded, scripted and held as.
+    static func create(_ kind: MutationEntityType) -> Self {
+        kind.pick(
+            .createEventWithIdempotency, .createEventTypeWithIdempotency, .createGeofenceWithIdempotency,
+            .createPropertyDefinitionWithIdempotency)
+    }
+
+    /// The method a generic update of `kind` is recorded, scripted and held as.
+    static func update(_ kind: MutationEntityType) -> Self {
+        kind.pick(
+            .updateEventWithIdempotency, .updateEventTypeWithIdempotency, .updateGeofenceWithIdempotency,
+            .updatePropertyDefinitionWithIdempotency)
+    }
+
+    /// The method a delete of `kind` is recorded, scripted and held as.
+    static func delete(_ kind: MutationEntityType) -> Self {
+        kind.pick(.deleteEvent, .deleteEventType, .deleteGeofence, .deletePropertyDefinition)
+    }
+}

@@ -389,14 +389,3 @@ extension MockDataStore.Method {
         kind.pick(.markEventSynced, .markEventTypeSynced, .markGeofenceSynced, .markPropertyDefinitionSynced)
     }
 }
-
-extension MutationEntityType {
-    fileprivate func pick<Value>(_ event: Value, _ eventType: Value, _ geofence: Value, _ definition: Value) -> Value {
-        switch self {
-        case .event: event
-        case .eventType: eventType
-        case .geofence: geofence
-        case .propertyDefinition: definition
-        }
-    }
-}

@@ -7,27 +7,18 @@ import Protocols
 struct NoServerClient: NetworkClientProtocol {
     static let unavailable = NetworkError.transport("no server is configured")
 
+    func create<Request: EntityCreateRequest>(
+        _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer { throw Self.unavailable }
+    func update<Request: EntityUpdateRequest>(
+        id: String, _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer { throw Self.unavailable }
+    func deleteEntity(_ type: MutationEntityType, id: String) async throws -> Date? { throw Self.unavailable }
     func getEventTypes() async throws -> [APIEventType] { throw Self.unavailable }
-    func createEventTypeWithIdempotency(
-        _ request: CreateEventTypeRequest, idempotencyKey: String
-    ) async throws -> APIEventType { throw Self.unavailable }
-    func deleteEventType(id: String) async throws { throw Self.unavailable }
     func getEvents(limit: Int, offset: Int) async throws -> [APIEvent] { throw Self.unavailable }
     func getAllEvents(batchSize: Int) async throws -> [APIEvent] { throw Self.unavailable }
-    func createEventWithIdempotency(_ request: CreateEventRequest, idempotencyKey: String) async throws -> APIEvent {
-        throw Self.unavailable
-    }
-    func deleteEvent(id: String) async throws { throw Self.unavailable }
     func getGeofences(activeOnly: Bool) async throws -> [APIGeofence] { throw Self.unavailable }
-    func createGeofenceWithIdempotency(
-        _ request: CreateGeofenceRequest, idempotencyKey: String
-    ) async throws -> APIGeofence { throw Self.unavailable }
-    func deleteGeofence(id: String) async throws { throw Self.unavailable }
     func getPropertyDefinitions(eventTypeId: String) async throws -> [APIPropertyDefinition] { throw Self.unavailable }
-    func createPropertyDefinitionWithIdempotency(
-        _ request: CreatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition { throw Self.unavailable }
-    func deletePropertyDefinition(id: String) async throws { throw Self.unavailable }
     func getChanges(since position: FeedPosition, limit: Int) async throws -> ChangeFeedResponse {
         throw Self.unavailable
     }
@@ -36,18 +27,6 @@ struct NoServerClient: NetworkClientProtocol {
         _ events: [CreateEventRequest], idempotencyKey: String
     ) async throws -> BatchCreateEventsResponse { throw Self.unavailable }
     func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool { throw Self.unavailable }
-    func updateEventTypeWithIdempotency(
-        id: String, _ request: UpdateEventTypeRequest, idempotencyKey: String
-    ) async throws -> APIEventType { throw Self.unavailable }
-    func updateEventWithIdempotency(
-        id: String, _ request: UpdateEventRequest, idempotencyKey: String
-    ) async throws -> APIEvent { throw Self.unavailable }
-    func updateGeofenceWithIdempotency(
-        id: String, _ request: UpdateGeofenceRequest, idempotencyKey: String
-    ) async throws -> APIGeofence { throw Self.unavailable }
-    func updatePropertyDefinitionWithIdempotency(
-        id: String, _ request: UpdatePropertyDefinitionRequest, idempotencyKey: String
-    ) async throws -> APIPropertyDefinition { throw Self.unavailable }
     func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity? { throw Self.unavailable }
     func getEventsPage(limit: Int, after: String?) async throws -> EventsPage { throw Self.unavailable }
     var serverFeatures: ServerFeatures? { nil }
