@@ -38,6 +38,20 @@ extension DataStoreContract {
             try subject.saved { try $0.markOwed(.event, id: Build.id(2), reason: .replayed) }
             #expect(try subject.read { try $0.owedEntities() }.last?.after == nil)
         },
+        check("DS12 DS13 each debt says why; a version owed back stays so when marked owed for another reason") {
+            subject in
+            try subject.saved { try $0.markOwed(.eventType, id: Build.id(1), reason: .giveBack) }
+            try subject.saved { try $0.markOwed(.eventType, id: Build.id(2), reason: .fenced) }
+            let first = try subject.read { try $0.owedEntities() }
+            #expect(first.map(\.reason) == [.giveBack, .fenced])
+            try subject.saved { try $0.markOwed(.eventType, id: Build.id(1), reason: .verify) }
+            let again = try subject.read { try $0.owedEntities() }
+            #expect(again.map(\.id) == [Build.id(2), Build.id(1)], "marked again: a new token")
+            #expect(again.last?.reason == .giveBack)
+            try subject.saved { try $0.settleOwed(.eventType, id: Build.id(1), token: nil) }
+            try subject.saved { try $0.markOwed(.eventType, id: Build.id(1), reason: .verify) }
+            #expect(try subject.read { try $0.owedEntities() }.last?.reason == .verify, "once paid, another debt")
+        },
         check(
             "DS20 DS21 acknowledged versions: the latest per entity wins, a delete included; filtered by id; rolled back unsaved"
         ) {

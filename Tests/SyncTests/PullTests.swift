@@ -460,6 +460,44 @@ struct PullTests {
         }
     }
 
+    @Test(
+        "R15 the give-back such an answer calls for fails: the debt is kept, the next pull does not take the field away, and the version goes back next round"
+    )
+    func failedGiveBackAfterALostCopysAnswerIsOwed() async throws {
+        let (a, b, _) = try await twoDevices()
+        let tea = try await a.syncedType("Tea")
+        _ = await b.engine.performSync()
+        let copy = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }
+        a.network.enqueue(http(500), for: .getChanges)
+        _ = await a.engine.performSync()
+        a.model.restore(copy, announcing: false)
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }
+        // The give-back the answer calls for fails, and so does every later one of the round.
+        a.network.setStickyError(.transport("connection lost"), for: .giveBack)
+        _ = await a.engine.performSync()
+        a.network.setStickyError(nil, for: .giveBack)
+        #expect(try a.owed().map(\.id) == [tea.id], "what is owed outlives the failed give-back")
+        #expect(try a.events.eventType(id: tea.id)?.color == "#AA0000")
+        #expect(try a.owed().first?.reason == .giveBack)
+        // The next round gives the version back before it pulls the answer's entry, which holds the copy's color.
+        _ = await a.engine.performSync()
+        #expect(try a.events.eventType(id: tea.id)?.color == "#AA0000", "the entry was not written over the row")
+        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#AA0000", "paid before the pull")
+
+        for device in [a, b, a, b] { _ = await device.engine.performSync() }
+        let served = try #require(a.serverEventTypes.first { $0.id == tea.id })
+        #expect(served.fields.color == "#AA0000", "a's acknowledged color came back")
+        #expect(served.fields.icon == "leaf")
+        for device in [a, b] {
+            let row = try #require(try device.events.eventType(id: tea.id))
+            #expect(row.color == "#AA0000" && row.icon == "leaf")
+            #expect(try device.queue().isEmpty && device.owed().isEmpty)
+        }
+    }
+
     @Test("R15 an update's answer that differs only where another device edited since goes back, and the edit stays")
     func answerWithAnotherDevicesEditKeepsIt() async throws {
         let (a, b, _) = try await twoDevices()

@@ -20,6 +20,16 @@ extension LocalStore {
             {
                 after = nil
             }
+            // A version still to give back stays owed as such whatever else makes the entity owed (R15): its give-back
+            // is followed by a read-back, which pays the other debt too.
+            var reason = reason
+            if reason != .giveBack,
+                try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT reason FROM owed_entities WHERE entity_type = ? AND entity_id = ?"),
+                    arguments: [type.rawValue, id]) == OwedReason.giveBack.rawValue
+            {
+                reason = .giveBack
+            }
             // REPLACE deletes and inserts: the row gets a new `seq`, so a read-back of the old debt cannot settle it.
             try db.cachedStatement(
                 sql: """
@@ -33,7 +43,8 @@ extension LocalStore {
     public func owedEntities() throws -> [OwedEntity] {
         try perform { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT entity_type, entity_id, seq, after_id FROM owed_entities ORDER BY seq")
+                db.cachedStatement(
+                    sql: "SELECT entity_type, entity_id, seq, after_id, reason FROM owed_entities ORDER BY seq")
             )
             .compactMap { row in
                 guard let type = MutationEntityType(rawValue: try row.decode(String.self, atIndex: 0)) else {
@@ -41,7 +52,8 @@ extension LocalStore {
                 }
                 return OwedEntity(
                     entityType: type, id: try row.decode(String.self, atIndex: 1),
-                    token: try row.decode(Int64.self, atIndex: 2), after: try row.decode(String?.self, atIndex: 3))
+                    token: try row.decode(Int64.self, atIndex: 2), after: try row.decode(String?.self, atIndex: 3),
+                    reason: OwedReason(rawValue: try row.decode(String.self, atIndex: 4)))
             }
         }
     }

@@ -177,7 +177,7 @@ extension SyncEngine {
             let objects =
                 snapshot.eventTypes.map(APIEntity.eventType) + snapshot.geofences.map(APIEntity.geofence)
                 + snapshot.propertyDefinitions.map(APIEntity.propertyDefinition)
-            try store.recordAcknowledged(objects.compactMap(\.acknowledgedVersion))
+            try store.recordAcknowledged(fences.recordable(objects.compactMap(\.acknowledgedVersion)))
             for object in objects {
                 let id = object.id.lowercased()
                 guard try writable(object.entityType, id) else { continue }

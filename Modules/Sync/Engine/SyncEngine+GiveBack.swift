@@ -26,6 +26,27 @@ extension SyncEngine {
         return stored == seen.id ? nil : seen
     }
 
+    /// R15, S36: gives back every version owed as `giveBack` (an update's answer would have taken a field of it away),
+    /// then makes each owed a read-back instead, for this round's read-backs: the row then takes the server's state,
+    /// which holds the version given back where it was newer. Runs right after such an answer and, for a debt a failed
+    /// give-back left, before the next round pulls; a failure throws and keeps every debt.
+    func payGiveBackDebts(_ counters: inout SyncCounts) async throws {
+        let debts = try unitOfWork { store in try store.owedEntities().filter { $0.reason == .giveBack } }
+        guard !debts.isEmpty else { return }
+        try await giveBack(
+            since: nil, readingBack: true, differing: debts.map { ($0.entityType, $0.id, true) },
+            unacknowledged: false, remembersHistory: false, &counters)
+        try unitOfWork { store in
+            // By entity, not by token: the give-back itself marks what it did not take owed again, and keeps the
+            // reason; a round runs alone, so no other debt can have been incurred meanwhile.
+            let given = Set(debts.map(\.id))
+            for debt in try store.owedEntities() where debt.reason == .giveBack && given.contains(debt.id) {
+                try store.settleOwed(debt.entityType, id: debt.id, token: nil)
+                try store.markOwed(debt.entityType, id: debt.id, reason: .verify)
+            }
+        }
+    }
+
     /// What a bootstrap gives back first (R15): acknowledged versions only (a `sync --full`, a stream's 410), or also
     /// rows nobody acknowledged that the server lacks (a pull's 410).
     enum GiveBackScope {

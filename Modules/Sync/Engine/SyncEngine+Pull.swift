@@ -90,6 +90,9 @@ extension SyncEngine {
         let updates: [String: PendingMutation]
         /// Owed entities (R4), by id.
         let owed: Set<String>
+        /// Owed a give-back (R15, S36): until it is paid, nothing the server sends is written over them or recorded
+        /// as acknowledged.
+        let givingBack: Set<String>
 
         init(store: any DataStoreProtocol, engineState: EngineState) throws {
             let queue = try store.fetchPendingMutations()
@@ -101,7 +104,9 @@ extension SyncEngine {
                 updates[update.entityId] = update
             }
             self.updates = updates
-            owed = Set(try store.owedEntities().map(\.id))
+            let debts = try store.owedEntities()
+            owed = Set(debts.map(\.id))
+            givingBack = Set(debts.filter { $0.reason == .giveBack }.map(\.id))
         }
 
         /// Ids with any queued create or update: what a bootstrap keeps whether the snapshot has them or not.
@@ -111,7 +116,13 @@ extension SyncEngine {
         var concerned: Set<String> { pendingDeletes.union(queuedDeletes).union(written).union(owed) }
 
         func contains(_ id: String) -> Bool {
-            pendingDeletes.contains(id) || queuedDeletes.contains(id) || created.contains(id)
+            pendingDeletes.contains(id) || queuedDeletes.contains(id) || created.contains(id) || givingBack.contains(id)
+        }
+
+        /// The acknowledgments server data brings that may be recorded: none of an entity owed a give-back, whose
+        /// held version is what goes back.
+        func recordable(_ versions: [AcknowledgedVersion]) -> [AcknowledgedVersion] {
+            givingBack.isEmpty ? versions : versions.filter { !givingBack.contains($0.id.lowercased()) }
         }
 
         /// The queued update server data for `id` is rebased under (R3), unless a fence skips it first.
@@ -120,7 +131,8 @@ extension SyncEngine {
         /// R4: a skip that leaves the local copy unreliable makes the entity owed. A queued delete does not: the
         /// entity goes away on the server too (or its delete becomes a visible dead letter).
         func owesAfterSkip(_ id: String) -> Bool {
-            created.contains(id) || (pendingDeletes.contains(id) && !queuedDeletes.contains(id))
+            guard !givingBack.contains(id) else { return false }
+            return created.contains(id) || (pendingDeletes.contains(id) && !queuedDeletes.contains(id))
         }
 
         /// Skips `id` when fenced: counts it, and makes it owed when the skip calls for a read-back (R4).
@@ -146,7 +158,11 @@ extension SyncEngine {
         guard let type = entry.knownEntityType, let operation = entry.knownOperation else { return }
         let id = entry.entityId.lowercased()
         // R15: what the server acknowledged, fenced or not: what this device gives back if the server loses it.
-        if let version = entry.acknowledgedVersion { try store.recordAcknowledged([version]) }
+        if let version = entry.acknowledgedVersion { try store.recordAcknowledged(fences.recordable([version])) }
+        if fences.givingBack.contains(id) {
+            counters.fenced += 1
+            return
+        }
         if operation == .delete {
             try removeLocally(type, id: id, store)
             try fences.settle(type, id, store)

@@ -165,9 +165,7 @@ extension SyncEngine {
     /// version goes back first, then is read back (R15).
     func acknowledge(_ answer: SentAnswer, of row: PendingMutation, _ counters: inout SyncCounts) async throws {
         guard try !takeAcknowledged(answer, of: row) else { return }
-        try await giveBack(
-            since: nil, readingBack: true, differing: [(type: row.entityType, id: row.entityId, serverHolds: true)],
-            unacknowledged: false, remembersHistory: false, &counters)
+        try await payGiveBackDebts(&counters)
     }
 
     /// R15: what the server acknowledged becomes the device's copy. An update's answer is the entity merged field by
@@ -207,7 +205,12 @@ extension SyncEngine {
             if row.operation == .update, !answer.replayed, held?.deleted == false, network.serverHistory != nil {
                 let sent = [row.payload, rebase?.payload].compactMap { $0 }.map(MutationPayload.members(setBy:))
                 let changed = try Self.changedMembers(of: row.entityType, id: id, by: stored, store)
-                if !changed.subtracting(sent.reduce(into: Set<String>()) { $0.formUnion($1) }).isEmpty { return false }
+                if !changed.subtracting(sent.reduce(into: Set<String>()) { $0.formUnion($1) }).isEmpty {
+                    // Owed in the same unit as the send's outcome: if the give-back fails, the next round pays it
+                    // before it pulls, and nothing the server sends meanwhile is written over the row.
+                    try store.markOwed(row.entityType, id: id, reason: .giveBack)
+                    return false
+                }
             }
             try store.replace(id: id, with: stored, rebasing: rebase)
             if let rebase { try Rebase.keepStatus(of: rebase, store) }

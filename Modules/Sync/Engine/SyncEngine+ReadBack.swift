@@ -15,7 +15,8 @@ extension SyncEngine {
     func readBackOwed(_ counters: inout SyncCounts) async throws {
         let due = try unitOfWork { store in
             let queued = Set(try store.fetchPendingMutations().map(\.entityId))
-            return try store.owedEntities().filter { !Self.waits($0, queued) }
+            // A version owed back is read back once it went (`payGiveBackDebts`), never before.
+            return try store.owedEntities().filter { !Self.waits($0, queued) && $0.reason != .giveBack }
         }
         guard !due.isEmpty else { return }
         var start = 0

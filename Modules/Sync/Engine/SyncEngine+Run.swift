@@ -156,6 +156,8 @@ extension SyncEngine {
                 feedWentBack = true
             }
             enter(.pulling)
+            // R15, S36: a version owed back goes first; nothing of the server's is written over it before.
+            try await payGiveBackDebts(&counters)
             if feedWentBack {
                 // R15: a write was refused unapplied, made from a feed position the server no longer holds (a
                 // restore that kept its history): the server first gets back what it lost, the device takes its
