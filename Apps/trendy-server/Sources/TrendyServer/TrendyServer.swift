@@ -117,8 +117,9 @@ public final class TrendyServer: Sendable {
     /// Connections open now, and of them those that have not yet made an authenticated request.
     public var connectionCounts: (open: Int, unauthenticated: Int) { pipeline.connections.counts }
 
-    /// Prunes the change log past its retention and expired idempotency records. Runs every 10 minutes while
-    /// serving (`Maintenance`); tests call it after moving their clock.
+    /// Prunes the change log past its retention and expired idempotency records, and compacts the log
+    /// (`--changelog-compact-days`, api-v1 §6.8). Runs every 10 minutes while serving (`Maintenance`); tests call it
+    /// after moving their clock.
     public func runMaintenance() async throws {
         let now = configuration.clock.now().millisecondsSince1970
         let retention = configuration.changelogRetentionDays
@@ -126,6 +127,25 @@ public final class TrendyServer: Sendable {
             if let retention { try ChangeFeed.prune(olderThan: retention, now: now, db) }
             try IdempotencyGuard.pruneExpired(now: now, db)
         }
+        if let days = configuration.changelogCompactDays {
+            _ = try await compactChangeLog(writtenBefore: now - Int64(days) * 86_400_000)
+        }
+    }
+
+    /// Compacts the change log below the changes written before `cutoff` (milliseconds since 1970, api-v1 §6.8),
+    /// online; logs and counts what it removed.
+    public func compactChangeLog(writtenBefore cutoff: Int64) async throws -> ChangeLogCompaction {
+        let report = try await ChangeCompaction.compact(writtenBefore: cutoff, storage)
+        metrics.compacted(report)
+        if report.removed > 0 {
+            logger.notice(
+                "compacted the change log",
+                metadata: [
+                    "users": "\(report.users)", "removed": "\(report.removed)",
+                    "longest-write-ms": "\(String(format: "%.1f", report.longestWriteMilliseconds))",
+                ])
+        }
+        return report
     }
 }
 
@@ -175,5 +195,30 @@ struct StorageLifetime: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try await storage.close()
+    }
+}
+
+extension TrendyServer {
+    /// Opens the database `storage` names (migrating it when needed), compacts its change log below the changes
+    /// written before `cutoff` (milliseconds since 1970, api-v1 §6.8) and closes it: `trendy-server compact`, which
+    /// may run beside the servers that serve the database.
+    public static func compactChangeLog(
+        in storage: ServerConfiguration.Storage, writtenBefore cutoff: Int64,
+        logger: Logger = Logger(label: "trendy-server")
+    ) async throws -> ChangeLogCompaction {
+        let opened: any ServerStorage =
+            switch storage {
+            case .file(let path): try SQLiteStorage(path: path)
+            case .inMemory: try SQLiteStorage(path: nil)
+            case .postgres(let location): try await PostgresStorage(location, logger: logger)
+            }
+        do {
+            let report = try await ChangeCompaction.compact(writtenBefore: cutoff, opened)
+            try await opened.close()
+            return report
+        } catch {
+            try? await opened.close()
+            throw error
+        }
     }
 }

@@ -159,3 +159,58 @@ private func reportingRefusal(_ body: () throws -> Void) throws {
         throw ExitCode(74)
     }
 }
+
+/// `trendy-server compact`: compacts the change log now (api-v1 §6.8), as `--changelog-compact-days` does every ten
+/// minutes while serving.
+struct CompactCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Keep only the newest change of each entity among the older changes of the change log.",
+        discussion: """
+            Examples:
+              trendy-server compact --db ~/trendy/server.sqlite --older-than-days 30
+              trendy-server compact --postgres URL --older-than-days 30
+
+            Runs beside the servers that serve the database: it deletes in short transactions, and a
+            device resumes from any cursor with an incremental pull (docs/server.md, "Compaction").
+            """)
+
+    @OptionGroup var database: MaintainedDatabase
+    @Option(
+        parsing: .unconditional,
+        help: "Compact below the changes older than this many days (0: every change but each entity's newest).")
+    var olderThanDays: Int
+
+    func validate() throws {
+        guard (0...36_500).contains(olderThanDays) else {
+            throw ValidationError("--older-than-days must be 0–36500 days")
+        }
+    }
+
+    func run() async throws {
+        let storage: ServerConfiguration.Storage
+        let name: String
+        if let url = database.postgresURL {
+            do throws(ConfigurationError) {
+                let location = try PostgresLocation(url: url)
+                (storage, name) = (.postgres(location), location.redacted)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        } else {
+            let path = database.db ?? ServeCommand.defaultDatabasePath
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ValidationError("no database at \(path); pass the server's file with --db")
+            }
+            (storage, name) = (.file(path: path), path)
+        }
+        // Everything written up to now counts with 0 days: the cutoff is a millisecond past it.
+        let cutoff = Date().millisecondsSince1970 - Int64(olderThanDays) * 86_400_000 + 1
+        try await ExitStatus.reporting {
+            let report = try await TrendyServer.compactChangeLog(in: storage, writtenBefore: cutoff)
+            print(
+                "compacted \(name): removed \(report.removed) changes of \(report.users) users; the longest write "
+                    + "transaction took \(String(format: "%.1f", report.longestWriteMilliseconds)) ms")
+        }
+    }
+}

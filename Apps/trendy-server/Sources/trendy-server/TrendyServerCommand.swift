@@ -15,7 +15,9 @@ struct TrendyServerCommand: AsyncParsableCommand {
             See docs/server.md and docs/security.md.
             """,
         version: "trendy-server \(TrendyRelease.version)",
-        subcommands: [ServeCommand.self, BackupCommand.self, RestoreCommand.self, MarkRestoredCommand.self],
+        subcommands: [
+            ServeCommand.self, BackupCommand.self, RestoreCommand.self, MarkRestoredCommand.self, CompactCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self)
 }
 
@@ -78,6 +80,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Imitate a backend's defects: 'original'.") var quirks: String?
     @Option(parsing: .unconditional, help: "Delete change-feed rows older than this many days.")
     var changelogRetentionDays: Int?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Keep only the newest change of each entity among the changes older than this many days.",
+            discussion: "Devices resume from any cursor with an incremental pull (docs/server.md, \"Compaction\")."))
+    var changelogCompactDays: Int?
     @Option(parsing: .unconditional, help: "Seconds before a connection without a request in progress is closed.")
     var idleTimeout = 60
     @Option(
@@ -187,6 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.faults.failingPathSuffix = fault500Path
         configuration.quirks = quirks == "original" ? .original : .none
         configuration.changelogRetentionDays = changelogRetentionDays
+        configuration.changelogCompactDays = changelogCompactDays
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.bodyTimeoutSeconds = bodyTimeout
         configuration.maxConnections = maxConnections

@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     public var faults = FaultConfiguration()
     public var quirks: Quirks = .none
     public var changelogRetentionDays: Int?
+    /// Compact the change log below the changes older than this many days (`--changelog-compact-days`, api-v1 §6.8);
+    /// nil keeps every change.
+    public var changelogCompactDays: Int?
     /// The `env` reported by `/health`.
     public var environment = "development"
     public var maxBodyBytes = 8 * 1024 * 1024
@@ -213,6 +216,9 @@ public struct ServerConfiguration: Sendable {
         }
         if let days = changelogRetentionDays, !(1...36_500).contains(days) {
             throw .outOfRange("--changelog-retention-days", "1–36500 days")
+        }
+        if let days = changelogCompactDays, !(1...36_500).contains(days) {
+            throw .outOfRange("--changelog-compact-days", "1–36500 days")
         }
         guard (1...86_400).contains(idleTimeoutSeconds) else { throw .outOfRange("--idle-timeout", "1–86400 seconds") }
         guard (1...86_400).contains(bodyTimeoutSeconds) else { throw .outOfRange("--body-timeout", "1–86400 seconds") }

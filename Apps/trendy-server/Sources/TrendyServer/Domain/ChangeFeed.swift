@@ -81,8 +81,8 @@ enum ChangeFeed {
 
     /// api-v1 §6.5: 410 `cursor_expired` for a `since` this history cannot continue — below the retention watermark,
     /// or, with `createdAt`, naming a change that is gone or was written at another time (the database went back to
-    /// a backup, then new rows took the ids again). A change retention deleted (`since` at the watermark) passes.
-    /// Returns the watermark it read.
+    /// a backup, then new rows took the ids again). A change retention deleted (`since` at the watermark) passes, and
+    /// so does one compaction deleted (at or below the user's horizon, api-v1 §6.8). Returns the watermark it read.
     static func checkPosition(
         _ since: Int64, createdAt: Int64?, user: String, _ db: any StorageTransaction
     ) throws -> Int64 {
@@ -91,19 +91,25 @@ enum ChangeFeed {
             throw APIError(.cursorExpired, "the cursor \(since) is older than the retained change history; bootstrap")
         }
         guard let createdAt, since > watermark else { return watermark }
-        if try changeCreatedAt(since, user: user, db) != createdAt { throw APIError.cursorMoved(since) }
+        guard let written = try changeCreatedAt(since, user: user, db) else {
+            if since <= (try ChangeCompaction.horizon(user: user, db)) { return watermark }
+            throw APIError.cursorMoved(since)
+        }
+        if written != createdAt { throw APIError.cursorMoved(since) }
         return watermark
     }
 
     /// api-v1 §6.7: a write sent from `position` (its `Trendy-Feed-Position`) is refused with 410 `cursor_expired`
     /// when this database cannot have served that position: a cursor above every change it holds, or one naming a
     /// change written at another time. A position below the retention watermark passes: retention forgets history,
-    /// it does not go back, and the device's write stands on what this server holds.
+    /// it does not go back, and the device's write stands on what this server holds. So does a change compaction
+    /// deleted (api-v1 §6.8).
     static func checkWritePosition(_ position: FeedPosition, user: String, _ db: any StorageTransaction) throws {
         guard position.cursor > 0 else { return }
         let watermark = try watermark(user: user, db)
         guard position.cursor > watermark else { return }
         guard let createdAt = try changeCreatedAt(position.cursor, user: user, db) else {
+            if position.cursor <= (try ChangeCompaction.horizon(user: user, db)) { return }
             throw APIError.cursorAhead(position.cursor)
         }
         if let expected = position.createdAt?.millisecondsSince1970, expected != createdAt {

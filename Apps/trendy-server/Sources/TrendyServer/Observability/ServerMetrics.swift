@@ -66,6 +66,16 @@ public final class ServerMetrics: Sendable {
         Counter(label: "trendy_streamed_changes_total", factory: factory).increment(by: changes)
     }
 
+    /// A compaction of the change log (api-v1 §6.8): `trendy_changes_compacted_total`, and its longest write
+    /// transaction, `trendy_compaction_write_seconds`.
+    func compacted(_ report: ChangeLogCompaction) {
+        Counter(label: "trendy_changes_compacted_total", factory: factory).increment(by: report.removed)
+        if report.users > 0 {
+            Recorder(label: "trendy_compaction_write_seconds", factory: factory).record(
+                report.longestWriteMilliseconds / 1000)
+        }
+    }
+
     /// The exposition text.
     func render() -> [UInt8] { registry.emitToBuffer() }
 }

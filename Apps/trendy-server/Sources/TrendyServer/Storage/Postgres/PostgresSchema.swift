@@ -200,6 +200,18 @@ enum PostgresSchema {
         ),
         // The members a give-back wrote from a device's queued edits, which count when written (api-v1 §15.1).
         ("v7-given-back-pending", ["ALTER TABLE given_back_changes ADD COLUMN pending TEXT"]),
+        // Each user's compaction horizon: a cursor at or below it may name a change compaction deleted (api-v1 §6.8).
+        (
+            "v8-change-compactions",
+            [
+                """
+                CREATE TABLE change_compactions (
+                    user_id TEXT COLLATE "C" PRIMARY KEY,
+                    horizon BIGINT NOT NULL
+                )
+                """
+            ]
+        ),
     ]
 
     /// What a migration does besides its statements, by name: work that needs the server's code.

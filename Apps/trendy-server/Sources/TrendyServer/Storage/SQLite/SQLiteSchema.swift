@@ -172,6 +172,16 @@ enum SQLiteSchema {
         migrator.registerMigration("v7-given-back-pending") { db in
             try db.execute(sql: "ALTER TABLE given_back_changes ADD COLUMN pending TEXT")
         }
+        // Each user's compaction horizon: a cursor at or below it may name a change compaction deleted (api-v1 §6.8).
+        migrator.registerMigration("v8-change-compactions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE change_compactions (
+                        user_id TEXT PRIMARY KEY NOT NULL,
+                        horizon INTEGER NOT NULL
+                    ) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }
 

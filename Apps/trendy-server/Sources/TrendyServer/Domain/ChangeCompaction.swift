@@ -1,0 +1,132 @@
+import Foundation
+import Models
+
+/// Compaction of the change log (api-v1 §6.8): below a horizon, only the newest change of each entity is kept, a
+/// delete included, so the log grows with the entities a user has, not with the edits ever made, and a device resumes
+/// from any cursor with an incremental pull.
+///
+/// Online: the user's rows are read a page at a time, newest first, in read transactions, and the superseded rows are
+/// deleted in short write transactions of `deleteBatch` rows, so a writer waits at most for one of them. Only a row
+/// with a newer row of the same entity is deleted, and rows are never changed in place: whatever else runs meanwhile
+/// (writes, another instance compacting, retention), every entity keeps its newest change.
+enum ChangeCompaction {
+    typealias Report = ChangeLogCompaction
+
+    /// Rows read per page while looking for superseded ones.
+    static let readPage = 20_000
+    /// Rows deleted per write transaction.
+    static let deleteBatch = 500
+
+    /// Compacts every user's log below the changes written before `cutoff` (milliseconds).
+    static func compact(writtenBefore cutoff: Int64, _ storage: any ServerStorage) async throws -> Report {
+        let clock = ContinuousClock()
+        let users = try await storage.read { db in
+            try db.values(
+                String.self, sql: "SELECT DISTINCT user_id FROM changes WHERE created_at < ?", arguments: [cutoff])
+        }
+        var report = Report()
+        for user in users {
+            let horizon = try await storage.read { db in
+                try db.value(
+                    Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ? AND created_at < ?",
+                    arguments: [user, cutoff])
+            }
+            guard let horizon else { continue }
+            report.users += 1
+            // Recorded first: a cursor at or below it whose change is deleted passes the position checks from the
+            // moment the delete can happen (api-v1 §6.5, §6.7).
+            try await storage.write(user: nil) { db in try recordHorizon(horizon, user: user, db) }
+            let superseded = try await supersededChanges(of: user, atOrBelow: horizon, storage)
+            var start = 0
+            while start < superseded.count {
+                let batch = Array(superseded[start..<min(start + deleteBatch, superseded.count)])
+                start += batch.count
+                let took = try await clock.measure {
+                    try await storage.write(user: nil) { db in try delete(batch, user: user, db) }
+                }
+                report.longestWriteMilliseconds = max(report.longestWriteMilliseconds, took.milliseconds)
+                report.removed += batch.count
+            }
+        }
+        return report
+    }
+
+    /// The ids at or below `horizon` of changes with a newer change of the same entity, newest first.
+    private static func supersededChanges(
+        of user: String, atOrBelow horizon: Int64, _ storage: any ServerStorage
+    ) async throws -> [Int64] {
+        var seen = Set<EntityKey>()
+        var superseded: [Int64] = []
+        var next = Int64.max
+        while true {
+            let below = next
+            let page = try await storage.readLarge { db in
+                try db.rows(
+                    sql: """
+                        SELECT id, entity_type, entity_id FROM changes WHERE user_id = ? AND id < ?
+                        ORDER BY id DESC LIMIT ?
+                        """, arguments: [user, below, readPage]
+                ) { row in
+                    (
+                        id: row.int64(0),
+                        key: EntityKey(
+                            type: try row.decode(String.self, atIndex: 1), id: try row.decode(String.self, atIndex: 2))
+                    )
+                }
+            }
+            for change in page where !seen.insert(change.key).inserted && change.id <= horizon {
+                superseded.append(change.id)
+            }
+            guard page.count == readPage, let last = page.last else { return superseded }
+            next = last.id
+        }
+    }
+
+    /// Ids of different kinds never stand for one another, whatever ids clients chose.
+    private struct EntityKey: Hashable, Sendable {
+        let type: String
+        let id: String
+    }
+
+    private static func delete(_ ids: [Int64], user: String, _ db: any StorageTransaction) throws {
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let arguments: [any SQLValueConvertible] = [user] + ids.map { $0 as any SQLValueConvertible }
+        try db.execute(sql: "DELETE FROM changes WHERE user_id = ? AND id IN (\(marks))", arguments: arguments)
+        // The give-backs' times of the entries gone with them (api-v1 §15.1).
+        try db.execute(
+            sql: "DELETE FROM given_back_changes WHERE change_id IN (\(marks))",
+            arguments: ids.map { $0 as any SQLValueConvertible })
+    }
+
+    private static func recordHorizon(_ horizon: Int64, user: String, _ db: any StorageTransaction) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO change_compactions (user_id, horizon) VALUES (?, ?)
+                ON CONFLICT(user_id) DO UPDATE SET horizon = CASE
+                    WHEN excluded.horizon > change_compactions.horizon THEN excluded.horizon
+                    ELSE change_compactions.horizon END
+                """, arguments: [user, horizon])
+    }
+
+    /// The largest change id at or below which the user's log was compacted; 0 when it never was.
+    static func horizon(user: String, _ db: any StorageTransaction) throws -> Int64 {
+        try db.value(Int64.self, sql: "SELECT horizon FROM change_compactions WHERE user_id = ?", arguments: [user])
+            ?? 0
+    }
+}
+
+/// What one compaction of the change log did (api-v1 §6.8).
+public struct ChangeLogCompaction: Sendable, Equatable {
+    /// Users whose log had changes below the horizon.
+    public var users = 0
+    /// Changes deleted: each superseded by a newer change of the same entity.
+    public var removed = 0
+    /// The longest write transaction, in milliseconds: how long a writer could have waited for compaction.
+    public var longestWriteMilliseconds = 0.0
+}
+
+extension Duration {
+    fileprivate var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}
