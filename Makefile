@@ -54,7 +54,7 @@ test-fast: deps build
 ## run last and alone: their load beside other suites slows those past their timeouts.
 ## A run takes under a minute; one past POSTGRES_TIMEOUT seconds is stopped and fails (no retry): the hang that once
 ## needed one was found and fixed (docs/history/reliability.md, "The PostgreSQL suites hung").
-POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests|MultiInstanceProofTests|restoreAndGiveBackOnPostgres
+POSTGRES_SUITES := TrendyServerTests|NetworkingTests|EndToEndTests|MultiInstanceProofTests|restoreAndGiveBackOnPostgres|offlineDeviceCatchesUpOnPostgres
 POSTGRES_TIMEOUT ?= 240
 POSTGRES_TEST_PROCESS := $(CURDIR)/.build/[^ ]*/[t]rendy-syncPackageTests.xctest
 ## The build the suites run from: empty for the debug build, `$(OPTIMIZED)` from `make test`.

@@ -18,8 +18,21 @@ struct CompactionTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compact-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("server.sqlite").path
-        let server = try await ServerProcess.start(["--port", "0", "--token", "t:\(Self.user)", "--db", database])
+        let database = ["--db", folder.appendingPathComponent("server.sqlite").path]
+        try await catchUp(storage: database)
+    }
+
+    @Test(
+        "api-v1 §6.8 on PostgreSQL: trendy-server compact beside the serving server; the offline device catches up incrementally, verified",
+        .requiresPostgreSQL)
+    func offlineDeviceCatchesUpOnPostgres() async throws {
+        let url = try #require(LiveTrendyServer.postgresTestURL()).url
+        try await catchUp(storage: ["--postgres", url])
+    }
+
+    /// The walk: `storage` are the flags of both `trendy-server` and `trendy-server compact`.
+    func catchUp(storage database: [String]) async throws {
+        let server = try await ServerProcess.start(["--port", "0", "--token", "t:\(Self.user)"] + database)
         defer { server.stop() }
         let laptop = try CLI(server: server.url, token: "t")
         let phone = try CLI(server: server.url, token: "t")
@@ -47,7 +60,7 @@ struct CompactionTests {
         #expect(try await laptop.json("sync")["outcome"] == "synced")
 
         let compacted = try await ChildProcess.run(
-            "trendy-server", ["compact", "--db", database, "--older-than-days", "0"], environment: [:])
+            "trendy-server", ["compact"] + database + ["--older-than-days", "0"], environment: [:])
         #expect(compacted.status == 0, "\(compacted.stderr)")
         #expect(compacted.stdout.contains("removed"), "\(compacted.stdout)")
         let removed = compacted.stdout.split(separator: " ").drop { $0 != "removed" }.dropFirst().first
