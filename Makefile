@@ -22,7 +22,7 @@ SHIPPED_BIN := $(CURDIR)/.build-shipped
 OPTIMIZED := -c release -Xswiftc -enable-testing
 
 .PHONY: demo test test-fast test-postgres build build-optimized shipped shipped-cli chaos-short lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-scale bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-restore chaos-postgres fuzz-build schemathesis man install docs \
+	bench-large bench-scale bench-compaction bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-restore chaos-postgres fuzz-build schemathesis man install docs \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -232,6 +232,14 @@ bench-large: deps shipped
 bench-scale: deps shipped
 	python3 Benchmarks/user-path/scale.py --events $(or $(BENCH_EVENTS),1000000) \
 		--server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
+	$(MAKE) --no-print-directory bench-compaction
+
+## Compaction of the change log (api-v1 §6.8): 10 000 events edited 100 times each, two devices offline through it,
+## one catching up before `trendy-server compact` and one after, and a bootstrap beside them. Prints the table of
+## docs/performance.md, "Compaction".
+bench-compaction: deps shipped
+	python3 Benchmarks/user-path/compaction.py --events $(or $(BENCH_COMPACTION_EVENTS),10000) \
+		--edits $(or $(BENCH_COMPACTION_EDITS),100) --server-bin $(SHIPPED_BIN) --cli-bin $(SHIPPED_BIN)
 
 ## The sync digest of a 100 000-event account: the server's endpoint, and what `trendyctl sync --verify`
 ## adds to a sync, release builds as the user runs them. Prints the table of docs/performance.md, "The sync digest".

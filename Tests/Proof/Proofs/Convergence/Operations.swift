@@ -50,6 +50,9 @@ enum Operation: String, CaseIterable {
     /// written since: they give it back (sync-engine R15), and the ledgers check that nothing acknowledged and held by
     /// a device is lost. One instance on SQLite; PostgreSQL's restore has its own end-to-end test.
     case backUpServer, restoreServer
+    /// `trendy-server compact --older-than-days 0` beside the serving server (every instance's storage): each
+    /// entity's older changes leave the log while devices hold cursors into it (api-v1 §6.8).
+    case compactServer
 
     /// Relative frequency.
     var weight: Int {
@@ -87,6 +90,7 @@ enum Operation: String, CaseIterable {
         case .serverKilledMidSync: 2
         case .backUpServer: 2
         case .restoreServer: 1
+        case .compactServer: 2
         }
     }
 
@@ -340,6 +344,8 @@ extension ConvergenceRun {
             case .restoreServer:
                 guard servers.count == 1, let line = try await restoreServer() else { return "\(name): no backup" }
                 return acted("\(name): \(line)")
+            case .compactServer:
+                return acted("\(name): \(try await servers[0].compact())")
             case .concurrentEdits:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = "both \(Int.random(in: 0..<1000, using: &random))"

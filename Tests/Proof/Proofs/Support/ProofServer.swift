@@ -154,6 +154,15 @@ final class ProofServer: Sendable {
         guard made.status == 0 else { throw ProofError("trendy-server backup exited \(made.status): \(made.stderr)") }
     }
 
+    /// `trendy-server compact --older-than-days 0` on this server's storage while it serves (api-v1 §6.8): what it
+    /// printed.
+    func compact() async throws -> String {
+        let made = try await ChildProcess.run(
+            "trendy-server", ["compact"] + storage.arguments + ["--older-than-days", "0"], environment: [:])
+        guard made.status == 0 else { throw ProofError("trendy-server compact exited \(made.status): \(made.stderr)") }
+        return made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// An operator's copy with no command: this server stopped, its file (and any WAL) copied to `output`, and a new
     /// process started on the same storage and port with `faults`. Nothing marks the copy.
     func copiedWhileStopped(to output: String, faults: FaultConfiguration, seed: UInt64) async throws -> ProofServer {
