@@ -87,6 +87,12 @@ final class ConvergenceRun {
     var backup: ServerBackup?
     /// Devices that owe a verify since an unmarked copy of the server's file was put back.
     var verifyOwed: Set<String> = []
+    /// The feed as it stood before each compaction (api-v1 §6.8), by change id: the field ledger reads every value
+    /// the server ever took, and compaction removes the superseded ones from the server's own feed.
+    var feedBeforeCompactions: [Int64: ChangeEntry] = [:]
+    /// The server runs on a copy of its file put back by hand, unmarked: compaction is not run on it (docs/server.md,
+    /// "Compaction": a cursor into the history the copy lost could name a change compaction removed, and pass).
+    var onUnmarkedCopy = false
 
     init(settings: ProofSettings, log: LogSink) {
         self.settings = settings

@@ -345,6 +345,13 @@ extension ConvergenceRun {
                 guard servers.count == 1, let line = try await restoreServer() else { return "\(name): no backup" }
                 return acted("\(name): \(line)")
             case .compactServer:
+                guard !onUnmarkedCopy else { return "\(name): skipped, the server runs on an unmarked copy" }
+                // The feed read whole first (the server injects faults: a few tries), and no write runs between the
+                // read and the compaction: the moves run one at a time.
+                var feed: [ChangeEntry]?
+                for _ in 0..<20 where feed == nil { feed = try? await serverFeed(servers[0]) }
+                guard let feed else { return "\(name): skipped, the feed could not be read whole" }
+                for entry in feed { feedBeforeCompactions[entry.id] = entry }
                 return acted("\(name): \(try await servers[0].compact())")
             case .concurrentEdits:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }

@@ -63,7 +63,11 @@ extension ConvergenceRun {
         }
         // R1–R3: no acknowledged field value lost, none overwritten by a stale one (FieldLedger).
         let ledger = ledger
-        let lost = fields.firstViolation(feed: try await serverFeed(diagnosisServer)) { id in
+        // The feed now, with what compactions removed from it before (api-v1 §6.8).
+        var everyChange = feedBeforeCompactions
+        for entry in try await serverFeed(diagnosisServer) { everyChange[entry.id] = entry }
+        let feed = everyChange.keys.sorted().compactMap { everyChange[$0] }
+        let lost = fields.firstViolation(feed: feed) { id in
             ledger.wasDeleted(id) || ledger.wasDiscarded(id) || ledger.restored.contains(id)
                 || ledger.sentWholeByChoice.contains(id)
         }
