@@ -434,19 +434,7 @@ struct PullTests {
         "R15 a copy put back by hand, and a device that writes before its verify: an answer older in a field the device holds acknowledged does not take it away; that version goes back first"
     )
     func answerOfALostCopyGivesBackFirst() async throws {
-        let (a, b, _) = try await twoDevices()
-        let tea = try await a.syncedType("Tea")
-        _ = await b.engine.performSync()
-        let copy = a.model.backUp()
-        a.clock.advance(by: 10)
-        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }
-        // Pushed and acknowledged; the pull fails, so a's feed position stays one the copy holds.
-        a.network.enqueue(http(500), for: .getChanges)
-        _ = await a.engine.performSync()
-        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#AA0000")
-        a.model.restore(copy, announcing: false)  // by hand: no new history, and a's position still exists
-        a.clock.advance(by: 10)
-        _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }
+        let (a, b, tea) = try await iconEditOnALostCopy()
         _ = await a.engine.performSync()  // the icon's answer carries the copy's color
 
         for device in [b, a, b] { _ = await device.engine.performSync() }
@@ -464,17 +452,7 @@ struct PullTests {
         "R15 the give-back such an answer calls for fails: the debt is kept, the next pull does not take the field away, and the version goes back next round"
     )
     func failedGiveBackAfterALostCopysAnswerIsOwed() async throws {
-        let (a, b, _) = try await twoDevices()
-        let tea = try await a.syncedType("Tea")
-        _ = await b.engine.performSync()
-        let copy = a.model.backUp()
-        a.clock.advance(by: 10)
-        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }
-        a.network.enqueue(http(500), for: .getChanges)
-        _ = await a.engine.performSync()
-        a.model.restore(copy, announcing: false)
-        a.clock.advance(by: 10)
-        _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }
+        let (a, b, tea) = try await iconEditOnALostCopy()
         // The give-back the answer calls for fails, and so does every later one of the round.
         a.network.setStickyError(.transport("connection lost"), for: .giveBack)
         _ = await a.engine.performSync()
@@ -768,6 +746,26 @@ struct PullTests {
 
 /// The start of the restore scenarios: two devices, a backup of the server, then a type "Tea" that `a` created and
 /// both devices hold acknowledged — which the backup lacks.
+/// A copy of the server put back by hand (no new history) after `a` set the type's color to `#AA0000`, pushed it and
+/// failed to pull, so `a`'s feed position is still one the copy holds; then `a` queues an icon edit. Its next push's
+/// answer carries the copy's older color.
+private func iconEditOnALostCopy() async throws -> (a: SyncHarness, b: SyncHarness, tea: EventType) {
+    let (a, b, _) = try await twoDevices()
+    let tea = try await a.syncedType("Tea")
+    _ = await b.engine.performSync()
+    let copy = a.model.backUp()
+    a.clock.advance(by: 10)
+    _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }
+    // Pushed and acknowledged; the pull fails, so a's feed position stays one the copy holds.
+    a.network.enqueue(http(500), for: .getChanges)
+    _ = await a.engine.performSync()
+    #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#AA0000")
+    a.model.restore(copy, announcing: false)  // by hand: no new history, and a's position still exists
+    a.clock.advance(by: 10)
+    _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }
+    return (a, b, tea)
+}
+
 private func teaAfterBackup() async throws -> (
     a: SyncHarness, b: SyncHarness, backup: InMemoryTrendyServer.Backup, tea: EventType
 ) {
