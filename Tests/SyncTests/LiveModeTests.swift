@@ -215,4 +215,39 @@ extension LiveModeTests {
         }
         await a.engine.stopLive()
     }
+
+    @Test(
+        "R12 R15 a stream entry of an entity owed a give-back is not written over it: the version goes back in the next round"
+    )
+    func streamKeepsAVersionOwedBack() async throws {
+        let (a, _) = try await Self.devices()
+        let tea = try await a.syncedType("Tea")
+        let copy = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.color = "#AA0000" }
+        a.network.enqueue(http(500), for: .getChanges)  // a's position stays one the copy holds
+        _ = await a.engine.performSync()
+        a.model.restore(copy, announcing: false)  // put back by hand
+        await a.engine.startLive()
+        try await waitUntil("streaming", lastSeen: await a.stateDescription()) {
+            await a.engine.snapshot.live == .streaming
+        }
+        // The icon's answer carries the copy's color: the give-back it calls for fails, and the stream then brings
+        // that answer's own entry.
+        a.network.setStickyError(.transport("connection lost"), for: .giveBack)
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: tea.id) { $0.icon = "leaf" }
+        try await waitUntil("the icon pushed") { a.serverEventTypes.first { $0.id == tea.id }?.icon == "leaf" }
+        let latest = try #require(a.serverChanges.last?.id)
+        try await waitUntil("the stream applied up to the answer's entry", lastSeen: await a.stateDescription()) {
+            try a.engineState().cursor >= latest
+        }
+        #expect(try a.events.eventType(id: tea.id)?.color == "#AA0000", "the entry was not written over the row")
+        #expect(try a.owed().map(\.reason) == [.giveBack])
+        a.network.setStickyError(nil, for: .giveBack)
+        await a.engine.stopLive()
+        _ = await a.engine.performSync()
+        #expect(a.serverEventTypes.first { $0.id == tea.id }?.fields.color == "#AA0000", "given back")
+        #expect(try a.events.eventType(id: tea.id)?.color == "#AA0000" && a.owed().isEmpty)
+    }
 }
