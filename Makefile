@@ -64,9 +64,12 @@ POSTGRES_RUN := TRENDY_TEST_SERVER_STORAGE=postgres timeout --kill-after=10 $(PO
 test-postgres:
 	@scripts/with-postgres bash -c 'if [ -n "$${TRENDY_TEST_POSTGRES_SKIPPED:-}" ]; then \
 		echo "PostgreSQL tests skipped: $$TRENDY_TEST_POSTGRES_SKIPPED"; [ -z "$${TRENDY_REQUIRE_POSTGRES:-}" ]; \
-	else status=0; $(POSTGRES_RUN) || status=$$?; \
+	else status=0; started=$$(date +%s); $(POSTGRES_RUN) || status=$$?; elapsed=$$(( $$(date +%s) - started )); \
 		if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then pkill -KILL -f "$(POSTGRES_TEST_PROCESS)" || true; \
-			echo "error: the PostgreSQL suites did not finish within $(POSTGRES_TIMEOUT) s (a hang: docs/history/reliability.md)"; fi; \
+			if [ $$elapsed -ge $(POSTGRES_TIMEOUT) ]; then \
+				echo "error: the PostgreSQL suites did not finish within $(POSTGRES_TIMEOUT) s (a hang: docs/history/reliability.md)"; \
+			else echo "error: the PostgreSQL test process was killed after $$elapsed s (status $$status), before the timeout"; fi; \
+		elif [ $$status -ne 0 ]; then echo "error: the PostgreSQL suites ended with status $$status after $$elapsed s"; fi; \
 		[ $$status -eq 0 ] && $(SWIFT) test $(TEST_BUILD) --skip-build --filter ConcurrentFeedTests; fi'
 
 ## Build all targets and test targets (debug), failing on any compiler warning in this repository.
