@@ -80,4 +80,68 @@ struct ServerRestoreTests {
         #expect(try await laptop.run("sync", "--verify").status == 0)
         #expect(try await phone.run("sync", "--verify").status == 0)
     }
+
+    @Test(
+        "R15 api-v1 §6.8 §16 a copy put back by hand, unmarked, and compacted since: a device whose cursor's change compaction removed still finds the restore and gives back"
+    )
+    func unmarkedCopyCompacted() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("server.sqlite")
+        let backup = folder.appendingPathComponent("backup.sqlite")
+
+        var server = try await Self.start(file)
+        let port = try #require(URL(string: server.url)?.port)
+        let laptop = try CLI(server: server.url, token: "restore-token")
+        let phone = try CLI(server: server.url, token: "restore-token")
+        _ = try await laptop.json("types", "add", "Early")
+        #expect(try await laptop.json("sync")["outcome"] == "synced")
+        #expect(try await phone.json("sync")["outcome"] == "synced")
+        #expect(await server.terminate() == 0)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: file.path + suffix) {
+            try FileManager.default.copyItem(atPath: file.path + suffix, toPath: backup.path + suffix)
+        }
+
+        // After the backup: two changes the phone pulls, so its cursor names the second of them.
+        server = try await Self.start(file, port: port)
+        _ = try await laptop.json("types", "add", "Late")
+        _ = try await laptop.json("events", "add", "Late", "--at", "2026-11-20T08:00:00Z", "--notes", "after")
+        #expect(try await laptop.json("sync")["outcome"] == "synced")
+        #expect(try await phone.json("sync")["outcome"] == "synced")
+        #expect(await server.terminate() == 0)
+
+        // Put back by hand, unmarked. A new device edits "Early" again and again: the new history's changes take
+        // the ids of the lost ones, the phone's cursor among them, and compaction removes every one but the last.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: backup.path + suffix) {
+            try FileManager.default.copyItem(atPath: backup.path + suffix, toPath: file.path + suffix)
+        }
+        server = try await Self.start(file, port: port)
+        defer { server.stop() }
+        let tablet = try CLI(server: server.url, token: "restore-token")
+        #expect(try await tablet.json("sync")["outcome"] == "synced")
+        for round in 1...5 {
+            _ = try await tablet.json("types", "edit", "Early", "--color", String(format: "#0000%02X", round))
+            #expect(try await tablet.json("sync")["outcome"] == "synced")
+        }
+        let compacted = try await ChildProcess.run(
+            "trendy-server", ["compact", "--db", file.path, "--older-than-days", "0"], environment: [:])
+        #expect(compacted.status == 0 && compacted.stdout.contains("removed 3 changes"), "\(compacted)")
+
+        // The phone's position names a change that is gone: refused, so the phone gives back what the server lost
+        // before it takes the server's state, instead of pulling on as if nothing happened.
+        let phoneSync = try await phone.run("sync", "--json")
+        #expect(phoneSync.status == 0 && phoneSync.json?["bootstrapped"] == true, "\(phoneSync)")
+        #expect(phoneSync.json?["given_back"] == 2, "\(phoneSync)")
+        #expect(try await laptop.run("sync").status == 0)
+        #expect(try await tablet.run("sync").status == 0)
+        let expected = try await RestoreGiveBackTests.holdings(laptop)
+        #expect(expected.contains { $0.contains("after") })
+        for device in [phone, tablet] { #expect(try await RestoreGiveBackTests.holdings(device) == expected) }
+        for device in [laptop, phone, tablet] {
+            let verify = try await device.run("sync", "--verify")
+            #expect(verify.status == 0, "\(verify)")
+        }
+    }
 }

@@ -60,14 +60,21 @@ struct CompactionTests {
             #expect(after.entries.map(\.operation) == ["update", "delete", "update"])
             #expect(after.entries[0].id == before.entries[3].id && after.entries[1].id == before.entries[6].id)
 
-            // A cursor compaction removed, with its time, is still a position of this history (api-v1 §6.5).
+            // A cursor compaction removed, with its time, held by no device: nothing can tell it from a position of
+            // a history the database lost, and the device bootstraps (api-v1 §6.5, §6.8; DeviceTests keep one).
             let resumed = try await Self.feed(harness, since: middle, createdAt: middleTime)
-            #expect(resumed.status == 200 && resumed.entries.map(\.entity) == [type, removed, event])
-            // So is a write made from it (api-v1 §6.7).
+            #expect(resumed.status == 410 && resumed.problem == "cursor_expired")
+            // Without its time nothing is checked, as before compaction.
+            #expect(try await Self.feed(harness, since: middle).entries.map(\.entity) == [type, removed, event])
+            // A write from it is refused with its time (api-v1 §6.7), and taken without.
             let write = try await harness.send(
                 "PUT", "/api/v1/event-types/\(type)", json: #"{"icon":"leaf"}"#,
                 headers: ["Trendy-Feed-Position": "\(middle); created_at=\(middleTime)"])
-            #expect(write.status == 200, "\(write.text)")
+            #expect(write.status == 410 && write.problemType == "cursor_expired")
+            let untimed = try await harness.send(
+                "PUT", "/api/v1/event-types/\(type)", json: #"{"icon":"leaf"}"#,
+                headers: ["Trendy-Feed-Position": "\(middle)"])
+            #expect(untimed.status == 200, "\(untimed.text)")
             // A kept change under another time is not.
             let kept = after.entries[0].id
             let moved = try await Self.feed(harness, since: kept, createdAt: "2020-01-01T00:00:00.000Z")

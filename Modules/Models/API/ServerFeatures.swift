@@ -21,6 +21,8 @@ public struct ServerFeatures: Sendable, Hashable {
     public static let digest = "digest"
     /// The feed and the stream check `since_created_at` against the change `since` names (api-v1 §6.5).
     public static let sinceCreatedAt = FeedPosition.createdAtParameter
+    /// `GET` and `DELETE /api/v1/devices` and the `Trendy-Device` header (api-v1 §16).
+    public static let devices = "devices"
 
     /// The header's name.
     public static let headerName = "Trendy-Features"

@@ -62,6 +62,9 @@ extension APIClient {
         request.headers.add(name: "Last-Event-ID", value: "\(position.cursor)")
         request.headers.add(name: "X-Request-ID", value: requestId)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let device = configuration.device {
+            request.headers.add(name: DeviceHeader.headerName, value: device.header)
+        }
         var settings = HTTPClient.Configuration()
         settings.timeout = .init(
             connect: .seconds(Int64(configuration.requestTimeout)), read: .seconds(Self.streamIdleTimeout))
@@ -94,6 +97,7 @@ extension APIClient {
                     status: status, body: Data(body.readableBytesView),
                     retryAfterHeader: response.headers.first(name: "Retry-After"), requestId: requestId,
                     now: clock.now())
+                noteFailure(failure)
                 return status == 401 ? .unauthorized(failure) : .failed(.http(failure))
             }
             continuation.yield(.opened)

@@ -59,6 +59,7 @@ extension APIClient {
             let failure = FailureParsing.failure(
                 status: status, body: data, retryAfterHeader: headers.first(name: "Retry-After"),
                 requestId: requestId, now: clock.now())
+            noteFailure(failure)
             switch status {
             case 401 where !refreshedToken:
                 refreshedToken = true
@@ -145,6 +146,9 @@ extension APIClient {
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "X-Request-ID", value: requestId)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let device = configuration.device {
+            request.headers.add(name: DeviceHeader.headerName, value: device.header)
+        }
         if let body = endpoint.body {
             request.body = .bytes(ByteBuffer(bytes: body))
             request.headers.add(name: "Content-Type", value: "application/json")

@@ -25,10 +25,12 @@ public final class APIClient: NetworkClientProtocol {
         public var maxRateLimitRetries: Int
         /// Total seconds one call may spend waiting on 429s (0–300).
         public var rateLimitWaitCap: TimeInterval
+        /// The device every request says it comes from (`Trendy-Device`, api-v1 §16); nil sends none.
+        public var device: DeviceHeader?
 
         public init(
             serverRoot: ServerRoot, requestTimeout: TimeInterval = 15, resourceTimeout: TimeInterval = 30,
-            maxRateLimitRetries: Int = 3, rateLimitWaitCap: TimeInterval = 30
+            maxRateLimitRetries: Int = 3, rateLimitWaitCap: TimeInterval = 30, device: DeviceHeader? = nil
         ) throws(ConfigurationError) {
             guard (1...300).contains(requestTimeout) else { throw .outOfRange("requestTimeout", "1–300 s") }
             guard resourceTimeout >= requestTimeout else {
@@ -41,6 +43,7 @@ public final class APIClient: NetworkClientProtocol {
             self.resourceTimeout = resourceTimeout
             self.maxRateLimitRetries = maxRateLimitRetries
             self.rateLimitWaitCap = rateLimitWaitCap
+            self.device = device
         }
     }
 
@@ -70,6 +73,8 @@ public final class APIClient: NetworkClientProtocol {
     private let lastFeatures = Mutex<ServerFeatures?>(nil)
     /// The `Trendy-History` of the last answer that carried one (sync-engine R15).
     private let lastHistory = Mutex<ServerHistory?>(nil)
+    /// Whether a server refused this client's device as revoked (api-v1 §16).
+    private let refusedAsRevoked = Atomic<Bool>(false)
     /// The position writes are made from (N13): sent as `Trendy-Feed-Position` on every write but the give-back.
     private let position = Mutex<FeedPosition?>(nil)
     /// The keyset page after the one last read, already asked for (`APIClient+PagePrefetch.swift`).
@@ -116,6 +121,19 @@ public final class APIClient: NetworkClientProtocol {
         guard let history = ServerHistory(header: header) else { return }
         lastHistory.withLock { $0 = history }
     }
+
+    /// True once a server answered that the device of `configuration.device` was revoked by its user (api-v1 §16):
+    /// every later request is refused until it signs in again as a new device.
+    public var deviceRevoked: Bool { refusedAsRevoked.load(ordering: .relaxed) }
+
+    func noteFailure(_ failure: HTTPFailure) {
+        if failure.status == 401, failure.problemType == Self.deviceRevokedProblem {
+            refusedAsRevoked.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// The problem type of a revoked device's 401 (api-v1 §8.2).
+    static let deviceRevokedProblem = "device_revoked"
 
     public func setWritePosition(_ position: FeedPosition?) { self.position.withLock { $0 = position } }
 

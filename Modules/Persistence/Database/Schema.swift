@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The database schema, as an ordered list of migrations. Never edit a shipped migration: add a new one.
@@ -17,7 +18,21 @@ enum Schema {
         migrator.registerMigration("v8-cursor-created-at", migrate: addCursorCreatedAt)
         migrator.registerMigration("v9-acknowledged-versions", migrate: addAcknowledgedVersions)
         migrator.registerMigration("v10-folded-edits", migrate: addFoldedEdits)
+        migrator.registerMigration("v11-device-identity", migrate: addDeviceIdentity)
         return migrator
+    }
+
+    /// The id this database sends as its device (api-v1 §16), made once, here: a database is one device.
+    private static func addDeviceIdentity(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE device_identity (
+                    singleton INTEGER PRIMARY KEY NOT NULL CHECK (singleton = 1),
+                    device_id TEXT NOT NULL,
+                    revoked_at INTEGER
+                );
+                INSERT INTO device_identity (singleton, device_id) VALUES (1, ?);
+                """, arguments: [UUID().uuidString.lowercased()])
     }
 
     /// What the server acknowledged of each entity, with when, and the server history it belongs to: what a device

@@ -40,6 +40,7 @@ public final class TrendyServer: Sendable {
         pipeline = Pipeline(
             configuration: configuration, staticTokens: staticTokens, storage: storage, metrics: metrics, logger: logger
         )
+        try await pipeline.devices.refreshRevoked()
     }
 
     /// Reads the tokens file again (SIGHUP): later requests authenticate against its tokens and those of the
@@ -83,7 +84,7 @@ public final class TrendyServer: Sendable {
         var services: [any Service] = [
             StorageLifetime(storage: storage), Maintenance(server: self),
             CommitWatch(
-                streams: pipeline.streams, storage: storage,
+                streams: pipeline.streams, devices: pipeline.devices, storage: storage,
                 hearsNotifications: configuration.testHooks.hearsCommitNotifications),
         ]
         if reloadsTokensOnHangUp { services.append(TokenReload(server: self)) }
@@ -132,10 +133,16 @@ public final class TrendyServer: Sendable {
         }
     }
 
+    /// The time since which a device seen holds back compaction (`--device-expiry-days`, api-v1 §16).
+    var devicesSeenSince: Int64 {
+        configuration.clock.now().millisecondsSince1970 - Int64(configuration.deviceExpiryDays) * 86_400_000
+    }
+
     /// Compacts the change log below the changes written before `cutoff` (milliseconds since 1970, api-v1 §6.8),
-    /// online; logs and counts what it removed.
+    /// online, keeping the changes at the positions of the devices not expired; logs and counts what it removed.
     public func compactChangeLog(writtenBefore cutoff: Int64) async throws -> ChangeLogCompaction {
-        let report = try await ChangeCompaction.compact(writtenBefore: cutoff, storage)
+        let report = try await ChangeCompaction.compact(
+            writtenBefore: cutoff, devicesSeenSince: devicesSeenSince, storage)
         metrics.compacted(report)
         if report.removed > 0 {
             logger.notice(
@@ -200,10 +207,11 @@ struct StorageLifetime: Service {
 
 extension TrendyServer {
     /// Opens the database `storage` names (migrating it when needed), compacts its change log below the changes
-    /// written before `cutoff` (milliseconds since 1970, api-v1 §6.8) and closes it: `trendy-server compact`, which
-    /// may run beside the servers that serve the database.
+    /// written before `cutoff` (milliseconds since 1970, api-v1 §6.8), keeping the changes at the positions of the
+    /// devices seen since `devicesSeenSince`, and closes it: `trendy-server compact`, which may run beside the
+    /// servers that serve the database.
     public static func compactChangeLog(
-        in storage: ServerConfiguration.Storage, writtenBefore cutoff: Int64,
+        in storage: ServerConfiguration.Storage, writtenBefore cutoff: Int64, devicesSeenSince: Int64,
         logger: Logger = Logger(label: "trendy-server")
     ) async throws -> ChangeLogCompaction {
         let opened: any ServerStorage =
@@ -213,7 +221,8 @@ extension TrendyServer {
             case .postgres(let location): try await PostgresStorage(location, logger: logger)
             }
         do {
-            let report = try await ChangeCompaction.compact(writtenBefore: cutoff, opened)
+            let report = try await ChangeCompaction.compact(
+                writtenBefore: cutoff, devicesSeenSince: devicesSeenSince, opened)
             try await opened.close()
             return report
         } catch {

@@ -171,8 +171,9 @@ struct CompactCommand: AsyncParsableCommand {
               trendy-server compact --db ~/trendy/server.sqlite --older-than-days 30
               trendy-server compact --postgres URL --older-than-days 30
 
-            Runs beside the servers that serve the database: it deletes in short transactions, and a
-            device resumes from any cursor with an incremental pull (docs/server.md, "Compaction").
+            Runs beside the servers that serve the database: it deletes in short transactions, and keeps
+            the change at the position of every device seen within --device-expiry-days, which resumes
+            with an incremental pull (docs/server.md, "Compaction").
             """)
 
     @OptionGroup var database: MaintainedDatabase
@@ -180,10 +181,17 @@ struct CompactCommand: AsyncParsableCommand {
         parsing: .unconditional,
         help: "Compact below the changes older than this many days (0: every change but each entity's newest).")
     var olderThanDays: Int
+    @Option(
+        parsing: .unconditional,
+        help: "Keep the changes at the position of every device seen within this many days (the server's setting).")
+    var deviceExpiryDays = ServerConfiguration.defaultDeviceExpiryDays
 
     func validate() throws {
         guard (0...36_500).contains(olderThanDays) else {
             throw ValidationError("--older-than-days must be 0–36500 days")
+        }
+        guard (1...36_500).contains(deviceExpiryDays) else {
+            throw ValidationError("--device-expiry-days must be 1–36500 days")
         }
     }
 
@@ -207,7 +215,9 @@ struct CompactCommand: AsyncParsableCommand {
         // Everything written up to now counts with 0 days: the cutoff is a millisecond past it.
         let cutoff = Date().millisecondsSince1970 - Int64(olderThanDays) * 86_400_000 + 1
         try await ExitStatus.reporting {
-            let report = try await TrendyServer.compactChangeLog(in: storage, writtenBefore: cutoff)
+            let report = try await TrendyServer.compactChangeLog(
+                in: storage, writtenBefore: cutoff,
+                devicesSeenSince: Date().millisecondsSince1970 - Int64(deviceExpiryDays) * 86_400_000)
             print(
                 "compacted \(name): removed \(report.removed) changes of \(report.users) users; the longest write "
                     + "transaction took \(String(format: "%.1f", report.longestWriteMilliseconds)) ms")

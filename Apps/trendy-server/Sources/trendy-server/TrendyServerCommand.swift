@@ -86,6 +86,13 @@ struct ServeCommand: AsyncParsableCommand {
             "Keep only the newest change of each entity among the changes older than this many days.",
             discussion: "Devices resume from any cursor with an incremental pull (docs/server.md, \"Compaction\")."))
     var changelogCompactDays: Int?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Days after its last request a device no longer holds back compaction.",
+            discussion: "An expired device resumes with a bootstrap and keeps its queue (docs/server.md, \"Devices\").")
+    )
+    var deviceExpiryDays = ServerConfiguration.defaultDeviceExpiryDays
     @Option(parsing: .unconditional, help: "Seconds before a connection without a request in progress is closed.")
     var idleTimeout = 60
     @Option(
@@ -196,6 +203,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.quirks = quirks == "original" ? .original : .none
         configuration.changelogRetentionDays = changelogRetentionDays
         configuration.changelogCompactDays = changelogCompactDays
+        configuration.deviceExpiryDays = deviceExpiryDays
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.bodyTimeoutSeconds = bodyTimeout
         configuration.maxConnections = maxConnections

@@ -68,11 +68,14 @@ struct ProofClient {
         let path = directory.appendingPathComponent("\(name).sqlite").path
         self.path = path
         @Sendable func process() throws -> (SyncEngine, EventStore, DefaultDataStoreFactory) {
+            let stores = try DefaultDataStoreFactory(.file(path: path), clock: clock)
+            // The database's device, as trendyctl sends it: compaction keeps its feed range (api-v1 §16).
+            let device = DeviceHeader(id: try stores.storage.deviceIdentity().id, client: "trendy-proof/1")
             let client = APIClient(
                 configuration: try APIClient.Configuration(
-                    serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1),
+                    serverRoot: root, requestTimeout: 10, resourceTimeout: 20, maxRateLimitRetries: 1,
+                    device: device),
                 tokenProvider: tokens ?? StaticTokenProvider(token), clock: clock)
-            let stores = try DefaultDataStoreFactory(.file(path: path), clock: clock)
             var configuration = SyncConfiguration.standard(serverRoot: root)
             configuration.live = Self.liveTimings
             // Bootstraps list events four at a time: the faults then meet listings after pages are staged (S82, R11).

@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// Compact the change log below the changes older than this many days (`--changelog-compact-days`, api-v1 §6.8);
     /// nil keeps every change.
     public var changelogCompactDays: Int?
+    /// Days after its last request a device expires (`--device-expiry-days`, api-v1 §16): compaction no longer keeps
+    /// the changes at its feed position, and it resumes with a bootstrap.
+    public var deviceExpiryDays = Self.defaultDeviceExpiryDays
+    public static let defaultDeviceExpiryDays = 90
     /// The `env` reported by `/health`.
     public var environment = "development"
     public var maxBodyBytes = 8 * 1024 * 1024
@@ -220,6 +224,7 @@ public struct ServerConfiguration: Sendable {
         if let days = changelogCompactDays, !(1...36_500).contains(days) {
             throw .outOfRange("--changelog-compact-days", "1–36500 days")
         }
+        guard (1...36_500).contains(deviceExpiryDays) else { throw .outOfRange("--device-expiry-days", "1–36500 days") }
         guard (1...86_400).contains(idleTimeoutSeconds) else { throw .outOfRange("--idle-timeout", "1–86400 seconds") }
         guard (1...86_400).contains(bodyTimeoutSeconds) else { throw .outOfRange("--body-timeout", "1–86400 seconds") }
         guard (1...1_000_000).contains(maxConnections) else { throw .outOfRange("--max-connections", "1–1000000") }

@@ -13,6 +13,8 @@ struct APIResponse: Sendable {
     /// An error answered once the write's transaction has committed: what the handler wrote stays (a DELETE of an
     /// unknown id remembers the delete, and answers 404 all the same).
     var failureAfterCommit: APIError?
+    /// A feed page's or a latest cursor's range of positions, recorded for the requesting device (api-v1 §16).
+    var feedRange: FeedRange?
 
     enum Observation: Sendable {
         /// A change-feed page: its size, and the `created_at` (ms) of its oldest change.
@@ -46,4 +48,11 @@ struct APIResponse: Sendable {
         response.headers = [(.trendyDeletedAt, RFC3339.string(fromMilliseconds: milliseconds))]
         return response
     }
+}
+
+/// The positions a device may hold after a feed answer (api-v1 §16): the one it pulled from (nil for the latest cursor
+/// of a bootstrap) up to the last change it was sent.
+struct FeedRange: Sendable, Equatable {
+    var cursor: Int64?
+    var served: Int64
 }

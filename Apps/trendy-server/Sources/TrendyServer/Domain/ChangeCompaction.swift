@@ -8,7 +8,8 @@ import Models
 /// Online: the user's rows are read a page at a time, newest first, in read transactions, and the superseded rows are
 /// deleted in short write transactions of `deleteBatch` rows, so a writer waits at most for one of them. Only a row
 /// with a newer row of the same entity is deleted, and rows are never changed in place: whatever else runs meanwhile
-/// (writes, another instance compacting, retention), every entity keeps its newest change.
+/// (writes, another instance compacting, retention), every entity keeps its newest change. The changes in a known
+/// device's feed range stay too, so that device's next pull finds the change its cursor names (api-v1 §6.8).
 enum ChangeCompaction {
     typealias Report = ChangeLogCompaction
 
@@ -17,8 +18,11 @@ enum ChangeCompaction {
     /// Rows deleted per write transaction.
     static let deleteBatch = 500
 
-    /// Compacts every user's log below the changes written before `cutoff` (milliseconds).
-    static func compact(writtenBefore cutoff: Int64, _ storage: any ServerStorage) async throws -> Report {
+    /// Compacts every user's log below the changes written before `cutoff` (milliseconds), keeping the changes in the
+    /// feed range of every device seen since `devicesSeenSince` and not revoked (`Devices`, api-v1 §16).
+    static func compact(
+        writtenBefore cutoff: Int64, devicesSeenSince: Int64, _ storage: any ServerStorage
+    ) async throws -> Report {
         let clock = ContinuousClock()
         let users = try await storage.read { db in
             try db.values(
@@ -33,19 +37,22 @@ enum ChangeCompaction {
             }
             guard let horizon else { continue }
             report.users += 1
-            // Recorded first: a cursor at or below it whose change is deleted passes the position checks from the
-            // moment the delete can happen (api-v1 §6.5, §6.7).
+            // Recorded first: from the moment a delete can happen, a position at or below it whose change is gone
+            // is known to be one compaction removed (api-v1 §6.5, §6.7).
             try await storage.write(user: nil) { db in try recordHorizon(horizon, user: user, db) }
             let superseded = try await supersededChanges(of: user, atOrBelow: horizon, storage)
             var start = 0
             while start < superseded.count {
                 let batch = Array(superseded[start..<min(start + deleteBatch, superseded.count)])
                 start += batch.count
+                var removed = 0
                 let took = try await clock.measure {
-                    try await storage.write(user: nil) { db in try delete(batch, user: user, db) }
+                    removed = try await storage.write(user: nil) { db in
+                        try delete(batch, user: user, devicesSeenSince: devicesSeenSince, db)
+                    }
                 }
                 report.longestWriteMilliseconds = max(report.longestWriteMilliseconds, took.milliseconds)
-                report.removed += batch.count
+                report.removed += removed
             }
         }
         return report
@@ -88,14 +95,29 @@ enum ChangeCompaction {
         let id: String
     }
 
-    private static func delete(_ ids: [Int64], user: String, _ db: any StorageTransaction) throws {
+    /// Deletes those of `ids` no known device's feed range holds, in the transaction that reads the ranges: a range
+    /// a pull wrote before it is kept. Returns how many it deleted.
+    private static func delete(
+        _ ids: [Int64], user: String, devicesSeenSince: Int64, _ db: any StorageTransaction
+    ) throws -> Int {
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let arguments: [any SQLValueConvertible] = [user] + ids.map { $0 as any SQLValueConvertible }
-        try db.execute(sql: "DELETE FROM changes WHERE user_id = ? AND id IN (\(marks))", arguments: arguments)
+        let idArguments = ids.map { $0 as any SQLValueConvertible }
+        let kept = Set(
+            try db.values(
+                Int64.self,
+                sql: "SELECT id FROM changes WHERE user_id = ? AND id IN (\(marks)) AND \(Devices.keepsChange)",
+                arguments: [user] + idArguments + [user, devicesSeenSince]))
+        let deleted = kept.isEmpty ? ids : ids.filter { !kept.contains($0) }
+        guard !deleted.isEmpty else { return 0 }
+        let deletedMarks = Array(repeating: "?", count: deleted.count).joined(separator: ", ")
+        let deletedArguments = deleted.map { $0 as any SQLValueConvertible }
+        try db.execute(
+            sql: "DELETE FROM changes WHERE user_id = ? AND id IN (\(deletedMarks))",
+            arguments: [user] + deletedArguments)
         // The give-backs' times of the entries gone with them (api-v1 §15.1).
         try db.execute(
-            sql: "DELETE FROM given_back_changes WHERE change_id IN (\(marks))",
-            arguments: ids.map { $0 as any SQLValueConvertible })
+            sql: "DELETE FROM given_back_changes WHERE change_id IN (\(deletedMarks))", arguments: deletedArguments)
+        return deleted.count
     }
 
     private static func recordHorizon(_ horizon: Int64, user: String, _ db: any StorageTransaction) throws {

@@ -53,14 +53,18 @@ enum ChangeFeed {
             throw APIError.cursorAhead(since)
         }
         text.append(contentsOf: #"],"has_more":\#(hasMore),"next_cursor":\#(last)}"#.utf8)
-        return APIResponse(
+        var answer = APIResponse(
             status: .ok, body: text, observation: .feedPage(changes: count, oldestCreatedAt: oldestCreatedAt))
+        answer.feedRange = FeedRange(cursor: since, served: last)
+        return answer
     }
 
     static func latestCursor(_ request: APIRequest, _ db: any StorageTransaction) throws -> APIResponse {
         let cursor = try latestCursor(user: request.userId, db)
         let createdAt = try changeCreatedAt(cursor, user: request.userId, db).map(Date.init(millisecondsSince1970:))
-        return try .json(FeedPosition(cursor: cursor, createdAt: createdAt))
+        var answer = try APIResponse.json(FeedPosition(cursor: cursor, createdAt: createdAt))
+        answer.feedRange = FeedRange(cursor: nil, served: cursor)
+        return answer
     }
 
     /// When the user's change `id` was written, in milliseconds; nil when no such row is left.
@@ -81,8 +85,10 @@ enum ChangeFeed {
 
     /// api-v1 §6.5: 410 `cursor_expired` for a `since` this history cannot continue — below the retention watermark,
     /// or, with `createdAt`, naming a change that is gone or was written at another time (the database went back to
-    /// a backup, then new rows took the ids again). A change retention deleted (`since` at the watermark) passes, and
-    /// so does one compaction deleted (at or below the user's horizon, api-v1 §6.8). Returns the watermark it read.
+    /// a backup, then new rows took the ids again). A change retention deleted (`since` at the watermark) passes; one
+    /// compaction deleted does not: compaction keeps the change at every known device's position (api-v1 §6.8), so a
+    /// position it removed belongs to a device that expired, or to a history the database lost. Returns the watermark
+    /// it read.
     static func checkPosition(
         _ since: Int64, createdAt: Int64?, user: String, _ db: any StorageTransaction
     ) throws -> Int64 {
@@ -92,7 +98,7 @@ enum ChangeFeed {
         }
         guard let createdAt, since > watermark else { return watermark }
         guard let written = try changeCreatedAt(since, user: user, db) else {
-            if since <= (try ChangeCompaction.horizon(user: user, db)) { return watermark }
+            if since <= (try ChangeCompaction.horizon(user: user, db)) { throw APIError.cursorNotKept(since) }
             throw APIError.cursorMoved(since)
         }
         if written != createdAt { throw APIError.cursorMoved(since) }
@@ -102,15 +108,20 @@ enum ChangeFeed {
     /// api-v1 §6.7: a write sent from `position` (its `Trendy-Feed-Position`) is refused with 410 `cursor_expired`
     /// when this database cannot have served that position: a cursor above every change it holds, or one naming a
     /// change written at another time. A position below the retention watermark passes: retention forgets history,
-    /// it does not go back, and the device's write stands on what this server holds. So does a change compaction
-    /// deleted (api-v1 §6.8).
+    /// it does not go back, and the device's write stands on what this server holds. A change compaction deleted
+    /// passes only without its time, which nothing can check (api-v1 §6.8).
     static func checkWritePosition(_ position: FeedPosition, user: String, _ db: any StorageTransaction) throws {
         guard position.cursor > 0 else { return }
         let watermark = try watermark(user: user, db)
         guard position.cursor > watermark else { return }
         guard let createdAt = try changeCreatedAt(position.cursor, user: user, db) else {
-            if position.cursor <= (try ChangeCompaction.horizon(user: user, db)) { return }
-            throw APIError.cursorAhead(position.cursor)
+            guard position.cursor <= (try ChangeCompaction.horizon(user: user, db)) else {
+                throw APIError.cursorAhead(position.cursor)
+            }
+            // Compaction keeps the change at every known device's position (api-v1 §6.8): one it removed is a
+            // device's that expired, or a position of a history the database lost.
+            if position.createdAt != nil { throw APIError.cursorNotKept(position.cursor) }
+            return
         }
         if let expected = position.createdAt?.millisecondsSince1970, expected != createdAt {
             throw APIError.cursorMoved(position.cursor)

@@ -9,6 +9,8 @@ struct APIContext: RequestContext {
     let channel: any Channel
     var requestId = ""
     var userId = ""
+    /// The device of `Trendy-Device`, when the request named one (set by `DeviceMiddleware`, api-v1 §16).
+    var device: DeviceRegistry.Key?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

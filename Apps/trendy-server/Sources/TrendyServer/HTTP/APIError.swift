@@ -11,6 +11,7 @@ struct APIError: Error {
         case invalidUUID = "invalid_uuid"
         case futureTimestamp = "future_timestamp"
         case unauthorized
+        case deviceRevoked = "device_revoked"
         case notFound = "not_found"
         /// A 404 for an entity the user had and deleted (api-v1 §6.6), apart from one the server never knew.
         case deleted
@@ -28,7 +29,7 @@ struct APIError: Error {
         var status: HTTPResponse.Status {
             switch self {
             case .badRequest, .validation, .invalidUUID, .futureTimestamp: .badRequest
-            case .unauthorized: .unauthorized
+            case .unauthorized, .deviceRevoked: .unauthorized
             case .notFound, .deleted: .notFound
             case .conflict, .idempotencyInFlight: .conflict
             case .cursorExpired: .gone
@@ -48,6 +49,7 @@ struct APIError: Error {
             case .invalidUUID: "Invalid UUID Format"
             case .futureTimestamp: "Future Timestamp Not Allowed"
             case .unauthorized: "Authentication Required"
+            case .deviceRevoked: "Device Revoked"
             case .notFound: "Resource Not Found"
             case .deleted: "Resource Deleted"
             case .conflict: "Resource Conflict"
@@ -112,6 +114,24 @@ struct APIError: Error {
                 + "bootstrap")
     }
 
+    /// A request from a device its user revoked (api-v1 §16): it must sign in again, as a new device.
+    static var deviceRevoked: APIError {
+        var error = APIError(
+            .deviceRevoked,
+            "this device's access was revoked by its user; sign in again (trendyctl login) to sync as a new device")
+        error.headers = [(.wwwAuthenticate, "Bearer")]
+        return error
+    }
+
+    /// A position with its time whose change is no longer kept: compaction removed it while the device was not seen
+    /// for the expiry time, or the database went back to a backup (api-v1 §6.5, §6.8).
+    static func cursorNotKept(_ since: Int64) -> APIError {
+        APIError(
+            .cursorExpired,
+            "the change at cursor \(since) is no longer kept (compacted while this device was away, or the server was "
+                + "restored from a backup); bootstrap")
+    }
+
     static func validation(_ errors: [FieldError]) -> APIError {
         let detail =
             errors.count == 1
@@ -132,7 +152,7 @@ struct APIError: Error {
         ProblemDetails(
             type: ProblemDetails.typePrefix + kind.rawValue, title: kind.title, status: Int(status.code),
             detail: detail, error: detail, requestId: requestId, errors: errors, existingId: existingId,
-            retryAfter: retryAfter, action: kind == .unauthorized ? "authenticate" : nil,
+            retryAfter: retryAfter, action: kind == .unauthorized || kind == .deviceRevoked ? "authenticate" : nil,
             deletedAt: deletedAt.map(RFC3339.string(fromMilliseconds:)))
     }
 }

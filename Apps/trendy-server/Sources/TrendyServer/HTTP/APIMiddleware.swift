@@ -57,7 +57,7 @@ struct APIMiddleware: RouterMiddleware {
     /// The revision-3 capabilities this server has, announced on every answer (api-v1 §2.1); `Dialect.announcesFeatures`.
     static let features = ServerFeatures([
         ServerFeatures.after, ServerFeatures.propertiesPatch, ServerFeatures.digest, ServerFeatures.stream,
-        ServerFeatures.sinceCreatedAt,
+        ServerFeatures.sinceCreatedAt, ServerFeatures.devices,
     ])
 
     /// 1–128 visible ASCII characters (api-v1 §2.1).
@@ -119,6 +119,7 @@ extension HTTPField.Name {
     static let trendyHistory = constant(ServerHistory.headerName)
     static let trendyFeedPosition = constant(FeedPosition.headerName)
     static let trendyDeletedAt = constant(DeleteAnswer.headerName)
+    static let trendyDevice = constant(DeviceHeader.headerName)
     static let nextAfter = constant("X-Next-After")
     static let lastEventID = constant("Last-Event-ID")
     static let xAccelBuffering = constant("X-Accel-Buffering")

@@ -37,6 +37,8 @@ final class Pipeline: Sendable {
     let logger: Logger
     /// The open change streams, rung after each write of their user commits (api-v1 §13).
     let streams: ChangeStreams
+    /// The devices requests come from, and those revoked (api-v1 §16).
+    let devices: DeviceRegistry
     /// Large answers are built one less at a time than there are cores (at least one): however many clients ask for
     /// the largest pages at once, a core stays for everyone else's requests (docs/performance.md, "Large answers").
     let largeAnswers = PermitGate(permits: ProcessInfo.processInfo.activeProcessorCount - 1)
@@ -63,14 +65,15 @@ final class Pipeline: Sendable {
         idempotency = IdempotencyGuard(dialect: Dialect(configuration.quirks))
         streams = ChangeStreams(
             maxStreams: configuration.maxStreams, maxStreamsPerUser: configuration.maxStreamsPerUser, metrics: metrics)
+        devices = DeviceRegistry(storage: storage)
     }
 
     var dialect: Dialect { Dialect(configuration.quirks) }
     var now: Int64 { configuration.clock.now().millisecondsSince1970 }
 
     /// The middlewares of every `/api/v1` route, outermost first, in the order of api-v1 §2.2: a declared body
-    /// too large → authentication → the body read → rate limit → fault injection. Idempotency and the handler
-    /// follow in `respond`.
+    /// too large → authentication → the device (api-v1 §16) → the body read → rate limit → fault injection.
+    /// Idempotency and the handler follow in `respond`.
     func middlewares() -> [any RouterMiddleware<APIContext>] {
         var chain: [any RouterMiddleware<APIContext>] = []
         if let observe = configuration.testHooks.observeRequest {
@@ -81,8 +84,9 @@ final class Pipeline: Sendable {
             AuthenticationMiddleware(
                 authenticator: authenticator, throttle: authFailures, connections: connections,
                 clock: configuration.clock),
-            BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes),
         ]
+        if dialect.announcesFeatures { chain.append(DeviceMiddleware(registry: devices, clock: configuration.clock)) }
+        chain.append(BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         if let limiter {
             chain.append(
                 RateLimitMiddleware(limiter: limiter, dialect: dialect, clock: configuration.clock, logger: logger))
@@ -144,6 +148,9 @@ final class Pipeline: Sendable {
             throw IdempotencyGuard.inFlight
         }
         if let failure = answer.failureAfterCommit { throw failure }
+        if let device = context.device, let range = answer.feedRange {
+            try await devices.pulled(device, cursor: range.cursor, served: range.served)
+        }
         switch answer.observation {
         case .feedPage(let changes, let oldest):
             metrics.feedPage(changes: changes, oldestWaitedMilliseconds: oldest.map { apiRequest.now - $0 })

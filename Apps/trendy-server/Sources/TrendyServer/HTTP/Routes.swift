@@ -46,6 +46,12 @@ enum Routes {
     /// `GET /api/v1/changes/stream` (api-v1 §13): a streaming answer, outside the transaction-per-request `all`.
     static let changeStream = "/api/v1/changes/stream"
 
+    /// The `/api/v1` routes outside `all`, as `METHOD template`: the stream, and the devices (api-v1 §16), whose
+    /// revoke also ends streams.
+    static let outsideTransactions = [
+        "GET \(changeStream)", "GET \(DeviceRoutes.path)", "DELETE \(DeviceRoutes.path)/:id",
+    ]
+
     static func router(pipeline: Pipeline, middleware: APIMiddleware, metrics: ServerMetrics) -> Router<APIContext> {
         let router = Router(context: APIContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -63,6 +69,10 @@ enum Routes {
         for middleware in pipeline.middlewares() { add(middleware) }
         api.get(RouterPath(changeStream)) { request, context in
             try await ChangeStream.respond(request, context, pipeline)
+        }
+        api.get(RouterPath(DeviceRoutes.path)) { _, context in try await DeviceRoutes.list(context, pipeline) }
+        api.delete(RouterPath(DeviceRoutes.path + "/:id")) { _, context in
+            try await DeviceRoutes.revoke(context, pipeline)
         }
         for route in all {
             api.on(RouterPath(route.path), method: route.method) { request, context in

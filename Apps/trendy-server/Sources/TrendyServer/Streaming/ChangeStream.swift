@@ -5,6 +5,7 @@ import Models
 import NIOCore
 import Protocols
 import ServiceLifecycle
+import Synchronization
 
 /// `GET /api/v1/changes/stream` (api-v1 §13): the user's change entries as Server-Sent Events, the backlog first,
 /// then each commit as it happens.
@@ -34,31 +35,70 @@ enum ChangeStream {
         let authorization = request.headers[.authorization]
         let expiry = pipeline.authenticator.expiry(authorization: authorization)
         let subscription = try pipeline.streams.open(user: user)
+        let progress = StreamProgress(device: context.device, start: since)
         // The slot is freed when the connection closes, whether or not the answer ever began.
         context.channel.closeFuture.whenComplete { [streams = pipeline.streams] _ in streams.close(subscription) }
+        if let device = context.device {
+            do {
+                try await pipeline.devices.streamOpened(device, cursor: since)
+            } catch {
+                pipeline.streams.close(subscription)
+                throw error
+            }
+            // After the open is written, so the close is never recorded before it.
+            context.channel.closeFuture.whenComplete { [devices = pipeline.devices] _ in
+                Task { await progress.recordClose(devices) }
+            }
+        }
         await limitUnacknowledgedTime(context.channel, pipeline.configuration)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.xAccelBuffering] = "no"
         let stream = Session(
-            pipeline: pipeline, subscription: subscription, start: since, expiry: expiry,
+            pipeline: pipeline, subscription: subscription, progress: progress, expiry: expiry,
             authorization: authorization, channel: context.channel)
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
                 defer { pipeline.streams.close(subscription) }
-                // The client closing its end is seen at once, not at the next keep-alive write.
-                try await request.body.consumeWithInboundCloseHandler { _ in
-                    try await withGracefulShutdownHandler {
-                        try await stream.run(&writer)
-                    } onGracefulShutdown: {
+                do {
+                    // The client closing its end is seen at once, not at the next keep-alive write.
+                    try await request.body.consumeWithInboundCloseHandler { _ in
+                        try await withGracefulShutdownHandler {
+                            try await stream.run(&writer)
+                        } onGracefulShutdown: {
+                            subscription.ring(.closed)
+                        }
+                    } onInboundClosed: {
                         subscription.ring(.closed)
                     }
-                } onInboundClosed: {
-                    subscription.ring(.closed)
+                } catch {
+                    await progress.recordClose(pipeline.devices)
+                    throw error
                 }
+                await progress.recordClose(pipeline.devices)
                 try await writer.finish(nil)
             })
+    }
+
+    /// How far a stream got, for its device's feed range (api-v1 §16), recorded once when it ends: by its answer's
+    /// end, or by the connection's close when the answer never began.
+    final class StreamProgress: Sendable {
+        let device: DeviceRegistry.Key?
+        /// The last change id written to the stream.
+        let sent: Atomic<Int64>
+        private let closeRecorded = Atomic<Bool>(false)
+
+        init(device: DeviceRegistry.Key?, start: Int64) {
+            self.device = device
+            sent = Atomic(start)
+        }
+
+        func recordClose(_ devices: DeviceRegistry) async {
+            guard let device, !closeRecorded.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            // Best effort: a range left open only keeps more of the log until the device's next stream or expiry.
+            try? await devices.streamClosed(device, sent: sent.load(ordering: .acquiring))
+        }
     }
 
     /// A peer that stops acknowledging what the stream writes (unplugged, out of range, its reset lost) is dropped
@@ -75,11 +115,11 @@ enum ChangeStream {
         #endif
     }
 
-    /// One open stream, from `start` (the entry after it is the first it sends).
+    /// One open stream, from where `progress` starts (the entry after it is the first it sends).
     struct Session: Sendable {
         let pipeline: Pipeline
         let subscription: StreamSubscription
-        let start: Int64
+        let progress: StreamProgress
         let expiry: Date?
         /// The `Authorization` the stream was opened with, checked again when the tokens are reloaded.
         let authorization: String?
@@ -87,20 +127,22 @@ enum ChangeStream {
         let channel: any Channel
 
         func run(_ writer: inout any ResponseBodyWriter) async throws {
-            var position = start
+            var position = progress.sent.load(ordering: .acquiring)
             var lastWrite = pipeline.configuration.clock.now()
             // A comment first: the client knows the stream is open before any entry.
             try await writer.write(ByteBuffer(string: ": open\n\n"))
             // The stream is registered now, so a later reload rings it; one that came between the request's
             // authentication and the registration is caught here.
-            if !tokenNamesUser(now: lastWrite) { return try await reauth(&writer) }
+            if !tokenNamesUser(now: lastWrite) || deviceRevoked { return try await reauth(&writer) }
             if try await sendNew(after: &position, &writer) != .sent { return }
             while true {
                 let pending = await subscription.next()
                 if pending.closed { return }
                 let now = pipeline.configuration.clock.now()
                 let expired = expiry.map { now >= $0 } ?? false
-                if expired || (pending.credentials && !tokenNamesUser(now: now)) { return try await reauth(&writer) }
+                if expired || (pending.credentials && !tokenNamesUser(now: now)) || deviceRevoked {
+                    return try await reauth(&writer)
+                }
                 if pending.changed, pending.unknownChange || (pending.highest ?? 0) > position {
                     let before = position
                     if try await sendNew(after: &position, &writer) != .sent { return }
@@ -119,6 +161,11 @@ enum ChangeStream {
         /// reload changes a static token's answer, and a JWT's `exp` is `expiry`.
         private func tokenNamesUser(now: Date) -> Bool {
             (try? pipeline.authenticator.authenticate(authorization: authorization, now: now)) == subscription.user
+        }
+
+        /// The stream's device was revoked (api-v1 §16): here at once (a ring), on another instance within a second.
+        private var deviceRevoked: Bool {
+            progress.device.map(pipeline.devices.isRevoked) ?? false
         }
 
         /// `event: reauth`, after which the stream ends: the client authenticates again (sync-engine R12).
@@ -186,6 +233,7 @@ enum ChangeStream {
                 }
                 try await writer.write(ByteBuffer(bytes: page.text))
                 position = page.last
+                progress.sent.store(page.last, ordering: .releasing)
                 pipeline.metrics.streamed(changes: page.count)
                 return page.count < ChangeStream.pageSize ? .sent : nil
             }

@@ -2,11 +2,12 @@ import Foundation
 import ServiceLifecycle
 
 /// Keeps the change streams moving between this instance's own commits (api-v1 §13): a tick every second for
-/// keep-alives and token expiry, and on PostgreSQL the commits of other instances, heard through LISTEN and found
+/// keep-alives, token expiry and revoked devices, and on PostgreSQL the commits of other instances, heard through LISTEN and found
 /// again by a once-a-second re-read, so a lost notification delays an entry by a second at most and never loses it.
 /// On graceful shutdown it ends every stream: SIGTERM does not wait for idle streams.
 struct CommitWatch: Service {
     let streams: ChangeStreams
+    let devices: DeviceRegistry
     let storage: any ServerStorage
     /// `TestHooks.hearsCommitNotifications`.
     var hearsNotifications = true
@@ -22,7 +23,11 @@ struct CommitWatch: Service {
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(1))
-                        if storage.sharesCommits { await reread() }
+                        if storage.sharesCommits {
+                            await reread()
+                            // Revokes made by other instances (api-v1 §16): their devices' streams end at this tick.
+                            try? await devices.refreshRevoked()
+                        }
                         streams.tick()
                     }
                 }

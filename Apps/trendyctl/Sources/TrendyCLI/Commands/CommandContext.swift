@@ -8,6 +8,8 @@ import Sync
 struct CommandContext {
     let console: Console
     let settings: Settings
+    /// Whether the server refused this device as revoked (api-v1 §16), once a command that talks to it has run.
+    var deviceWasRevoked: @Sendable () -> Bool = { false }
 
     var now: Date { Date() }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Models
+import Persistence
 
 struct LoginCommand: TrendyCommand {
     static let runsWithConfigProblems = true
@@ -37,14 +38,28 @@ struct LoginCommand: TrendyCommand {
             try config.save(to: context.settings.configPath)
         }
         try TokenFile.write(token, to: context.settings.tokenFilePath)
+        // A device its user revoked signs in again as a new device (api-v1 §16); its data and queue stay.
+        var renewedDevice: UUID?
+        if FileManager.default.fileExists(atPath: context.settings.databasePath) {
+            let storage = try DatabaseStorage.open(.file(path: context.settings.databasePath))
+            if try storage.deviceIdentity().revokedAt != nil {
+                renewedDevice = try storage.renewDeviceIdentityIfRevoked().id
+            }
+        }
         let server = globals.server ?? context.settings.server?.root.text
         if context.console.json {
             context.console.out(json: [
                 "server": server.map(JSONValue.string) ?? .null, "token_file": .string(context.settings.tokenFilePath),
+                "new_device": renewedDevice.map { .string($0.uuidString.lowercased()) } ?? .null,
             ])
         }
         context.console.note(
             "token stored in \(context.settings.tokenFilePath)" + (server.map { " for \($0)" } ?? "; no server set yet")
         )
+        if let renewedDevice {
+            context.console.note(
+                "this device was revoked; it syncs from now on as a new device, \(renewedDevice.uuidString.lowercased())"
+            )
+        }
     }
 }

@@ -55,7 +55,10 @@ struct SyncCommand: TrendyCommand {
                 "not logged in to \(server.text): run `trendyctl login --with-token < token.txt` or set TRENDY_TOKEN")
         }
         let pollInterval = Double(interval ?? context.settings.watchInterval)
-        let engine = try context.container(livePollInterval: pollInterval).engine
+        let container = try context.container(livePollInterval: pollInterval)
+        let engine = container.engine
+        var context = context
+        context.deviceWasRevoked = { container.deviceWasRevoked() }
         try await engine.loadInitialState()
         let interrupt = await Interrupt()
         if watch && !poll {
@@ -157,10 +160,7 @@ struct SyncCommand: TrendyCommand {
                     }
                 case .ended(let outcome):
                     console.error(
-                        CLIError(
-                            code: outcome.name,
-                            message: "the server rejected the token: run `trendyctl login --with-token < token.txt`",
-                            exitCode: outcome.exitCode))
+                        CLIError(code: outcome.name, message: authAdvice(context), exitCode: outcome.exitCode))
                     return outcome.exitCode
                 }
             }
@@ -169,6 +169,14 @@ struct SyncCommand: TrendyCommand {
         await engine.stopLive()
         if interrupt.fired { return interrupt.exitCode ?? 130 }
         return ended ?? 0
+    }
+
+    /// What a person does when the server refused the credentials: the token, or this device (api-v1 §16).
+    private static func authAdvice(_ context: CommandContext) -> String {
+        context.deviceWasRevoked()
+            ? "this device's access was revoked (`trendyctl devices revoke` on another device); nothing local was "
+                + "lost: sign in again as a new device with `trendyctl login --with-token < token.txt`"
+            : "the server rejected the token: run `trendyctl login --with-token < token.txt`"
     }
 
     /// The fallback of live mode to polling (sync-engine R12), said once when it begins: a JSON line, or a note.
@@ -376,7 +384,7 @@ struct SyncCommand: TrendyCommand {
                     "the server\(server) is unreachable (\(message)); nothing was lost: try again later, "
                     + "or check the address"
             case .rateLimited(let seconds): advice = "rate limited; try again in \(Int(seconds.rounded(.up))) s"
-            case .authRequired: advice = "the server rejected the token: run `trendyctl login --with-token < token.txt`"
+            case .authRequired: advice = authAdvice(context)
             case .error(let message): advice = cancelled ? "interrupted; nothing was half-applied" : message
             case .synced: advice = ""
             }

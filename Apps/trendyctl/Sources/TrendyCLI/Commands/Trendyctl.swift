@@ -25,7 +25,7 @@ struct Trendyctl: AsyncParsableCommand {
         subcommands: [
             TypesCommand.self, EventsCommand.self, GeofencesCommand.self, PropsCommand.self, ExportCommand.self,
             ImportCommand.self, SyncCommand.self, StatusCommand.self, QueueCommand.self, HistoryCommand.self,
-            ConfigCommand.self, LoginCommand.self, LogoutCommand.self,
+            DevicesCommand.self, ConfigCommand.self, LoginCommand.self, LogoutCommand.self,
         ])
 
     @OptionGroup var globals: GlobalOptions

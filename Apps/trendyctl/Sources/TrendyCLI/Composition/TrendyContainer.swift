@@ -35,6 +35,8 @@ public struct TrendyConfiguration: Sendable {
     public var networkLogger = Logger(label: "trendy.networking")
     /// Where the engine logs what it works around (a refresh that failed, a read-back owed).
     public var engineLogger = Logger(label: "trendy.sync")
+    /// The client this device says it runs, `name/version` (`Trendy-Device`, api-v1 §16).
+    public var client = "trendyctl/\(TrendyRelease.version)"
 
     public init(storage: Storage, remote: Remote, sync: SyncConfiguration, clock: any SyncClock = SystemClock()) {
         self.storage = storage
@@ -63,14 +65,17 @@ public struct TrendyContainer: Sendable {
     public let engine: SyncEngine
     public let events: EventStore
     public let networkClient: any NetworkClientProtocol
+    /// The opened database, which also holds this device's identity (api-v1 §16).
+    public let storage: DatabaseStorage
 
     public static func make(_ configuration: TrendyConfiguration) throws -> TrendyContainer {
         let stores = try dataStores(configuration.storage, clock: configuration.clock)
         let client: any NetworkClientProtocol
         switch configuration.remote {
         case .server(let root, let tokens):
+            let device = DeviceHeader(id: try stores.storage.deviceIdentity().id, client: configuration.client)
             client = APIClient(
-                configuration: try APIClient.Configuration(serverRoot: root), tokenProvider: tokens,
+                configuration: try APIClient.Configuration(serverRoot: root, device: device), tokenProvider: tokens,
                 clock: configuration.clock, logger: configuration.networkLogger)
         case .custom(let custom):
             client = custom
@@ -83,7 +88,15 @@ public struct TrendyContainer: Sendable {
         return TrendyContainer(
             configuration: configuration, engine: engine,
             events: EventStore(engine: engine, dataStoreFactory: stores, clock: configuration.clock),
-            networkClient: client)
+            networkClient: client, storage: stores.storage)
+    }
+
+    /// Whether the server refused this device as revoked (api-v1 §16); the database then remembers it, so that the
+    /// next `trendyctl login` signs in as a new device.
+    public func deviceWasRevoked() -> Bool {
+        guard let client = networkClient as? APIClient, client.deviceRevoked else { return false }
+        try? storage.markDeviceRevoked(at: configuration.clock.now())
+        return true
     }
 
     /// The local data alone, for commands that never sync: no engine and no network client are built, and a write
@@ -99,7 +112,7 @@ public struct TrendyContainer: Sendable {
     private static func dataStores(
         _ storage: TrendyConfiguration.Storage, clock: any SyncClock
     ) throws
-        -> any DataStoreFactory
+        -> DefaultDataStoreFactory
     {
         switch storage {
         case .file(let path): try DefaultDataStoreFactory(.file(path: path), clock: clock)

@@ -212,6 +212,26 @@ enum PostgresSchema {
                 """
             ]
         ),
+        // Each account's devices, where each stands in its feed, and which were revoked (api-v1 §16).
+        (
+            "v9-devices",
+            [
+                """
+                CREATE TABLE devices (
+                    user_id TEXT COLLATE "C" NOT NULL,
+                    device_id TEXT COLLATE "C" NOT NULL,
+                    client TEXT NOT NULL,
+                    first_seen_at BIGINT NOT NULL,
+                    last_seen_at BIGINT NOT NULL,
+                    cursor BIGINT,
+                    served BIGINT,
+                    streaming INTEGER NOT NULL DEFAULT 0,
+                    revoked_at BIGINT,
+                    PRIMARY KEY (user_id, device_id)
+                )
+                """
+            ]
+        ),
     ]
 
     /// What a migration does besides its statements, by name: work that needs the server's code.

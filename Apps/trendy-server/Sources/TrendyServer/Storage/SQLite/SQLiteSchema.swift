@@ -182,6 +182,24 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID
                     """)
         }
+        // Each account's devices, where each stands in its feed, and which were revoked (api-v1 §16).
+        migrator.registerMigration("v9-devices") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE devices (
+                        user_id TEXT NOT NULL,
+                        device_id TEXT NOT NULL,
+                        client TEXT NOT NULL,
+                        first_seen_at INTEGER NOT NULL,
+                        last_seen_at INTEGER NOT NULL,
+                        cursor INTEGER,
+                        served INTEGER,
+                        streaming INTEGER NOT NULL DEFAULT 0,
+                        revoked_at INTEGER,
+                        PRIMARY KEY (user_id, device_id)
+                    ) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }
 
