@@ -512,5 +512,12 @@ struct APIClientTests {
         #expect(throws: APIClient.ConfigurationError.self) {
             try APIClient.Configuration(serverRoot: root, maxRateLimitRetries: 6)
         }
+        // A client name the `Trendy-Device` header cannot carry (api-v1 §16) is refused here, not by every request.
+        for client in ["", "my app/1", "a;b", String(repeating: "x", count: 65)] {
+            #expect(throws: APIClient.ConfigurationError.self) {
+                try APIClient.Configuration(serverRoot: root, device: DeviceHeader(id: UUID(), client: client))
+            }
+        }
+        _ = try APIClient.Configuration(serverRoot: root, device: DeviceHeader(id: UUID(), client: "trendyctl/1.0.0"))
     }
 }

@@ -90,6 +90,21 @@ struct DeviceTests {
         }
     }
 
+    @Test("api-v1 §2.2 §16 a client past its rate limit records no device, whatever ids it sends")
+    func rateLimitComesFirst() async throws {
+        let (configuration, clock) = manualClockConfiguration { $0.rateLimitPerMinute = 3 }
+        try await ServerHarness.with(configuration) { harness in
+            var statuses: [Int] = []
+            for _ in 1...6 {
+                statuses.append(
+                    try await harness.send("GET", "/api/v1/event-types", headers: Self.device(UUID())).status)
+            }
+            #expect(statuses == [200, 200, 200, 429, 429, 429])
+            clock.advance(by: 60)
+            #expect(try await Self.devices(harness).count == 3)
+        }
+    }
+
     @Test("api-v1 §16 §13 revoking a device ends its open stream at once with event: reauth")
     func revokeEndsTheStream() async throws {
         try await LiveTrendyServer.with { server in

@@ -38,6 +38,9 @@ public final class APIClient: NetworkClientProtocol {
             }
             guard (0...5).contains(maxRateLimitRetries) else { throw .outOfRange("maxRateLimitRetries", "0–5") }
             guard (0...300).contains(rateLimitWaitCap) else { throw .outOfRange("rateLimitWaitCap", "0–300 s") }
+            if let device, !DeviceHeader.isValidClient(device.client) {
+                throw .outOfRange("device.client", "1–64 visible ASCII characters without ';'")
+            }
             self.serverRoot = serverRoot
             self.requestTimeout = requestTimeout
             self.resourceTimeout = resourceTimeout

@@ -90,9 +90,6 @@ final class ConvergenceRun {
     /// The feed as it stood before each compaction (api-v1 §6.8), by change id: the field ledger reads every value
     /// the server ever took, and compaction removes the superseded ones from the server's own feed.
     var feedBeforeCompactions: [Int64: ChangeEntry] = [:]
-    /// The server runs on a copy of its file put back by hand, unmarked: compaction is not run on it (docs/server.md,
-    /// "Compaction": a cursor into the history the copy lost could name a change compaction removed, and pass).
-    var onUnmarkedCopy = false
 
     init(settings: ProofSettings, log: LogSink) {
         self.settings = settings

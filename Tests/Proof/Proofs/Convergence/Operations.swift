@@ -345,7 +345,6 @@ extension ConvergenceRun {
                 guard servers.count == 1, let line = try await restoreServer() else { return "\(name): no backup" }
                 return acted("\(name): \(line)")
             case .compactServer:
-                guard !onUnmarkedCopy else { return "\(name): skipped, the server runs on an unmarked copy" }
                 // The feed read whole first (the server injects faults: a few tries), and no write runs between the
                 // read and the compaction: the moves run one at a time.
                 var feed: [ChangeEntry]?

@@ -68,7 +68,6 @@ extension ConvergenceRun {
         // Changes after the backup's are gone with the history that had them; their ids are handed out again.
         feedBeforeCompactions = feedBeforeCompactions.filter { $0.key <= backup.restorePoint }
         if !backup.marked { verifyOwed = Set(clients.map(\.name)) }
-        onUnmarkedCopy = !backup.marked
         let how = method == .command ? "trendy-server restore" : "a copy by hand"
         return "the server went back to its \(backup.marked ? "backup" : "hand-made copy") (change "
             + "\(backup.restorePoint)) by \(how)\(backup.marked ? "" : "; every device owes a verify")"

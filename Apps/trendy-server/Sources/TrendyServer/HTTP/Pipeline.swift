@@ -20,8 +20,8 @@ struct Route: Sendable {
     var takesIdempotencyKey: Bool { method == .post || method == .put }
 }
 
-/// The processing order of api-v1 §2.2 after routing: body limit → authentication → rate limit → fault injection →
-/// idempotency → the handler in one database transaction (parsing and validation happen inside the handler).
+/// The processing order of api-v1 §2.2 after routing: body limit → authentication → rate limit → device → fault
+/// injection → idempotency → the handler in one database transaction (parsing and validation happen inside it).
 final class Pipeline: Sendable {
     let configuration: ServerConfiguration
     let storage: any ServerStorage
@@ -72,7 +72,7 @@ final class Pipeline: Sendable {
     var now: Int64 { configuration.clock.now().millisecondsSince1970 }
 
     /// The middlewares of every `/api/v1` route, outermost first, in the order of api-v1 §2.2: a declared body
-    /// too large → authentication → the device (api-v1 §16) → the body read → rate limit → fault injection.
+    /// too large → authentication → the body read → rate limit → the device (api-v1 §16) → fault injection.
     /// Idempotency and the handler follow in `respond`.
     func middlewares() -> [any RouterMiddleware<APIContext>] {
         var chain: [any RouterMiddleware<APIContext>] = []
@@ -84,13 +84,14 @@ final class Pipeline: Sendable {
             AuthenticationMiddleware(
                 authenticator: authenticator, throttle: authFailures, connections: connections,
                 clock: configuration.clock),
+            BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes),
         ]
-        if dialect.announcesFeatures { chain.append(DeviceMiddleware(registry: devices, clock: configuration.clock)) }
-        chain.append(BodyLimitMiddleware(maxBytes: configuration.maxBodyBytes))
         if let limiter {
             chain.append(
                 RateLimitMiddleware(limiter: limiter, dialect: dialect, clock: configuration.clock, logger: logger))
         }
+        // After the rate limit: a client past its limit writes nothing to the registry, whatever ids it sends.
+        if dialect.announcesFeatures { chain.append(DeviceMiddleware(registry: devices, clock: configuration.clock)) }
         if let faults {
             chain.append(
                 FaultInjectionMiddleware(

@@ -3,8 +3,8 @@ import Hummingbird
 import Models
 import Protocols
 
-/// After authentication (api-v1 §2.2, §16): reads `Trendy-Device`, refuses a device its user revoked, and records the
-/// sighting. A request without the header is served as before and records nothing: the original backend's clients
+/// After authentication and the rate limit (api-v1 §2.2, §16): reads `Trendy-Device`, refuses a device its user
+/// revoked, and records the sighting. A request without the header is served as before and records nothing: the original backend's clients
 /// and older ones do not send it.
 struct DeviceMiddleware: RouterMiddleware {
     typealias Context = APIContext
@@ -22,16 +22,7 @@ struct DeviceMiddleware: RouterMiddleware {
                 "\(DeviceHeader.headerName) must be UUID; client=NAME/VERSION (1–64 visible characters) (api-v1 §16)")
         }
         let key = DeviceRegistry.Key(user: context.userId, device: device.id.uuidString.lowercased())
-        do {
-            try registry.refuseRevoked(key)
-        } catch {
-            var refusal = error
-            // As any refused credential: a large unread body closes the connection instead of being drained.
-            if AuthenticationMiddleware.closesInsteadOfDraining(request.head) {
-                refusal.headers.append((.connection, "close"))
-            }
-            throw refusal
-        }
+        try registry.refuseRevoked(key)
         try await registry.saw(key, client: device.client, now: clock.now().millisecondsSince1970)
         var context = context
         context.device = key
