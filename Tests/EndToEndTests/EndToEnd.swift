@@ -91,6 +91,12 @@ final class EndToEnd: Sendable {
         running.withLock { $0 = server }
     }
 
+    /// Compacts the running server's change log below the changes written before `cutoff` (api-v1 §6.8).
+    func compactServerLog(writtenBefore cutoff: Date) async throws -> ChangeLogCompaction {
+        let server = try #require(running.withLock { $0 })
+        return try await server.server.compactChangeLog(writtenBefore: cutoff.millisecondsSince1970)
+    }
+
     /// Every request received so far, in arrival order.
     var requests: [ServerConfiguration.ObservedRequest] { log.requests.withLock { $0 } }
 
@@ -113,14 +119,18 @@ final class EndToEnd: Sendable {
     func device(
         _ name: String, configuration: SyncConfiguration? = nil, rateLimitRetries: Int = 3
     ) throws -> Device {
+        // Long-lived: a test may move the server's clock by weeks.
         let token = BearerTokens.hs256(
-            user: user, secret: LiveTrendyServer.testSecret, expiresAt: Date().addingTimeInterval(3600))
-        let client = APIClient(
-            configuration: try APIClient.Configuration(serverRoot: root, maxRateLimitRetries: rateLimitRetries),
-            tokenProvider: StaticTokenProvider(token),
-            clock: clock)
+            user: user, secret: LiveTrendyServer.testSecret, expiresAt: Date().addingTimeInterval(90 * 86_400))
         let storage = try DatabaseStorage.open(
             .file(path: directory.appendingPathComponent("\(name).sqlite").path), clock: clock)
+        // The database's device, as trendyctl sends it (api-v1 §16).
+        let device = DeviceHeader(id: try storage.deviceIdentity().id, client: "end-to-end/1")
+        let client = APIClient(
+            configuration: try APIClient.Configuration(
+                serverRoot: root, maxRateLimitRetries: rateLimitRetries, device: device),
+            tokenProvider: StaticTokenProvider(token),
+            clock: clock)
         let stores = DefaultDataStoreFactory(storage: storage)
         let engine = SyncEngine(
             networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
