@@ -100,23 +100,14 @@ enum ChangeCompaction {
     private static func delete(
         _ ids: [Int64], user: String, devicesSeenSince: Int64, _ db: any StorageTransaction
     ) throws -> Int {
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let idArguments = ids.map { $0 as any SQLValueConvertible }
-        let kept = Set(
-            try db.values(
-                Int64.self,
-                sql: "SELECT id FROM changes WHERE user_id = ? AND id IN (\(marks)) AND \(Devices.keepsChange)",
-                arguments: [user] + idArguments + [user, devicesSeenSince]))
-        let deleted = kept.isEmpty ? ids : ids.filter { !kept.contains($0) }
+        let ranges = try Devices.feedRanges(user: user, seenSince: devicesSeenSince, db)
+        let deleted = ids.filter { id in !ranges.contains { $0.contains(id) } }
         guard !deleted.isEmpty else { return 0 }
-        let deletedMarks = Array(repeating: "?", count: deleted.count).joined(separator: ", ")
-        let deletedArguments = deleted.map { $0 as any SQLValueConvertible }
-        try db.execute(
-            sql: "DELETE FROM changes WHERE user_id = ? AND id IN (\(deletedMarks))",
-            arguments: [user] + deletedArguments)
+        let marks = Array(repeating: "?", count: deleted.count).joined(separator: ", ")
+        let arguments = deleted.map { $0 as any SQLValueConvertible }
+        try db.execute(sql: "DELETE FROM changes WHERE user_id = ? AND id IN (\(marks))", arguments: [user] + arguments)
         // The give-backs' times of the entries gone with them (api-v1 §15.1).
-        try db.execute(
-            sql: "DELETE FROM given_back_changes WHERE change_id IN (\(deletedMarks))", arguments: deletedArguments)
+        try db.execute(sql: "DELETE FROM given_back_changes WHERE change_id IN (\(marks))", arguments: arguments)
         return deleted.count
     }
 

@@ -9,13 +9,21 @@ import Models
 /// The position the device holds lies in that range whatever it did with the answers, and compaction keeps every
 /// change in it while the device is not expired (api-v1 §6.8), so its next pull finds the change its cursor names.
 enum Devices {
-    /// The devices that hold back compaction (api-v1 §6.8): seen since `seenSince`, not revoked. `?` placeholders:
-    /// the user, then `seenSince`; `changes.id` is the change tested.
-    static let keepsChange = """
-        EXISTS (SELECT 1 FROM devices d WHERE d.user_id = ? AND d.revoked_at IS NULL AND d.last_seen_at >= ?
-            AND d.cursor IS NOT NULL AND changes.id >= d.cursor
-            AND (d.streaming = 1 OR changes.id <= COALESCE(d.served, d.cursor)))
-        """
+    /// The feed ranges compaction keeps (api-v1 §6.8): those of the user's devices seen since `seenSince` and not
+    /// revoked; a streaming device's has no end.
+    static func feedRanges(
+        user: String, seenSince: Int64, _ db: any StorageTransaction
+    ) throws -> [ClosedRange<Int64>] {
+        try db.rows(
+            sql: """
+                SELECT cursor, COALESCE(served, cursor), streaming FROM devices
+                WHERE user_id = ? AND revoked_at IS NULL AND last_seen_at >= ? AND cursor IS NOT NULL
+                """, arguments: [user, seenSince]
+        ) { row in
+            let low = row.int64(0)
+            return low...(row.int64(2) != 0 ? Int64.max : max(low, row.int64(1)))
+        }
+    }
 
     /// A device seen: inserted the first time, else its client and last-seen time.
     static func saw(user: String, device: String, client: String, now: Int64, _ db: any StorageTransaction) throws {
