@@ -18,6 +18,26 @@ struct ServerRestoreTests {
         ])
     }
 
+    /// A folder of its own for one walk, removed by the caller; the server's file in it.
+    static func folder() throws -> (folder: URL, file: URL, backup: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder, folder.appendingPathComponent("server.sqlite"), folder.appendingPathComponent("backup.sqlite"))
+    }
+
+    /// The backup: the database file with its write-ahead log, as a file-level backup of a stopped server takes.
+    static func copyFile(_ source: URL, to target: URL) throws {
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: target.path + suffix)
+        }
+    }
+
+    /// Puts `backup` back in place of `file` by hand, with no command: no mark, no new history.
+    static func putBack(_ backup: URL, as file: URL) throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        try copyFile(backup, to: file)
+    }
+
     static func names(_ cli: CLI) async throws -> [String] {
         (try await cli.json("types", "list").arrayValue ?? []).compactMap { $0["name"]?.stringValue }.sorted()
     }
@@ -26,11 +46,8 @@ struct ServerRestoreTests {
         "R15 a device whose cursor is ahead of the restored history gives back, then bootstraps; so does one whose cursor a new row took"
     )
     func restoredFromAnOlderBackup() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, file, backup) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("server.sqlite")
-        let backup = folder.appendingPathComponent("backup.sqlite")
 
         var server = try await Self.start(file)
         let port = try #require(URL(string: server.url)?.port)
@@ -39,10 +56,7 @@ struct ServerRestoreTests {
         _ = try await laptop.json("types", "add", "Early")
         #expect(try await laptop.json("sync")["outcome"] == "synced")
         #expect(await server.terminate() == 0)
-        // The backup: the database file with its write-ahead log, as a file-level backup of a stopped server takes.
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: file.path + suffix) {
-            try FileManager.default.copyItem(atPath: file.path + suffix, toPath: backup.path + suffix)
-        }
+        try Self.copyFile(file, to: backup)
 
         server = try await Self.start(file, port: port)
         _ = try await laptop.json("types", "add", "Late")
@@ -51,10 +65,7 @@ struct ServerRestoreTests {
         #expect(try await Self.names(phone) == ["Early", "Late"])
         #expect(await server.terminate() == 0)
 
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: backup.path + suffix) {
-            try FileManager.default.copyItem(atPath: backup.path + suffix, toPath: file.path + suffix)
-        }
+        try Self.putBack(backup, as: file)
         server = try await Self.start(file, port: port)
         defer { server.stop() }
 
@@ -85,11 +96,8 @@ struct ServerRestoreTests {
         "R15 api-v1 §6.8 §16 a copy put back by hand, unmarked, and compacted since: a device whose cursor's change compaction removed still finds the restore and gives back"
     )
     func unmarkedCopyCompacted() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, file, backup) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("server.sqlite")
-        let backup = folder.appendingPathComponent("backup.sqlite")
 
         var server = try await Self.start(file)
         let port = try #require(URL(string: server.url)?.port)
@@ -99,9 +107,7 @@ struct ServerRestoreTests {
         #expect(try await laptop.json("sync")["outcome"] == "synced")
         #expect(try await phone.json("sync")["outcome"] == "synced")
         #expect(await server.terminate() == 0)
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: file.path + suffix) {
-            try FileManager.default.copyItem(atPath: file.path + suffix, toPath: backup.path + suffix)
-        }
+        try Self.copyFile(file, to: backup)
 
         // After the backup: two changes the phone pulls, so its cursor names the second of them.
         server = try await Self.start(file, port: port)
@@ -113,10 +119,7 @@ struct ServerRestoreTests {
 
         // Put back by hand, unmarked. A new device edits "Early" again and again: the new history's changes take
         // the ids of the lost ones, the phone's cursor among them, and compaction removes every one but the last.
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: backup.path + suffix) {
-            try FileManager.default.copyItem(atPath: backup.path + suffix, toPath: file.path + suffix)
-        }
+        try Self.putBack(backup, as: file)
         server = try await Self.start(file, port: port)
         defer { server.stop() }
         let tablet = try CLI(server: server.url, token: "restore-token")
