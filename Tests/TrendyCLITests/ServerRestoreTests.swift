@@ -38,6 +38,23 @@ struct ServerRestoreTests {
         try copyFile(backup, to: file)
     }
 
+    /// The walks' start: a laptop makes the type "Early" and syncs (the phone too, with `phoneSyncs`), the server
+    /// stops, and its file is copied to `backup`. Returns the port a restart comes back on, and the two devices.
+    static func backedUp(
+        _ file: URL, to backup: URL, phoneSyncs: Bool
+    ) async throws -> (port: Int, laptop: CLI, phone: CLI) {
+        let server = try await Self.start(file)
+        let port = try #require(URL(string: server.url)?.port)
+        let laptop = try CLI(server: server.url, token: "restore-token")
+        let phone = try CLI(server: server.url, token: "restore-token")
+        _ = try await laptop.json("types", "add", "Early")
+        #expect(try await laptop.json("sync")["outcome"] == "synced")
+        if phoneSyncs { #expect(try await phone.json("sync")["outcome"] == "synced") }
+        #expect(await server.terminate() == 0)
+        try Self.copyFile(file, to: backup)
+        return (port, laptop, phone)
+    }
+
     static func names(_ cli: CLI) async throws -> [String] {
         (try await cli.json("types", "list").arrayValue ?? []).compactMap { $0["name"]?.stringValue }.sorted()
     }
@@ -49,16 +66,8 @@ struct ServerRestoreTests {
         let (folder, file, backup) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
 
-        var server = try await Self.start(file)
-        let port = try #require(URL(string: server.url)?.port)
-        let laptop = try CLI(server: server.url, token: "restore-token")
-        let phone = try CLI(server: server.url, token: "restore-token")
-        _ = try await laptop.json("types", "add", "Early")
-        #expect(try await laptop.json("sync")["outcome"] == "synced")
-        #expect(await server.terminate() == 0)
-        try Self.copyFile(file, to: backup)
-
-        server = try await Self.start(file, port: port)
+        let (port, laptop, phone) = try await Self.backedUp(file, to: backup, phoneSyncs: false)
+        var server = try await Self.start(file, port: port)
         _ = try await laptop.json("types", "add", "Late")
         #expect(try await laptop.json("sync")["outcome"] == "synced")
         #expect(try await phone.json("sync")["outcome"] == "synced")
@@ -99,18 +108,9 @@ struct ServerRestoreTests {
         let (folder, file, backup) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
 
-        var server = try await Self.start(file)
-        let port = try #require(URL(string: server.url)?.port)
-        let laptop = try CLI(server: server.url, token: "restore-token")
-        let phone = try CLI(server: server.url, token: "restore-token")
-        _ = try await laptop.json("types", "add", "Early")
-        #expect(try await laptop.json("sync")["outcome"] == "synced")
-        #expect(try await phone.json("sync")["outcome"] == "synced")
-        #expect(await server.terminate() == 0)
-        try Self.copyFile(file, to: backup)
-
+        let (port, laptop, phone) = try await Self.backedUp(file, to: backup, phoneSyncs: true)
         // After the backup: two changes the phone pulls, so its cursor names the second of them.
-        server = try await Self.start(file, port: port)
+        var server = try await Self.start(file, port: port)
         _ = try await laptop.json("types", "add", "Late")
         _ = try await laptop.json("events", "add", "Late", "--at", "2026-11-20T08:00:00Z", "--notes", "after")
         #expect(try await laptop.json("sync")["outcome"] == "synced")
