@@ -36,15 +36,16 @@ extension DatabaseStorage {
     }
 
     /// A new device id, when the old one was revoked: the local data and the queue stay, and the server sees a new
-    /// device from the next request. Returns the identity in use afterwards.
+    /// device from the next request. Returns the new id; nil when the device was not revoked (nothing changes).
     @discardableResult
-    public func renewDeviceIdentityIfRevoked() throws -> DeviceIdentity {
-        try withWriterLease { db in
+    public func renewDeviceIdentityIfRevoked() throws -> UUID? {
+        let renewed = UUID()
+        return try withWriterLease { db in
             try db.execute(
                 sql: "UPDATE device_identity SET device_id = ?, revoked_at = NULL WHERE revoked_at IS NOT NULL",
-                arguments: [UUID().uuidString.lowercased()])
+                arguments: [renewed.uuidString.lowercased()])
+            return db.changesCount > 0 ? renewed : nil
         }
-        return try deviceIdentity()
     }
 
     /// Runs `body` in a write transaction of its own, holding the lease that units of work hold (never inside one).

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Models
 import Networking
-import Persistence
 import Protocols
 
 struct DevicesCommand: AsyncParsableCommand {
@@ -68,16 +67,12 @@ struct DevicesCommand: AsyncParsableCommand {
 
     /// The server's client, and this device's id: the devices are the server's to list.
     static func client(_ context: CommandContext) throws -> (APIClient, String) {
-        let server = try context.settings.requireServer()
-        guard try context.settings.token() != nil else {
-            throw CLIError.authentication(
-                "not logged in to \(server.text): run `trendyctl login --with-token < token.txt` or set TRENDY_TOKEN")
-        }
+        _ = try context.settings.requireLogin()
         let container = try context.container()
-        guard let client = container.networkClient as? APIClient else {
+        guard let client = container.apiClient else {
             throw CLIError.failure("no server is configured: set one with `trendyctl config set server URL`")
         }
-        return (client, try container.storage.deviceIdentity().id.uuidString.lowercased())
+        return (client, try container.deviceId())
     }
 
     /// Runs a request, with the failures a person acts on said plainly.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Models
-import Persistence
 
 struct LoginCommand: TrendyCommand {
     static let runsWithConfigProblems = true
@@ -39,13 +38,7 @@ struct LoginCommand: TrendyCommand {
         }
         try TokenFile.write(token, to: context.settings.tokenFilePath)
         // A device its user revoked signs in again as a new device (api-v1 §16); its data and queue stay.
-        var renewedDevice: UUID?
-        if FileManager.default.fileExists(atPath: context.settings.databasePath) {
-            let storage = try DatabaseStorage.open(.file(path: context.settings.databasePath))
-            if try storage.deviceIdentity().revokedAt != nil {
-                renewedDevice = try storage.renewDeviceIdentityIfRevoked().id
-            }
-        }
+        let renewedDevice = try TrendyContainer.renewRevokedDevice(databaseAt: context.settings.databasePath)
         let server = globals.server ?? context.settings.server?.root.text
         if context.console.json {
             context.console.out(json: [

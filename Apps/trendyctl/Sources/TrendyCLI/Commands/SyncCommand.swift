@@ -49,11 +49,7 @@ struct SyncCommand: TrendyCommand {
     }
 
     func run(_ context: CommandContext) async throws {
-        let server = try context.settings.requireServer()
-        guard try context.settings.token() != nil else {
-            throw CLIError.authentication(
-                "not logged in to \(server.text): run `trendyctl login --with-token < token.txt` or set TRENDY_TOKEN")
-        }
+        _ = try context.settings.requireLogin()
         let pollInterval = Double(interval ?? context.settings.watchInterval)
         let container = try context.container(livePollInterval: pollInterval)
         let engine = container.engine

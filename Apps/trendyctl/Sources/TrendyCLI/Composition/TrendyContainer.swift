@@ -91,12 +91,25 @@ public struct TrendyContainer: Sendable {
             networkClient: client, storage: stores.storage)
     }
 
+    /// The HTTP client, when the graph talks to a Trendy server: for what is not an engine requirement (api-v1 §16).
+    public var apiClient: APIClient? { networkClient as? APIClient }
+
+    /// This database's device id, lowercased, as `Trendy-Device` sends it (api-v1 §16).
+    public func deviceId() throws -> String { try storage.deviceIdentity().id.uuidString.lowercased() }
+
     /// Whether the server refused this device as revoked (api-v1 §16); the database then remembers it, so that the
     /// next `trendyctl login` signs in as a new device.
     public func deviceWasRevoked() -> Bool {
-        guard let client = networkClient as? APIClient, client.deviceRevoked else { return false }
+        guard let apiClient, apiClient.deviceRevoked else { return false }
         try? storage.markDeviceRevoked(at: configuration.clock.now())
         return true
+    }
+
+    /// `trendyctl login`: a database whose device was revoked gets a new device id, keeping its data and queue
+    /// (api-v1 §16). Returns the new id, or nil when there is no database yet or its device was not revoked.
+    public static func renewRevokedDevice(databaseAt path: String) throws -> UUID? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try DatabaseStorage.open(.file(path: path)).renewDeviceIdentityIfRevoked()
     }
 
     /// The local data alone, for commands that never sync: no engine and no network client are built, and a write

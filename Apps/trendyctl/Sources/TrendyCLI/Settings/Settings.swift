@@ -74,6 +74,16 @@ struct Settings {
         return try TokenFile.read(tokenFilePath)
     }
 
+    /// The server and a token for it, or an error saying how to log in: what every command that talks to it needs.
+    func requireLogin() throws(CLIError) -> ServerRoot {
+        let server = try requireServer()
+        guard try token() != nil else {
+            throw .authentication(
+                "not logged in to \(server.text): run `trendyctl login --with-token < token.txt` or set TRENDY_TOKEN")
+        }
+        return server
+    }
+
     /// The server, or an error saying how to set one.
     func requireServer() throws(CLIError) -> ServerRoot {
         guard let server else {
