@@ -344,6 +344,74 @@ struct PullTests {
     }
 
     @Test(
+        "R15 R4 an event owed a read-back when the server went back to a copy without it, its give-back refused with its type's, is kept as a dead letter: the read-back's 404 never takes an acknowledged version away"
+    )
+    func refusedGiveBackOfOwedEntity() async throws {
+        let (a, _, _) = try await twoDevices()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let tea = try await a.events.createEventType(name: "Tea")
+        _ = await a.engine.performSync()
+        let cup = try await a.event(tea, 1)
+        // The batch commits and its answer is lost; the retry is answered from the key's record (R5), which leaves
+        // the event owed a read-back that the round's failed pull never reaches.
+        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
+        let body = try JSONCoding.decode(
+            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
+        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        a.network.enqueue(http(500), for: .getChanges)
+        _ = await a.engine.performSync()
+        #expect(try a.queue().isEmpty && a.owed().map(\.id) == [cup.id], "answered, owed, not yet read back")
+        #expect(try a.read { try $0.acknowledgedVersions(ids: [cup.id]) }.map(\.deleted) == [false])
+        a.clock.advance(by: 60)
+        a.model.restore(backup)
+        // A device new to the server creates the type's name first: the type's give-back is refused, and its
+        // event's with it.
+        let c = try a.secondDevice()
+        _ = await c.engine.performSync()
+        _ = try await c.events.createEventType(name: "Tea")
+        _ = await c.engine.performSync()
+
+        let report = await a.engine.performSync()
+        #expect(report.deadLetters >= 2, "\(report)")
+        #expect(try a.events.event(id: cup.id) != nil, "the acknowledged event is kept")
+        #expect(try a.mutations(of: cup.id).map { "\($0.operation) \($0.isDeadLetter)" } == ["create true"])
+        #expect(try a.owed().isEmpty, "nothing waits to be read back away")
+        #expect(!a.network.calls(of: .fetchEntity).contains { $0.arguments["id"] == cup.id }, "never read back")
+    }
+
+    @Test(
+        "R15 R4 an event owed a read-back when the server's file was copied back by hand from before it, the device's position still held there: the read-back's 404 gives it back, not deletes it"
+    )
+    func owedEntityLostByUnmarkedCopy() async throws {
+        let (a, _, type) = try await twoDevices()
+        let copy = a.model.backUp()
+        a.clock.advance(by: 10)
+        let cup = try await a.event(type, 1)
+        // The batch commits and its answer is lost; the retry is answered from the key's record (R5), which leaves
+        // the event owed a read-back that the round's failed pull never reaches: the cursor stays where the copy
+        // has it too.
+        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
+        let body = try JSONCoding.decode(
+            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
+        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        a.network.enqueue(http(500), for: .getChanges)
+        _ = await a.engine.performSync()
+        #expect(try a.queue().isEmpty && a.owed().map(\.id) == [cup.id], "answered, owed, not yet read back")
+        a.clock.advance(by: 60)
+        a.model.restore(copy, announcing: false)
+
+        let report = await a.engine.performSync()
+        #expect(try a.events.event(id: cup.id) != nil, "the acknowledged event is kept: \(report)")
+        #expect(a.serverEvents.contains { $0.id == cup.id }, "and given back to the server")
+        #expect(try a.owed().isEmpty && a.queue().isEmpty)
+    }
+
+    @Test(
         "R15 a sent create of an entity the device held acknowledged (a refused give-back kept as a create, retried) goes back dated that version, not its send: a later edit of another device wins"
     )
     func retriedCreateGoesBackAsItsVersion() async throws {

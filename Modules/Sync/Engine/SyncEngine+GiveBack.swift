@@ -62,15 +62,17 @@ extension SyncEngine {
     /// follows needs none. `differing` is what a verification found already. With `unacknowledged`, a row nobody
     /// acknowledged that the server lacks goes back too: only where a loss is likely (a new history, a 410, a
     /// bootstrap of a device that synced before), not on a verify's difference, where it is a stray row.
-    /// Nothing happens against a server without a digest or a history (no give-back either).
+    /// Nothing happens against a server without a digest or a history (no give-back either). Returns each answered
+    /// item's outcome, by lowercased id.
+    @discardableResult
     func giveBack(
         since history: ServerHistory?, readingBack: Bool, differing found: [Difference]? = nil,
         unacknowledged: Bool, remembersHistory: Bool = true, _ counters: inout SyncCounts
-    ) async throws {
-        guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return }
+    ) async throws -> [String: GiveBackOutcome] {
+        guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return [:] }
         let differing: [Difference]
         if let found { differing = found } else { differing = try await differencesFromServer() }
-        guard network.serverHistory != nil else { return }
+        guard network.serverHistory != nil else { return [:] }
         let (items, rest, sentCreates) = try giveBackItems(
             for: differing, backupTakenAt: history?.backupTakenAt, unacknowledged: unacknowledged)
         let owed = rest
@@ -82,6 +84,7 @@ extension SyncEngine {
         // it: a round that stops before the pull, then a second restore, would otherwise find a row nobody
         // acknowledged, which a verify or a bootstrap reads back away.
         var taken: [AcknowledgedVersion] = []
+        var outcomes: [String: GiveBackOutcome] = [:]
         let itemsById = Dictionary(items.map { ($0.id.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         while index < items.count {
@@ -91,11 +94,12 @@ extension SyncEngine {
             do {
                 answer = try await retryingServerErrors { try await network.giveBack(chunk) }
             } catch NetworkError.http(let failure) where failure.status == 404 && failure.problemType == "not_found" {
-                return  // a server from before the give-back: nothing to do but what it always did
+                return [:]  // a server from before the give-back: nothing to do but what it always did
             } catch {
                 throw stop(for: error)
             }
             for result in answer.results where !result.id.isEmpty {
+                outcomes[result.id.lowercased()] = result.outcome
                 if result.outcome == .applied || result.outcome == .kept, let item = itemsById[result.id.lowercased()] {
                     taken.append(
                         AcknowledgedVersion(
@@ -160,6 +164,7 @@ extension SyncEngine {
                 "the server refused \(keptRefused.count) changes given back; they are kept as dead letters",
                 metadata: ["detail": "\(refused.first?.detail ?? "")"])
         }
+        return outcomes
     }
 
     /// R15: a create never sent of an entity this device holds acknowledged — a refused give-back kept as a dead
@@ -186,18 +191,19 @@ extension SyncEngine {
     /// entity, a create of the row as it is replaces whatever was queued for it (the row holds those edits already);
     /// where it holds it, the row's full state as an update, unless a change is queued already (it is the user's
     /// edit, sent as usual). The message says why, and for a name another entity holds, which one to merge into
-    /// (`types merge`). An entity owed is left to its read-back: a user who discarded its change chose the server's
-    /// copy.
+    /// (`types merge`). An entity whose change the user discarded is left to its read-back: the user chose the
+    /// server's copy. Any other debt the dead letter settles: read back from a server that lost the entity, it would
+    /// be answered 404, and the read-back would delete the acknowledged version the server refused to take (R4).
     private static func keepRefused(
         _ refused: [GiveBackResult], serverHolds: [String: Bool], _ store: any DataStoreProtocol, at now: Date,
         maxAttempts: Int
     ) throws -> Set<String> {
         guard !refused.isEmpty else { return [] }
-        let owed = Set(try store.owedEntities().map(\.id))
+        let debts = Dictionary(grouping: try store.owedEntities(), by: \.id)
         var kept: Set<String> = []
         for result in refused {
             let id = result.id.lowercased()
-            guard !owed.contains(id) else { continue }
+            guard debts[id]?.contains(where: { $0.reason == .discarded }) != true else { continue }
             let creates = serverHolds[id] != true
             let queued = try store.fetchMutations(entityId: id)
             let payload = try Self.payload(of: result.entityType, id: id, store, creates: creates)
@@ -228,6 +234,7 @@ extension SyncEngine {
             _ = try store.recordMutationFailure(
                 id: mutation.id, revision: mutation.revision, message: message, at: now, maxAttempts: maxAttempts,
                 deadLetterNow: true)
+            for debt in debts[id] ?? [] { try store.settleOwed(debt.entityType, id: debt.id, token: debt.token) }
             kept.insert(id)
         }
         return kept

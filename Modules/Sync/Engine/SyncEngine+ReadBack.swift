@@ -10,8 +10,9 @@ extension SyncEngine {
     /// R4: reads back every owed entity that has nothing queued, at most `readBackConcurrency` at once, and writes
     /// each answer in a unit of work that checks again that the debt is the one read and that nothing was queued for
     /// the entity meanwhile. 200 writes the entity whole; 404 (or a "not found" 5xx) deletes it locally with the local
-    /// cascade. A transport error, a 401 or a 429 ends the round and keeps the debt; any other failure keeps it too.
-    /// Read-backs count as pulled; the breaker neither gates them nor counts them.
+    /// cascade, except where R15 gives it back first (`givingBackLost`). A transport error, a 401 or a 429 ends the
+    /// round and keeps the debt; any other failure keeps it too. Read-backs count as pulled; the breaker neither
+    /// gates them nor counts them.
     func readBackOwed(_ counters: inout SyncCounts) async throws {
         let due = try unitOfWork { store in
             let queued = Set(try store.fetchPendingMutations().map(\.entityId))
@@ -19,6 +20,35 @@ extension SyncEngine {
             return try store.owedEntities().filter { !Self.waits($0, queued) && $0.reason != .giveBack }
         }
         guard !due.isEmpty else { return }
+        let lost = try await readBack(due, keepingLost: true, &counters)
+        guard !lost.isEmpty else { return }
+        try await givingBackLost(lost, &counters)
+    }
+
+    /// R4, R15: a 404 for an entity this device holds acknowledged, and not deleted, is either another device's
+    /// delete or a loss of the server's (a restore, or a file copied back by hand, whose history still holds this
+    /// device's position, so that nothing else told). The device gives the version back, and the server's newer-only
+    /// rule (api-v1 §15.1) tells the two apart: a version the server took, or holds newer, is read back whole; one it
+    /// refused is kept as a dead letter (`keepRefused`); where it holds a later delete, or did not answer for the
+    /// entity (a server without give-back), the entity goes locally as the 404 said.
+    private func givingBackLost(_ lost: [OwedEntity], _ counters: inout SyncCounts) async throws {
+        let outcomes = try await giveBack(
+            since: nil, readingBack: false, differing: lost.map { ($0.entityType, $0.id.lowercased(), false) },
+            unacknowledged: false, remembersHistory: false, &counters)
+        let taken: Set<GiveBackOutcome> = [.applied, .kept]
+        let again = lost.filter { outcomes[$0.id.lowercased()].map(taken.contains) == true }
+        let gone = lost.filter { outcomes[$0.id.lowercased()].map(taken.contains) != true }
+        try write(gone.map { ($0, nil) }, &counters)
+        _ = try await readBack(again, keepingLost: false, &counters)
+    }
+
+    /// Reads back `due`, chunk by chunk. With `keepingLost`, an entity answered 404 that this device holds
+    /// acknowledged and not deleted is neither written nor settled, and is returned, for `givingBackLost`.
+    private func readBack(
+        _ due: [OwedEntity], keepingLost: Bool, _ counters: inout SyncCounts
+    ) async throws -> [OwedEntity] {
+        let givesBack = try keepingLost && readEngineState().serverFeatures.has(ServerFeatures.digest)
+        var lost: [OwedEntity] = []
         var start = 0
         while start < due.count {
             if Task.isCancelled { throw RoundStop.cancelled }
@@ -49,10 +79,22 @@ extension SyncEngine {
                     }
                 }
             }
+            if givesBack, network.serverHistory != nil {
+                let missing = read.filter { $0.1 == nil }.map(\.0)
+                let held = try unitOfWork { store in
+                    Set(
+                        try store.acknowledgedVersions(ids: Set(missing.map { $0.id.lowercased() }))
+                            .filter { !$0.deleted }.map(\.id))
+                }
+                let kept = missing.filter { held.contains($0.id.lowercased()) }
+                lost += kept
+                read.removeAll { answer in answer.1 == nil && kept.contains(answer.0) }
+            }
             try write(read, &counters)
             if let stopError { throw stop(for: stopError) }
         }
         refreshCounts()
+        return lost
     }
 
     /// True when `entity` is the one `owed` names: the same kind and id (ids compare without case, sync-engine §1.1).
