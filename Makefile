@@ -175,10 +175,12 @@ schemathesis:
 ## thresholds checked in under Benchmarks/Thresholds; a run better than them passes and says so (record it with `make
 ## bench-thresholds`). Instructions need hardware counters, which this machine kind lacks (docs/performance.md).
 ## Then prints the user's-path table (`bench-user`: push, bootstrap, events add, installed sizes) and trendy-server's
-## SQLite load figures (feed pages and batch inserts, wrk) (docs/performance.md).
+## SQLite load figures (feed pages and batch inserts, wrk), and last the throughput rows against their targets
+## (`Benchmarks/targets.py`) (docs/performance.md).
 BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) package \
 	--allow-writing-to-package-directory benchmark
 BENCH_CHECK_LOG := $(CURDIR)/Benchmarks/.build/thresholds-check.log
+BENCH_FIGURES := $(CURDIR)/Benchmarks/.build/throughput-figures.jsonl
 bench: deps bench-servers
 	$(BENCH_PACKAGE) baseline update current --no-progress $(BENCH_FLAGS)
 	$(BENCH_PACKAGE) baseline read current --no-progress $(BENCH_FLAGS) 2>&1 | grep -Ev "CMakeLists|distributed-tracing"
@@ -189,11 +191,16 @@ bench: deps bench-servers
 		! grep -q "Deviations worse than threshold" $(BENCH_CHECK_LOG); then \
 		echo "make bench: better than the thresholds; record them with make bench-thresholds"; else \
 		echo "make bench: a regression over Benchmarks/Thresholds (above)"; exit 1; fi
+	@rm -f $(BENCH_FIGURES)
 	@echo "The user's path (docs/performance.md, \"The user's path\"):"
-	@$(MAKE) --no-print-directory bench-user
+	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin $(SHIPPED_BIN) \
+		--cli-bin $(SHIPPED_BIN) --figures $(BENCH_FIGURES)
 	@echo "trendy-server under load, SQLite (docs/performance.md, \"Server\"):"
 	@$(MAKE) --no-print-directory wrk
-	TRENDY_SERVER_BIN=$(SHIPPED_BIN)/trendy-server Benchmarks/server/run.sh $(or $(BENCH_SECONDS),5)
+	TRENDY_BENCH_FIGURES=$(BENCH_FIGURES) TRENDY_SERVER_BIN=$(SHIPPED_BIN)/trendy-server \
+		Benchmarks/server/run.sh $(or $(BENCH_SECONDS),5)
+	@echo "Throughput against its targets (docs/performance.md, \"Today's figures\"):"
+	@python3 Benchmarks/targets.py $(BENCH_FIGURES)
 
 ## Runs the benchmark package and records its p90 instructions and allocations as the new thresholds (the timings it
 ## also measures are left out: they are reported, never gated).

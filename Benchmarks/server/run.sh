@@ -5,6 +5,9 @@
 #
 #   Benchmarks/server/run.sh [seconds per scenario]   (needs wrk; `make bench-server` installs it)
 #
+# With TRENDY_BENCH_FIGURES=FILE, each scenario's requests per second are also appended to FILE as a JSON line, which
+# Benchmarks/targets.py reads.
+#
 # Every scenario drives two users, one wrk process each (wrk's threads and connections split between them), and
 # sums their requests per second. With two instances each user's wrk talks to its own instance, so the two setups
 # differ only in the number of servers. The load generator shares the two cores with the servers and PostgreSQL:
@@ -71,7 +74,8 @@ measure() {
             line = line sprintf("  p99 %.1f ms", worst)
             if (bad) line = line sprintf("  (%d unexpected answers)", bad)
             print line
-        }' "$directory/wrk0" "$directory/wrk1"
+            if (figures != "") printf("{\"measure\": \"%s\", \"requests_per_second\": %.0f}\n", label, rps) >> figures
+        }' figures="${TRENDY_BENCH_FIGURES:-}" "$directory/wrk0" "$directory/wrk1"
 }
 
 # analyze — PostgreSQL's planner statistics and visibility map for the seeded tables, as autovacuum makes them within
