@@ -67,9 +67,17 @@ extension ConvergenceRun {
         var everyChange = feedBeforeCompactions
         for entry in try await serverFeed(diagnosisServer) { everyChange[entry.id] = entry }
         let feed = everyChange.keys.sorted().compactMap { everyChange[$0] }
+        // A version the restored server refused is kept on its device as a dead letter, for the user to settle
+        // (sync-engine R15): held there, not lost, as device-chaos judges it.
+        let refusedHere = Set(
+            locals.flatMap { $0.2 }.filter { mutation in
+                mutation.isDeadLetter
+                    && ((mutation.lastError ?? "").hasPrefix(PendingMutation.refusedGiveBackPrefix)
+                        || (mutation.operation == .create && mutation.heldOnServerBy != nil))
+            }.map { $0.entityId.lowercased() })
         let lost = fields.firstViolation(feed: feed) { id in
             ledger.wasDeleted(id) || ledger.wasDiscarded(id) || ledger.restored.contains(id)
-                || ledger.sentWholeByChoice.contains(id)
+                || ledger.sentWholeByChoice.contains(id) || refusedHere.contains(id.lowercased())
         }
         if let lost { return lost + "\n" + (try await diagnosis(of: lost, server: diagnosisServer)) }
         // R10: every device proves itself against the server's digest; one without queued work or debts verifies
