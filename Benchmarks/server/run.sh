@@ -17,7 +17,8 @@ cd "$(dirname "$0")/../.."
 duration=${1:-10}
 users=(0190f5c0-3f00-7a11-8b22-0000000000be 0190f5c0-3f00-7a11-8b22-0000000000bf)
 types=(0190f5c0-3f00-7a11-8b22-000000000001 0190f5c0-3f00-7a11-8b22-000000000002)
-swift build -c release --product trendy-server >/dev/null
+# A server named by TRENDY_SERVER_BIN (`make bench` names the shipped one) is run as it is; only without it is one built.
+[[ -n "${TRENDY_SERVER_BIN:-}" ]] || swift build -c release --product trendy-server >/dev/null
 directory=$(mktemp -d)
 servers=()
 stop_servers() {
@@ -31,7 +32,7 @@ trap 'stop_servers; rm -rf "$directory"' EXIT
 start() {
     local name=$1
     shift
-    "${TRENDY_SERVER_BIN:-.build-shipped/trendy-server}" --port 0 "$@" --token "bench0:${users[0]}" --token "bench1:${users[1]}" \
+    "${TRENDY_SERVER_BIN:-.build/release/trendy-server}" --port 0 "$@" --token "bench0:${users[0]}" --token "bench1:${users[1]}" \
         --log-level error >"$directory/$name.out" 2>"$directory/$name.err" &
     servers+=($!)
     until grep -q "listening on" "$directory/$name.out" 2>/dev/null; do
