@@ -75,7 +75,7 @@ measure() {
             line = line sprintf("  p99 %.1f ms", worst)
             if (bad) line = line sprintf("  (%d unexpected answers)", bad)
             print line
-            if (figures != "") printf("{\"measure\": \"%s\", \"requests_per_second\": %.0f}\n", label, rps) >> figures
+            if (figures != "") printf("{\"measure\": \"%s\", \"requests_per_second\": %.2f}\n", label, rps) >> figures
         }' figures="${TRENDY_BENCH_FIGURES:-}" "$directory/wrk0" "$directory/wrk1"
 }
 

@@ -1,5 +1,7 @@
 import Foundation
 import Models
+import Persistence
+import Protocols
 import Sync
 
 /// A copy of the server's database that the restore move can put back (sync-engine R15, docs/server.md "Backups
@@ -13,6 +15,8 @@ struct ServerBackup {
     let restorePoint: Int64
     /// What the field ledger had seen acknowledged when the copy was taken: all of it is in the copy.
     let acknowledged: [FieldLedger.Key: Set<JSONValue>]
+    /// When the copy was taken (the servers' clock is the wall clock): versions acknowledged later are not in it.
+    let takenAt: Date
 }
 
 extension ConvergenceRun {
@@ -35,7 +39,8 @@ extension ConvergenceRun {
             restorePoint = Int64(try SQLiteFile(path).count("SELECT COALESCE(MAX(id), 0) FROM changes"))
         }
         backup = ServerBackup(
-            path: path, marked: marked, restorePoint: restorePoint, acknowledged: fields.acknowledged)
+            path: path, marked: marked, restorePoint: restorePoint, acknowledged: fields.acknowledged,
+            takenAt: Date())
         return marked
             ? "trendy-server backup while serving, up to change \(restorePoint)"
             : "the stopped server's file copied by hand, up to change \(restorePoint)"
@@ -48,6 +53,7 @@ extension ConvergenceRun {
     func restoreServer() async throws -> String? {
         guard let backup else { return nil }
         try acknowledgeFieldWrites()
+        let debts = random.chance(0.5) ? try leaveReadBacksOwed(before: backup) : ""
         var held: [FieldLedger.Key: Set<JSONValue>] = [:]
         let keys = Array(fields.acknowledged.keys)
         for client in clients {
@@ -70,7 +76,43 @@ extension ConvergenceRun {
         if !backup.marked { verifyOwed = Set(clients.map(\.name)) }
         let how = method == .command ? "trendy-server restore" : "a copy by hand"
         return "the server went back to its \(backup.marked ? "backup" : "hand-made copy") (change "
-            + "\(backup.restorePoint)) by \(how)\(backup.marked ? "" : "; every device owes a verify")"
+            + "\(backup.restorePoint)) by \(how)\(backup.marked ? "" : "; every device owes a verify")\(debts)"
+    }
+
+    /// One device as a round leaves it that stopped between replayed answers and their read-backs (R5): up to three
+    /// entities it holds acknowledged since the backup, with nothing queued, owed a read-back when the server goes
+    /// back. Half the time, before a copy put back by hand, the device last pulled at the copy's last change, so
+    /// that its position still holds there and nothing but the read-back's 404 tells it of the loss. Read back from a
+    /// server that lost them, the entities must be given back, not taken away (sync-engine R4, R15).
+    private func leaveReadBacksOwed(before backup: ServerBackup) throws -> String {
+        let client = clients[Int.random(in: 0..<clients.count, using: &random)]
+        // Read before the store below opens its unit of work, which holds the database's write lock until saved.
+        let held = try client.entities().allIds
+        let copyEnd =
+            backup.restorePoint > 0
+            ? try SQLiteFile(backup.path).count("SELECT created_at FROM changes WHERE id = \(backup.restorePoint)") : 0
+        let store = client.stores.makeDataStore()
+        let queued = Set(try store.fetchPendingMutations().map(\.entityId))
+        let candidates = try store.acknowledgedVersions(ids: nil)
+            .filter { !$0.deleted && $0.acknowledgedAt > backup.takenAt }
+            .filter { !queued.contains($0.id) && held.contains($0.id) }
+            .sorted { $0.id < $1.id }.shuffled(using: &random).prefix(3)
+        for version in candidates { try store.markOwed(version.entityType, id: version.id, reason: .replayed) }
+        var state = try store.loadEngineState()
+        let pulledAtCopyEnd =
+            !candidates.isEmpty && !backup.marked && copyEnd > 0 && state.cursor >= backup.restorePoint
+            && random.chance(0.5)
+        if pulledAtCopyEnd {
+            state.position = FeedPosition(
+                cursor: backup.restorePoint, createdAt: Date(millisecondsSince1970: Int64(copyEnd)))
+            try store.saveEngineState(state)
+        }
+        try store.save()
+        moves["restoreServer with read-backs owed", default: 0] += candidates.count
+        if pulledAtCopyEnd { moves["restoreServer with read-backs owed, the position in the copy", default: 0] += 1 }
+        guard !candidates.isEmpty else { return "" }
+        return "; \(client.name) owed \(candidates.count) read-backs first"
+            + (pulledAtCopyEnd ? ", its position the copy's last change" : "")
     }
 
     /// Runs the verify a device owes since an unmarked copy was restored; true once one compared with the server
