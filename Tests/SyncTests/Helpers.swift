@@ -57,6 +57,19 @@ extension SyncHarness {
         return (type, gate, sync)
     }
 
+    /// A round whose batch of event creates the server commits under its key while the answer is lost (R5): the next
+    /// send of that batch is answered from the key's record. Returns the round's report.
+    @discardableResult
+    func syncLosingCommittedBatch() async throws -> SyncReport {
+        network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
+        let report = await engine.performSync()
+        let sent = try #require(network.calls(of: .createEventsBatchWithIdempotency).last)
+        let body = try JSONCoding.decode(
+            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
+        _ = try model.createEventsBatch(user: network.userId, body.events, key: sent.idempotencyKey)
+        return report
+    }
+
     /// The live and dead rows of one entity.
     func mutations(of id: String) throws -> [PendingMutation] { try queue().filter { $0.entityId == id } }
 

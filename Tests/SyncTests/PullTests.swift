@@ -355,12 +355,7 @@ struct PullTests {
         let cup = try await a.event(tea, 1)
         // The batch commits and its answer is lost; the retry is answered from the key's record (R5), which leaves
         // the event owed a read-back that the round's failed pull never reaches.
-        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
-        _ = await a.engine.performSync()
-        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
-        let body = try JSONCoding.decode(
-            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
-        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        try await a.syncLosingCommittedBatch()
         a.network.enqueue(http(500), for: .getChanges)
         _ = await a.engine.performSync()
         #expect(try a.queue().isEmpty && a.owed().map(\.id) == [cup.id], "answered, owed, not yet read back")
@@ -393,12 +388,7 @@ struct PullTests {
         // The batch commits and its answer is lost; the retry is answered from the key's record (R5), which leaves
         // the event owed a read-back that the round's failed pull never reaches: the cursor stays where the copy
         // has it too.
-        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
-        _ = await a.engine.performSync()
-        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
-        let body = try JSONCoding.decode(
-            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
-        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        try await a.syncLosingCommittedBatch()
         a.network.enqueue(http(500), for: .getChanges)
         _ = await a.engine.performSync()
         #expect(try a.queue().isEmpty && a.owed().map(\.id) == [cup.id], "answered, owed, not yet read back")

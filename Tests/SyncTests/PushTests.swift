@@ -95,13 +95,8 @@ struct PushTests {
         let a = try SyncHarness()
         let type = try await a.syncedType()
         let event = try await a.event(type, 1)
-        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
-        #expect(await a.engine.performSync().outcome == .offline("lost"))
         // The lost send had committed: the server holds the event and the stored answer under the batch's key.
-        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
-        let body = try JSONCoding.decode(
-            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
-        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        #expect(try await a.syncLosingCommittedBatch().outcome == .offline("lost"))
         let b = try a.secondDevice()
         _ = await b.engine.performSync()
         try await b.events.deleteEvent(id: event.id)
@@ -122,12 +117,7 @@ struct PushTests {
         let a = try SyncHarness(configuration: try SyncConfiguration(maxAttempts: 1))
         let type = try await a.syncedType()
         let event = try await a.event(type, 1)
-        a.network.enqueue(.transport("lost"), for: .createEventsBatchWithIdempotency)
-        _ = await a.engine.performSync()
-        let sent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
-        let body = try JSONCoding.decode(
-            BatchCreateEventsRequest.self, from: JSONCoding.encode(try #require(sent.body)))
-        _ = try a.model.createEventsBatch(user: a.network.userId, body.events, key: sent.idempotencyKey)
+        try await a.syncLosingCommittedBatch()
         a.network.enqueue(http(503), for: .createEventsBatchWithIdempotency)
         _ = await a.engine.performSync()
         #expect(try a.queue().map(\.isDeadLetter) == [true])
