@@ -191,7 +191,7 @@ bench: deps bench-servers
 		! grep -q "Deviations worse than threshold" $(BENCH_CHECK_LOG); then \
 		echo "make bench: better than the thresholds; record them with make bench-thresholds"; else \
 		echo "make bench: a regression over Benchmarks/Thresholds (above)"; exit 1; fi
-	@rm -f $(BENCH_FIGURES)
+	@mkdir -p $(dir $(BENCH_FIGURES)) && rm -f $(BENCH_FIGURES)
 	@echo "The user's path (docs/performance.md, \"The user's path\"):"
 	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin $(SHIPPED_BIN) \
 		--cli-bin $(SHIPPED_BIN) --figures $(BENCH_FIGURES)
