@@ -193,8 +193,7 @@ bench: deps bench-servers
 		echo "make bench: a regression over Benchmarks/Thresholds (above)"; exit 1; fi
 	@mkdir -p $(dir $(BENCH_FIGURES)) && rm -f $(BENCH_FIGURES)
 	@echo "The user's path (docs/performance.md, \"The user's path\"):"
-	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin $(SHIPPED_BIN) \
-		--cli-bin $(SHIPPED_BIN) --figures $(BENCH_FIGURES)
+	@$(MAKE) --no-print-directory bench-user USER_PATH_FIGURES=$(BENCH_FIGURES)
 	@echo "trendy-server under load, SQLite (docs/performance.md, \"Server\"):"
 	@$(MAKE) --no-print-directory wrk
 	TRENDY_BENCH_FIGURES=$(BENCH_FIGURES) TRENDY_SERVER_BIN=$(SHIPPED_BIN)/trendy-server \
@@ -221,10 +220,11 @@ bench-tables: deps bench-servers
 	cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) .build/release/trendy-bench cli
 
 ## Whole-process figures as a user meets them: release trendyctl processes against a release trendy-server
-## --in-memory (bootstrap, push, no-op sync, events add); prints the table for docs/performance.md.
+## --in-memory (bootstrap, push, no-op sync, events add); prints the table for docs/performance.md. With
+## USER_PATH_FIGURES=FILE it also writes the push's and `events add`'s figures there (`make bench` reads them).
 bench-user: deps shipped
 	python3 Benchmarks/user-path/userpath.py --runs $(or $(BENCH_RUNS),3) --server-bin $(SHIPPED_BIN) \
-		--cli-bin $(SHIPPED_BIN)
+		--cli-bin $(SHIPPED_BIN) $(if $(USER_PATH_FIGURES),--figures $(USER_PATH_FIGURES))
 
 ## Instruction counts of the installed trendyctl's start and of `events add` (valgrind's callgrind, repeatable where
 ## wall time is not), with the functions that take them.
