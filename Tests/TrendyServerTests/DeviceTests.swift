@@ -105,6 +105,51 @@ struct DeviceTests {
         }
     }
 
+    @Test(
+        "api-v1 §16 beyond --max-devices-per-user a new device makes the server forget the least recently seen, which no longer holds back compaction; a revoked one stays refused and uncounted"
+    )
+    func keepsAtMostTheCap() async throws {
+        let (configuration, clock) = manualClockConfiguration { $0.maxDevicesPerUser = 2 }
+        try await ServerHarness.with(configuration) { harness in
+            let (old, revoked, middle, recent) = (UUID(), UUID(), UUID(), UUID())
+            let type = try await harness.eventType("Coffee")
+            #expect(try await harness.send("GET", "/api/v1/changes?since=0", headers: Self.device(old)).status == 200)
+            for device in [revoked, middle] {
+                clock.advance(by: 60)
+                #expect(
+                    try await harness.send("GET", "/api/v1/event-types", headers: Self.device(device)).status == 200)
+                if device == revoked {
+                    let path = "/api/v1/devices/\(revoked.uuidString.lowercased())"
+                    #expect(try await harness.send("DELETE", path).status == 204)
+                }
+            }
+            #expect(try await Self.devices(harness).count == 3, "two not revoked: at the cap, nothing forgotten")
+
+            clock.advance(by: 60)
+            #expect(try await harness.send("GET", "/api/v1/event-types", headers: Self.device(recent)).status == 200)
+            let listed = try await Self.devices(harness).compactMap { $0["id"] as? String }
+            #expect(listed == [recent, middle, revoked].map { $0.uuidString.lowercased() }, "the oldest is forgotten")
+            // The revoked device, kept past the cap, is still refused.
+            let refused = try await harness.send("GET", "/api/v1/event-types", headers: Self.device(revoked))
+            #expect(refused.status == 401 && refused.problemType == "device_revoked")
+
+            // The forgotten device's range no longer holds back compaction: of two changes, the older goes.
+            let edit = try await harness.send("PUT", "/api/v1/event-types/\(type)", json: ##"{"color":"#123456"}"##)
+            #expect(edit.status == 200)
+            clock.advance(by: 60)
+            let report = try await harness.server.compactChangeLog(writtenBefore: clock.now().millisecondsSince1970)
+            #expect(report.removed == 1)
+
+            // Back, it is recorded anew, as first seen now, and the least recently seen other goes in its place.
+            clock.advance(by: 60)
+            #expect(try await harness.send("GET", "/api/v1/event-types", headers: Self.device(old)).status == 200)
+            let again = try await Self.devices(harness)
+            #expect(
+                again.compactMap { $0["id"] as? String } == [old, recent, revoked].map { $0.uuidString.lowercased() })
+            #expect(again.first?["first_seen_at"] as? String == RFC3339.string(from: clock.now()))
+        }
+    }
+
     @Test("api-v1 §16 §13 revoking a device ends its open stream at once with event: reauth")
     func revokeEndsTheStream() async throws {
         try await LiveTrendyServer.with { server in

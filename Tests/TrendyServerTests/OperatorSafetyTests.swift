@@ -89,7 +89,7 @@ struct OperatorSafetyTests {
         let huge = String(Int64.max)
         for flag in [
             "--idle-timeout", "--changelog-retention-days", "--rate-limit", "--fault-retry-after", "--fault-delay-ms",
-            "--max-streams", "--max-streams-per-user", "--stream-keepalive", "--port",
+            "--max-streams", "--max-streams-per-user", "--stream-keepalive", "--port", "--max-devices-per-user",
         ] {
             let result = try await ChildProcess.run(
                 "trendy-server", ["--in-memory", "--dev", flag, huge], environment: [:])

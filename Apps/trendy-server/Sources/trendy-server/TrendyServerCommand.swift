@@ -93,6 +93,12 @@ struct ServeCommand: AsyncParsableCommand {
             discussion: "An expired device resumes with a bootstrap and keeps its queue (docs/server.md, \"Devices\").")
     )
     var deviceExpiryDays = ServerConfiguration.defaultDeviceExpiryDays
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Devices one user keeps, revoked ones aside; a new one beyond them forgets the least recently seen.",
+            discussion: "A forgotten device that returns is recorded anew (docs/server.md, \"Devices\")."))
+    var maxDevicesPerUser = ServerConfiguration.defaultMaxDevicesPerUser
     @Option(parsing: .unconditional, help: "Seconds before a connection without a request in progress is closed.")
     var idleTimeout = 60
     @Option(
@@ -204,6 +210,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.changelogRetentionDays = changelogRetentionDays
         configuration.changelogCompactDays = changelogCompactDays
         configuration.deviceExpiryDays = deviceExpiryDays
+        configuration.maxDevicesPerUser = maxDevicesPerUser
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.bodyTimeoutSeconds = bodyTimeout
         configuration.maxConnections = maxConnections

@@ -31,9 +31,12 @@ final class DeviceRegistry: Sendable {
 
     private let state = Mutex(State())
     private let storage: any ServerStorage
+    /// The most devices, not revoked, a user keeps (`--max-devices-per-user`, api-v1 §16).
+    private let maxDevicesPerUser: Int
 
-    init(storage: any ServerStorage) {
+    init(storage: any ServerStorage, maxDevicesPerUser: Int) {
         self.storage = storage
+        self.maxDevicesPerUser = maxDevicesPerUser
     }
 
     /// 401 `device_revoked` for a device its user revoked.
@@ -56,10 +59,13 @@ final class DeviceRegistry: Sendable {
             return written.client != client || now - written.lastSeen >= Self.lastSeenInterval
         }
         guard due else { return }
-        try await storage.write(user: nil) { db in
-            try Devices.saw(user: key.user, device: key.device, client: client, now: now, db)
+        let cap = maxDevicesPerUser
+        let forgotten = try await storage.write(user: nil) { db in
+            try Devices.saw(user: key.user, device: key.device, client: client, now: now, keeping: cap, db)
         }
         state.withLock { state in
+            // A forgotten device that comes back is written again at its first request.
+            for device in forgotten { state.written[Key(user: key.user, device: device)] = nil }
             var written = state.written[key] ?? Written(client: client, lastSeen: now)
             written.client = client
             written.lastSeen = now

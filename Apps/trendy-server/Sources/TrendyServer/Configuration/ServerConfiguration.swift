@@ -42,6 +42,10 @@ public struct ServerConfiguration: Sendable {
     /// the changes at its feed position, and it resumes with a bootstrap.
     public var deviceExpiryDays = Self.defaultDeviceExpiryDays
     public static let defaultDeviceExpiryDays = 90
+    /// The most devices, not revoked, one user keeps (`--max-devices-per-user`, api-v1 §16): a new one beyond them
+    /// makes the server forget the least recently seen, which then no longer holds back compaction.
+    public var maxDevicesPerUser = Self.defaultMaxDevicesPerUser
+    public static let defaultMaxDevicesPerUser = 100
     /// The `env` reported by `/health`.
     public var environment = "development"
     public var maxBodyBytes = 8 * 1024 * 1024
@@ -225,6 +229,9 @@ public struct ServerConfiguration: Sendable {
             throw .outOfRange("--changelog-compact-days", "1–36500 days")
         }
         guard (1...36_500).contains(deviceExpiryDays) else { throw .outOfRange("--device-expiry-days", "1–36500 days") }
+        guard (1...100_000).contains(maxDevicesPerUser) else {
+            throw .outOfRange("--max-devices-per-user", "1–100000")
+        }
         guard (1...86_400).contains(idleTimeoutSeconds) else { throw .outOfRange("--idle-timeout", "1–86400 seconds") }
         guard (1...86_400).contains(bodyTimeoutSeconds) else { throw .outOfRange("--body-timeout", "1–86400 seconds") }
         guard (1...1_000_000).contains(maxConnections) else { throw .outOfRange("--max-connections", "1–1000000") }

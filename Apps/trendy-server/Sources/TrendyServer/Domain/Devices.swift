@@ -25,8 +25,11 @@ enum Devices {
         }
     }
 
-    /// A device seen: inserted the first time, else its client and last-seen time.
-    static func saw(user: String, device: String, client: String, now: Int64, _ db: any StorageTransaction) throws {
+    /// A device seen: inserted the first time, else its client and last-seen time. Beyond `keeping` devices not
+    /// revoked, the user's least recently seen are forgotten (api-v1 §16, cap): their ids are returned.
+    static func saw(
+        user: String, device: String, client: String, now: Int64, keeping cap: Int, _ db: any StorageTransaction
+    ) throws -> [String] {
         try db.execute(
             sql: """
                 INSERT INTO devices (user_id, device_id, client, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
@@ -34,6 +37,29 @@ enum Devices {
                     last_seen_at = CASE WHEN excluded.last_seen_at > devices.last_seen_at
                         THEN excluded.last_seen_at ELSE devices.last_seen_at END
                 """, arguments: [user, device, client, now, now])
+        return try forgetBeyond(cap, user: user, db)
+    }
+
+    /// Deletes the user's devices, not revoked, after the `cap` most recently seen, and returns their ids. A revoked
+    /// device is kept whatever the count: forgetting it would let it back in.
+    private static func forgetBeyond(_ cap: Int, user: String, _ db: any StorageTransaction) throws -> [String] {
+        let active =
+            try db.value(
+                Int64.self, sql: "SELECT COUNT(*) FROM devices WHERE user_id = ? AND revoked_at IS NULL",
+                arguments: [user]) ?? 0
+        guard active > cap else { return [] }
+        let forgotten = try db.rows(
+            sql: """
+                SELECT device_id FROM devices WHERE user_id = ? AND revoked_at IS NULL
+                ORDER BY last_seen_at DESC, device_id
+                """, arguments: [user]
+        ) { row in try row.decode(String.self, atIndex: 0) }.dropFirst(cap)
+        for device in forgotten {
+            try db.execute(
+                sql: "DELETE FROM devices WHERE user_id = ? AND device_id = ? AND revoked_at IS NULL",
+                arguments: [user, device])
+        }
+        return Array(forgotten)
     }
 
     /// The device pulled from `cursor` and was sent the changes up to `served` (a page), or asked for the latest

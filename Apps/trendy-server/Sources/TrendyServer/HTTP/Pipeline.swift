@@ -65,7 +65,7 @@ final class Pipeline: Sendable {
         idempotency = IdempotencyGuard(dialect: Dialect(configuration.quirks))
         streams = ChangeStreams(
             maxStreams: configuration.maxStreams, maxStreamsPerUser: configuration.maxStreamsPerUser, metrics: metrics)
-        devices = DeviceRegistry(storage: storage)
+        devices = DeviceRegistry(storage: storage, maxDevicesPerUser: configuration.maxDevicesPerUser)
     }
 
     var dialect: Dialect { Dialect(configuration.quirks) }
