@@ -1,5 +1,7 @@
 import Foundation
 import Models
+import Networking
+import Persistence
 import Protocols
 import Sync
 import TestSupport
@@ -53,6 +55,10 @@ enum Operation: String, CaseIterable {
     /// `trendy-server compact --older-than-days 0` beside the serving server (every instance's storage): each
     /// entity's older changes leave the log while devices hold cursors into it (api-v1 §6.8).
     case compactServer
+    /// Another device of the account revokes this one (`trendyctl devices revoke`, api-v1 §16): its next round is
+    /// refused and must keep everything it holds and has queued; then it signs in again as a new device (trendyctl's
+    /// `login`), whose position no longer holds back compaction, and its queue goes out with its later rounds.
+    case revokeDevice
 
     /// Relative frequency.
     var weight: Int {
@@ -91,6 +97,7 @@ enum Operation: String, CaseIterable {
         case .backUpServer: 2
         case .restoreServer: 1
         case .compactServer: 2
+        case .revokeDevice: 1
         }
     }
 
@@ -352,6 +359,10 @@ extension ConvergenceRun {
                 guard let feed else { return "\(name): skipped, the feed could not be read whole" }
                 for entry in feed { feedBeforeCompactions[entry.id] = entry }
                 return acted("\(name): \(try await servers[0].compact())")
+            case .revokeDevice:
+                // A live device's engine keeps its stream and its own tokens; the move is the other devices'.
+                guard !client.isLive, client.offlineFor == 0 else { return "\(name): live or offline, skipped" }
+                return acted("\(name): \(try await revokeAndSignInAgain(index))")
             case .concurrentEdits:
                 guard let id = pickId(local.events) else { return "\(name): nothing to edit" }
                 let notes = "both \(Int.random(in: 0..<1000, using: &random))"
@@ -502,5 +513,50 @@ extension ConvergenceRun {
             if seconds > 5 { await clients[index].engine.resetCircuitBreaker() } else { clock.advance(by: seconds) }
         }
         return "\(report.outcome) pushed \(report.pushed) pulled \(report.pulled) failed \(report.failed)"
+    }
+}
+
+extension ConvergenceRun {
+    /// The revoke move: the device is revoked through the server it talks to (the faults on: a few tries), its next
+    /// round must be refused without losing a queued change, and it signs in again as a new device.
+    func revokeAndSignInAgain(_ index: Int) async throws -> String {
+        let client = clients[index]
+        let device = try client.stores.storage.deviceIdentity().id
+        let account = APIClient(
+            configuration: try APIClient.Configuration(serverRoot: client.root, maxRateLimitRetries: 1),
+            tokenProvider: StaticTokenProvider(client.token), clock: clock)
+        var revoked = false
+        var refusal = ""
+        for _ in 0..<10 where !revoked {
+            do {
+                try await account.revokeDevice(id: device)
+                revoked = true
+            } catch {
+                refusal = "\(error)"
+                // 404: the server has not seen this device yet (a device records itself with its first request).
+                if case .http(let failure) = error, failure.status == 404 { break }
+            }
+        }
+        let queued = try client.stores.saved { try $0.fetchPendingMutations().map(\.id) }
+        let report = await client.sync()
+        let kept = Set(try client.stores.saved { try $0.fetchPendingMutations().map(\.id) })
+        if revoked, case .synced = report.outcome {
+            localViolations.append("\(client.name): a round of its revoked device \(device) was served")
+        }
+        let dropped = queued.filter { !kept.contains($0) }
+        if revoked, !dropped.isEmpty {
+            localViolations.append("\(client.name): its revoked device's round dropped queued changes \(dropped)")
+        }
+        // Signed in again, as `trendyctl login` does for a device the server refused as revoked (or may have: a
+        // revoke whose every answer was lost).
+        try client.stores.storage.markDeviceRevoked(at: clock.now())
+        let renewed = try client.stores.storage.renewDeviceIdentityIfRevoked()
+        var again = try ProofClient(
+            name: client.name, directory: client.directory, root: client.root, token: client.token, clock: clock)
+        again.offlineFor = client.offlineFor
+        again.exported = client.exported
+        clients[index] = again
+        let answer = revoked ? "revoked" : "not revoked (\(refusal))"
+        return "\(answer) \(device), round \(report.outcome), signed in again as \(renewed?.uuidString ?? "?")"
     }
 }
