@@ -47,7 +47,7 @@ public final class InMemoryTrendyServer: Sendable {
         var definitions: [String: APIPropertyDefinition] = [:]
         var changes: [ChangeEntry] = []
         var nextChangeId: Int64 = 1
-        var replays: [ReplayScope: Replay] = [:]
+        var replays: [IdempotencyRecord<any Sendable>.Scope: IdempotencyRecord<any Sendable>] = [:]
         /// When each deleted id was deleted, by user and id (api-v1 §6.6).
         var tombstones: [TombstoneKey: Int64] = [:]
         /// The change entries a give-back wrote, with the time of the version given back (api-v1 §15.1).
@@ -65,18 +65,6 @@ public final class InMemoryTrendyServer: Sendable {
         let user: String
         let type: MutationEntityType
         let id: String
-    }
-
-    struct ReplayScope: Hashable, Sendable {
-        let user: String
-        let method: String
-        let path: String
-        let key: String
-    }
-
-    struct Replay: Sendable {
-        let fingerprint: String
-        let response: any Sendable
     }
 
     // MARK: Inspection
@@ -118,10 +106,11 @@ public final class InMemoryTrendyServer: Sendable {
         let fingerprint = Self.fingerprint(body)
         return try state.withLock { (state: inout State) throws(NetworkError) -> Response in
             guard let key, !key.isEmpty else { return try operation(&state) }
-            let scope = ReplayScope(user: user, method: method, path: path, key: key)
-            if let replay = state.replays[scope] {
-                guard replay.fingerprint == fingerprint else { throw Problems.mismatch }
-                guard var response = replay.response as? Response else { throw Problems.mismatch }
+            let scope = IdempotencyRecord<any Sendable>.Scope(user: user, method: method, path: path, key: key)
+            if let record = state.replays[scope] {
+                guard var response = record.replay(forBodyWith: fingerprint) as? Response else {
+                    throw Problems.mismatch
+                }
                 if var answer = response as? any ReplayableAnswer {
                     answer.replayed = true
                     if let marked = answer as? Response { response = marked }
@@ -129,14 +118,15 @@ public final class InMemoryTrendyServer: Sendable {
                 return response
             }
             let response = try operation(&state)
-            state.replays[scope] = Replay(fingerprint: fingerprint, response: response)
+            state.replays[scope] = IdempotencyRecord(fingerprint: fingerprint, answer: response)
             return response
         }
     }
 
     static func fingerprint(_ body: some Encodable) -> String {
-        guard let data = try? JSONCoding.encode(body), let json = try? JSONText.parse(Array(data)) else { return "" }
-        return CryptoSHA256().hexDigest(of: JSONText.string(json))
+        guard let data = try? JSONCoding.encode(body) else { return "" }
+        return IdempotencyRecord<any Sendable>.fingerprint(of: Array(data), hexDigest: CryptoSHA256().hexDigest)
+            .fingerprint
     }
 
     func log(

@@ -7,16 +7,12 @@ import Synchronization
 /// `Idempotency-Key` handling (api-v1 §7): byte-exact replays of stored 2xx answers, 422 on a reused key with
 /// another body, 409 while the first request with the key is still running, 24 h expiry.
 final class IdempotencyGuard: Sendable {
-    struct Scope: Hashable, Sendable {
-        let user: String
-        let method: String
-        /// `Dialect.idempotencyPath`.
-        let path: String
-        let key: String
-    }
+    /// The record of api-v1 §7 as the in-memory server keeps it too; its answer here is the bytes that were sent.
+    typealias Record = IdempotencyRecord<StoredAnswer>
+    typealias Scope = Record.Scope
 
-    struct Record: Sendable {
-        let fingerprint: String
+    /// A stored answer, byte for byte.
+    struct StoredAnswer: Sendable {
         let status: Int
         let contentType: String
         let body: [UInt8]
@@ -43,10 +39,7 @@ final class IdempotencyGuard: Sendable {
     /// SHA-256 of the body's canonical JSON (sorted keys, no whitespace), or of the raw bytes when not JSON; and the
     /// body's JSON when it parsed, which the handler reads instead of parsing the body a second time.
     static func fingerprinted(_ body: [UInt8]) -> (fingerprint: String, json: JSONValue?) {
-        if let json = try? JSONText.parse(body) {
-            return (SHA256.hash(data: Array(JSONText.string(json).utf8)).hexString, json)
-        }
-        return (SHA256.hash(data: body).hexString, nil)
+        Record.fingerprint(of: body) { SHA256.hash(data: $0).hexString }
     }
 
     /// Registers the request as in flight, or refuses it when the same scope is running
@@ -83,9 +76,10 @@ final class IdempotencyGuard: Sendable {
                 { row in
                     Record(
                         fingerprint: try row.decode(String.self, atIndex: 0),
-                        status: try row.decode(Int.self, atIndex: 1),
-                        contentType: try row.decode(String.self, atIndex: 2),
-                        body: try row.decode([UInt8].self, atIndex: 3))
+                        answer: StoredAnswer(
+                            status: try row.decode(Int.self, atIndex: 1),
+                            contentType: try row.decode(String.self, atIndex: 2),
+                            body: try row.decode([UInt8].self, atIndex: 3)))
                 })
         else { return nil }
         return record
@@ -102,8 +96,8 @@ final class IdempotencyGuard: Sendable {
                     created_at = excluded.created_at
                 """,
             arguments: [
-                scope.user, scope.method, scope.path, scope.key, record.fingerprint, record.status, record.contentType,
-                record.body, now,
+                scope.user, scope.method, scope.path, scope.key, record.fingerprint, record.answer.status,
+                record.answer.contentType, record.answer.body, now,
             ])
     }
 

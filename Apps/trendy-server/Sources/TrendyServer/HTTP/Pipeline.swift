@@ -186,14 +186,16 @@ final class Pipeline: Sendable {
     private func replay(
         _ record: IdempotencyGuard.Record, fingerprint: String, headers: HTTPFields
     ) throws -> Response {
-        guard !dialect.checksRepeatBody || record.fingerprint == fingerprint else { throw IdempotencyGuard.mismatch }
+        // The original backend replays whatever the body (`Dialect.checksRepeatBody`).
+        guard let answer = record.replay(forBodyWith: fingerprint) ?? (dialect.checksRepeatBody ? nil : record.answer)
+        else { throw IdempotencyGuard.mismatch }
         var headers = headers
-        headers[.contentType] = record.contentType
+        headers[.contentType] = answer.contentType
         if dialect.marksReplaysWithStandardHeader { headers[.idempotencyReplayed] = "true" }
         headers[.legacyIdempotencyReplayed] = "true"
         return Response(
-            status: .init(code: record.status), headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: record.body)))
+            status: .init(code: answer.status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
     private enum Outcome: Sendable {
@@ -232,9 +234,9 @@ final class Pipeline: Sendable {
             let answer = try handler(request, db)
             if let scope, (200..<300).contains(answer.status.code) {
                 let record = IdempotencyGuard.Record(
-                    fingerprint: fingerprint, status: answer.status.code,
-                    contentType: "application/json; charset=utf-8",
-                    body: answer.body)
+                    fingerprint: fingerprint,
+                    answer: .init(
+                        status: answer.status.code, contentType: "application/json; charset=utf-8", body: answer.body))
                 try idempotency.store(scope, record, now: request.now, db)
             }
             return .answer(answer)
