@@ -6,6 +6,13 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 SWIFT ?= swift
+## Manifests are cached in each build folder: SwiftPM's shared cache misses here on every call, and compiling every
+## package's manifest again costs each `swift build` or `swift test` 5–16 s even when nothing changed.
+PM := --manifest-cache local
+## A build's flags must come out the same every time: SwiftPM orders some dependencies' trait defines
+## (`-DFullFoundation -DConfigurationSupport`) by a hash that is seeded anew in each process, and every other order
+## rebuilt Hummingbird's modules (about 20 s) at the next build.
+SWIFT_BUILD := SWIFT_DETERMINISTIC_HASHING=1 $(SWIFT) build $(PM)
 SYSTEM_PACKAGES := libsqlite3-dev libcurl4-openssl-dev
 SOURCES := Package.swift Modules Apps Benchmarks Tests
 
@@ -33,10 +40,10 @@ demo: deps shipped
 ## nothing, and together they fill both cores), run every test against them (the server's suites a second time on
 ## PostgreSQL), then check formatting and build the DocC catalogs (a warning fails). This is what CI runs.
 test: deps
-	$(SWIFT) package resolve && $(SWIFT) package --scratch-path $(CLI_SCRATCH) resolve
+	$(SWIFT) package $(PM) resolve && $(SWIFT) package $(PM) --scratch-path $(CLI_SCRATCH) resolve
 	$(MAKE) --no-print-directory -j2 shipped-cli build-optimized
 	$(MAKE) --no-print-directory shipped
-	TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) test $(OPTIMIZED) --skip-build --skip ConcurrentFeedTests
+	TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) test $(PM) $(OPTIMIZED) --skip-build --skip ConcurrentFeedTests
 	TRENDY_BIN_DIR=$(SHIPPED_BIN) $(MAKE) --no-print-directory test-postgres TEST_BUILD="$(OPTIMIZED)"
 	$(MAKE) --no-print-directory chaos-short
 	$(MAKE) --no-print-directory lint
@@ -46,7 +53,7 @@ test: deps
 ## PostgreSQL (about 50 s of tests on two cores after an incremental build), against the debug binaries. It is no
 ## proof of what ships: CI runs `make test`.
 test-fast: deps build
-	$(SWIFT) test --skip-build --skip ProofTests --skip ConcurrentFeedTests
+	$(SWIFT) test $(PM) --skip-build --skip ProofTests --skip ConcurrentFeedTests
 
 ## The server's HTTP suites, the NetworkClient contract and the end-to-end tests again, and the short convergence
 ## proof on two instances, with trendy-server on a throwaway PostgreSQL (scripts/with-postgres installs and starts it). Without PostgreSQL they are skipped and say
@@ -59,7 +66,7 @@ POSTGRES_TIMEOUT ?= 240
 POSTGRES_TEST_PROCESS := $(CURDIR)/.build/[^ ]*/[t]rendy-syncPackageTests.xctest
 ## The build the suites run from: empty for the debug build, `$(OPTIMIZED)` from `make test`.
 TEST_BUILD ?=
-POSTGRES_RUN := TRENDY_TEST_SERVER_STORAGE=postgres timeout --kill-after=10 $(POSTGRES_TIMEOUT) $(SWIFT) test \
+POSTGRES_RUN := TRENDY_TEST_SERVER_STORAGE=postgres timeout --kill-after=10 $(POSTGRES_TIMEOUT) $(SWIFT) test $(PM) \
 	$(TEST_BUILD) --skip-build --filter "$(POSTGRES_SUITES)" --skip ConcurrentFeedTests
 test-postgres:
 	@scripts/with-postgres bash -c 'if [ -n "$${TRENDY_TEST_POSTGRES_SKIPPED:-}" ]; then \
@@ -70,18 +77,18 @@ test-postgres:
 				echo "error: the PostgreSQL suites did not finish within $(POSTGRES_TIMEOUT) s (a hang: docs/history/reliability.md)"; \
 			else echo "error: the PostgreSQL test process was killed after $$elapsed s (status $$status), before the timeout"; fi; \
 		elif [ $$status -ne 0 ]; then echo "error: the PostgreSQL suites ended with status $$status after $$elapsed s"; fi; \
-		[ $$status -eq 0 ] && $(SWIFT) test $(TEST_BUILD) --skip-build --filter ConcurrentFeedTests; fi'
+		[ $$status -eq 0 ] && $(SWIFT) test $(PM) $(TEST_BUILD) --skip-build --filter ConcurrentFeedTests; fi'
 
 ## Build all targets and test targets (debug), failing on any compiler warning in this repository.
 build: deps
-	@$(SWIFT) build --build-tests 2>&1 | tee .build-output.log
+	@$(SWIFT_BUILD) --build-tests 2>&1 | tee .build-output.log
 	@! grep -E "^/.*/(Modules|Apps|Benchmarks|Tests)/.*: warning:" .build-output.log || \
 		(echo "error: the build has warnings (see above); the project builds warning-free" && exit 1)
 	@rm -f .build-output.log
 
 ## The same, optimized ($(OPTIMIZED)): the build `make test` runs the suites from.
 build-optimized: deps
-	@$(SWIFT) build $(OPTIMIZED) --build-tests 2>&1 | tee .build-output.log
+	@$(SWIFT_BUILD) $(OPTIMIZED) --build-tests 2>&1 | tee .build-output.log
 	@! grep -E "^/.*/(Modules|Apps|Benchmarks|Tests)/.*: warning:" .build-output.log || \
 		(echo "error: the build has warnings (see above); the project builds warning-free" && exit 1)
 	@rm -f .build-output.log
@@ -89,12 +96,12 @@ build-optimized: deps
 ## trendyctl and trendy-server exactly as `make install` builds and installs them, copied into $(SHIPPED_BIN) so that
 ## a later build of another kind in .build cannot change what the suites run.
 shipped: shipped-cli
-	$(SWIFT) build $(OPTIMIZED) --product trendy-server
+	$(SWIFT_BUILD) $(OPTIMIZED) --product trendy-server
 	@mkdir -p $(SHIPPED_BIN)
 	install -m 0755 $(CLI_SCRATCH)/release/trendyctl .build/release/trendy-server $(SHIPPED_BIN)/
 
 shipped-cli: deps
-	$(SWIFT) build $(CLI_FLAGS) --product trendyctl
+	$(SWIFT_BUILD) $(CLI_FLAGS) --product trendyctl
 
 ## `swift format lint --strict` over every Swift file (config: .swift-format).
 lint:
@@ -119,7 +126,7 @@ PROOF_LIBFUZZER_SECONDS ?= 300
 PROOF_FEED_ROUNDS ?= 100
 PROOF_INSTANCE_SEEDS ?= 200
 proof: deps shipped fuzz-build schemathesis
-	$(SWIFT) build $(OPTIMIZED) --product trendy-proof
+	$(SWIFT_BUILD) $(OPTIMIZED) --product trendy-proof
 	TRENDY_BIN_DIR=$(SHIPPED_BIN) scripts/with-postgres .build/release/trendy-proof --seeds $(PROOF_SEEDS) \
 		--operations $(PROOF_OPERATIONS) --crash-trials $(PROOF_CRASH_TRIALS) \
 		--fuzz-iterations $(PROOF_FUZZ_ITERATIONS) --fuzz-requests $(PROOF_FUZZ_REQUESTS) \
@@ -162,7 +169,7 @@ chaos-postgres: deps shipped
 
 ## The parsers' libFuzzer binary, optimized, in its own build folder (every module in it is instrumented).
 fuzz-build:
-	$(SWIFT) build -c release --product trendy-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
+	$(SWIFT_BUILD) -c release --product trendy-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
 		-Xswiftc -DFUZZING -Xswiftc -parse-as-library
 
 ## schemathesis from PyPI, when missing.
@@ -177,7 +184,7 @@ schemathesis:
 ## Then prints the user's-path table (`bench-user`: push, bootstrap, events add, installed sizes) and trendy-server's
 ## SQLite load figures (feed pages and batch inserts, wrk), and last the throughput rows against their targets
 ## (`Benchmarks/targets.py`) (docs/performance.md).
-BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) package \
+BENCH_PACKAGE := cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) $(SWIFT) package $(PM) \
 	--allow-writing-to-package-directory benchmark
 BENCH_CHECK_LOG := $(CURDIR)/Benchmarks/.build/thresholds-check.log
 BENCH_FIGURES := $(CURDIR)/Benchmarks/.build/throughput-figures.jsonl
@@ -214,7 +221,7 @@ bench-servers: shipped
 ## The wall-clock tables of docs/performance.md: store, in-process sync scenarios (ours vs the original constants),
 ## events add.
 bench-tables: deps bench-servers
-	cd Benchmarks && $(SWIFT) build -c release --product trendy-bench
+	cd Benchmarks && $(SWIFT_BUILD) -c release --product trendy-bench
 	cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) .build/release/trendy-bench store
 	cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) .build/release/trendy-bench sync
 	cd Benchmarks && TRENDY_BIN_DIR=$(SHIPPED_BIN) .build/release/trendy-bench cli
@@ -262,7 +269,7 @@ bench-digest: deps shipped
 ## instances), then as a user meets it with the installed trendyctl: `events add` → the other watcher's line, a burst
 ## of 10 000 events, and 5000 idle streams on one server (docs/performance.md, "Live sync").
 bench-live: deps shipped
-	cd Benchmarks && $(SWIFT) build -c release --product trendy-bench
+	cd Benchmarks && $(SWIFT_BUILD) -c release --product trendy-bench
 	cd Benchmarks && .build/release/trendy-bench live --writes $(or $(BENCH_WRITES),1000)
 	scripts/with-postgres bash -c 'cd Benchmarks && .build/release/trendy-bench live --postgres \
 		--writes $(or $(BENCH_WRITES),1000)'
@@ -289,7 +296,7 @@ wrk:
 ## of a help text becomes an mdoc paragraph break).
 MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 man: deps shipped
-	$(SWIFT) build --product generate-manual
+	$(SWIFT_BUILD) --product generate-manual
 	@mkdir -p .build/man
 	@for tool in trendyctl trendy-server; do \
 		.build/debug/generate-manual $(SHIPPED_BIN)/$$tool --output-directory .build/man --date $(MAN_DATE) \
@@ -313,7 +320,7 @@ DOCC_MODULES := Models Protocols Persistence Sync TestSupport
 docs: deps
 	@rm -rf .build/docs && mkdir -p .build/docs
 	@for module in $(DOCC_MODULES); do \
-		$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$module \
+		$(SWIFT) package $(PM) --allow-writing-to-directory .build/docs generate-documentation --target $$module \
 			--output-path .build/docs/$$module --warnings-as-errors 2>&1 | grep -Ev "^(\[|Building|Build of)" ; \
 		test -d .build/docs/$$module || { echo "error: documentation of $$module failed"; exit 1; }; \
 	done

@@ -47,7 +47,7 @@ struct CompactionTests {
 
         // The phone is offline from here. The same event edited again and again, a type created with an event and
         // edited after it (compaction keeps the type's last change, after the event's), a delete.
-        for round in 1...12 {
+        for round in 1...8 {
             _ = try await laptop.json("events", "edit", kept, "--notes", "edit \(round)")
             _ = try await laptop.json("types", "edit", "Coffee", "--color", String(format: "#%06X", round * 4_096))
             #expect(try await laptop.json("sync")["outcome"] == "synced")
@@ -64,7 +64,7 @@ struct CompactionTests {
         #expect(compacted.status == 0, "\(compacted.stderr)")
         #expect(compacted.stdout.contains("removed"), "\(compacted.stdout)")
         let removed = compacted.stdout.split(separator: " ").drop { $0 != "removed" }.dropFirst().first
-        #expect((removed.flatMap { Int($0) } ?? 0) >= 20, "\(compacted.stdout)")
+        #expect((removed.flatMap { Int($0) } ?? 0) >= 14, "\(compacted.stdout)")
 
         let sync = try await phone.json("sync")
         #expect(sync["outcome"] == "synced" && sync["bootstrapped"] == false, "\(sync)")
@@ -72,7 +72,7 @@ struct CompactionTests {
         #expect((sync["pulled"]?.doubleValue ?? 99) <= 6, "\(sync)")
         let expected = try await RestoreGiveBackTests.holdings(laptop)
         #expect(try await RestoreGiveBackTests.holdings(phone) == expected)
-        #expect(expected.contains { $0.contains("edit 12") } && !expected.contains { $0.contains(gone) })
+        #expect(expected.contains { $0.contains("edit 8") } && !expected.contains { $0.contains(gone) })
         for device in [laptop, phone] {
             let verify = try await device.run("sync", "--verify")
             #expect(verify.status == 0, "\(verify)")
