@@ -90,7 +90,7 @@ extension DataStoreContract {
             }  // released unsaved
             #expect(try subject.read { try $0.owedEntities() }.isEmpty)
         },
-        check("DS16 DS17 DS19 staged events: every field as staged; a repeat keeps its first copy; clear empties") {
+        check("DS16 DS17 DS18 staged events: every field as staged; a repeat keeps its first copy; clear empties") {
             subject in
             let first = (1...3).map { index in
                 Build.event(
@@ -102,11 +102,13 @@ extension DataStoreContract {
             var moved = first[1]
             moved.notes = "moved during the listing"
             #expect(try subject.saved { try $0.stageEvents([moved, first[2]]) } == 1)
-            let staged = try subject.read { store in try first.map { try store.stagedEvent(id: $0.id) } }
-            #expect(staged == first, "every field as staged, the first copy of a repeat")
+            // Every id excluded: nothing is written, and each staged copy comes back.
+            let staged = try subject.read { try $0.insertStagedEvents(excluding: Set(first.map(\.id))) }
+            #expect(staged.inserted == 0)
+            #expect(first.map { staged.excluded[$0.id] } == first, "every field as staged, the first copy of a repeat")
             #expect(try subject.read { try $0.fetchAllEvents() }.isEmpty, "staging touches no entity table")
             try subject.saved { try $0.clearStagedEvents() }
-            #expect(try subject.read { try $0.stagedEvent(id: first[0].id) } == nil)
+            #expect(try subject.read { try $0.insertStagedEvents(excluding: [first[0].id]) }.excluded.isEmpty)
         },
         check("DS17 DS18 staging rolls back with its unit of work; staged rows but the excluded go to the table") {
             subject in
@@ -114,17 +116,18 @@ extension DataStoreContract {
                 let store = subject.factory.makeDataStore()
                 try store.stageEvents([Build.event(id: Build.id(20))])
             }  // released unsaved
-            #expect(try subject.read { try $0.stagedEvent(id: Build.id(20)) } == nil)
+            #expect(try subject.read { try $0.insertStagedEvents(excluding: [Build.id(20)]) }.excluded.isEmpty)
             var local = Build.event(id: Build.id(21), notes: "local copy", syncStatus: .pending)
             try subject.saved { try $0.insertEvent(local) }
             let server = (1...5).map { Build.event(id: Build.id(20 + $0), notes: "server \($0)", syncStatus: .synced) }
             try subject.saved { try $0.stageEvents(server) }
             let written = try subject.saved { store in
-                let count = try store.insertStagedEvents(excluding: [Build.id(23), Build.id(99)])
+                let staging = try store.insertStagedEvents(excluding: [Build.id(23), Build.id(99)])
                 try store.clearStagedEvents()
-                return count
+                return staging
             }
-            #expect(written == 4)
+            #expect(written.inserted == 4)
+            #expect(written.excluded == [Build.id(23): server[2]], "the staged copy of an excluded id, none of another")
             let events = try subject.read { try $0.fetchAllEvents() }.sorted { $0.id < $1.id }
             local = server[0]
             #expect(events == [local, server[1], server[3], server[4]], "a row of the same id is replaced whole")

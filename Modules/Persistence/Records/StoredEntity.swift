@@ -29,7 +29,8 @@ struct EntityStatements: Sendable {
     let write: String
     /// Insert only: a taken id is a constraint error.
     let insert: String
-    let markSynced: String
+    /// Sets `sync_status` (the first argument) of the row `id` (the second).
+    let setSyncStatus: String
 
     init(table: String, columns: [String]) {
         let columnList = columns.joined(separator: ", ")
@@ -39,7 +40,7 @@ struct EntityStatements: Sendable {
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         insert = "INSERT INTO \(table) (\(columnList)) VALUES (\(placeholders))"
         write = "\(insert) ON CONFLICT(id) DO UPDATE SET \(updates)"
-        markSynced = "UPDATE \(table) SET sync_status = 'synced' WHERE id = ?"
+        setSyncStatus = "UPDATE \(table) SET sync_status = ? WHERE id = ?"
     }
 }
 

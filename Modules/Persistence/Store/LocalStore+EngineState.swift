@@ -109,9 +109,13 @@ extension LocalStore {
         }
     }
 
-    public func fetchMutations(entityId: String) throws -> [PendingMutation] {
+    public func fetchMutations(entityId: String?) throws -> [PendingMutation] {
         try perform { db in
-            try Row.fetchAll(
+            guard let entityId else {
+                return try Row.fetchAll(db.cachedStatement(sql: "\(MutationRow.select) \(MutationRow.queueOrder)"))
+                    .map(MutationRow.decode)
+            }
+            return try Row.fetchAll(
                 db.cachedStatement(sql: "\(MutationRow.select) WHERE entity_id = ? \(MutationRow.queueOrder)"),
                 arguments: [entityId]
             ).map(MutationRow.decode)

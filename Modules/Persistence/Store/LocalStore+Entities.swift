@@ -85,13 +85,6 @@ extension LocalStore {
         try Self.table(of: kind).fetchAll(in: self).compactMap { $0 as? Entity }
     }
 
-    public func markSynced(_ kind: MutationEntityType, id: String) throws {
-        try perform { db in
-            try db.cachedStatement(sql: Self.storedType(kind).statements.markSynced).execute(arguments: [id])
-            if db.changesCount == 0 { throw DataStoreError.notFound(kind, id: id) }
-        }
-    }
-
     public func delete(_ kind: MutationEntityType, id: String) throws {
         switch kind {
         case .event: try deleteRow(of: "event", id: id)
@@ -183,19 +176,19 @@ extension StoredEntity {
 extension LocalStore {
     // MARK: DS6, DS7
 
-    public func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws {
-        try perform { db in
-            try Self.setSyncStatus(status, of: entityType, id: id, in: db)
-        }
+    @discardableResult
+    public func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws -> Bool {
+        try perform { db in try Self.setSyncStatus(status, of: entityType, id: id, in: db) }
     }
 
+    /// DS6 inside a unit of work: false when no row has that id.
+    @discardableResult
     static func setSyncStatus(
         _ status: SyncStatus, of entityType: MutationEntityType, id: String, in db: Database
-    )
-        throws
-    {
-        try db.execute(
-            sql: "UPDATE \(entityType.rawValue) SET sync_status = ? WHERE id = ?", arguments: [status.rawValue, id])
+    ) throws -> Bool {
+        try db.cachedStatement(sql: storedType(entityType).statements.setSyncStatus)
+            .execute(arguments: [status.rawValue, id])
+        return db.changesCount > 0
     }
 
     public func deleteEntities(_ type: MutationEntityType, keeping ids: Set<String>) throws -> Int {

@@ -6,13 +6,6 @@ import Protocols
 extension LocalStore {
     // MARK: Seed methods
 
-    public func fetchPendingMutations() throws -> [PendingMutation] {
-        try perform { db in
-            try Row.fetchAll(db.cachedStatement(sql: "\(MutationRow.select) \(MutationRow.queueOrder)"))
-                .map(MutationRow.decode)
-        }
-    }
-
     public func insertPendingMutation(_ mutation: PendingMutation) throws {
         do {
             try perform { db in try Self.insert(mutation, in: db) }
@@ -20,10 +13,6 @@ extension LocalStore {
             throw DataStoreError.duplicateMutation(
                 mutation.entityType, entityId: mutation.entityId, operation: mutation.operation)
         }
-    }
-
-    public func deletePendingMutation(_ mutation: PendingMutation) throws {
-        try perform { db in try Self.remove(id: mutation.id, in: db) }
     }
 
     // MARK: DS1 enqueue
@@ -65,8 +54,13 @@ extension LocalStore {
         }
     }
 
-    public func completeMutation(id: String, revision: Int) throws -> Bool {
+    @discardableResult
+    public func completeMutation(id: String, revision: Int?) throws -> Bool {
         try perform { db in
+            guard let revision else {
+                try Self.remove(id: id, in: db)
+                return db.changesCount > 0
+            }
             try db.execute(
                 sql: "DELETE FROM pending_mutations WHERE id = ? AND revision = ?", arguments: [id, revision])
             return db.changesCount > 0

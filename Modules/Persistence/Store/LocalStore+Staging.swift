@@ -40,7 +40,7 @@ extension LocalStore {
         }
     }
 
-    public func insertStagedEvents(excluding excluded: Set<String>) throws -> Int {
+    public func insertStagedEvents(excluding excluded: Set<String>) throws -> StagedInsert {
         try perform { db in
             try db.execute(sql: Self.createStage)
             let updates = Event.columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -52,18 +52,16 @@ extension LocalStore {
                     WHERE id NOT IN (SELECT value FROM json_each(?)) ORDER BY id
                     ON CONFLICT(id) DO UPDATE SET \(updates)
                     """, arguments: [JSONColumn.text(excluded.sorted())])
-            return db.changesCount
-        }
-    }
-
-    public func stagedEvent(id: String) throws -> Event? {
-        try perform { db in
-            try db.execute(sql: Self.createStage)
-            var statement = RawStatement(
-                try db.cachedStatement(sql: "SELECT \(Self.stagedColumns) FROM temp.staged_event WHERE id = ?"))
-            statement.bind(id)
-            defer { statement.reset() }
-            return try statement.step() ? Event(statement) : nil
+            let inserted = db.changesCount
+            var held: [String: Event] = [:]
+            let find = try db.cachedStatement(sql: "SELECT \(Self.stagedColumns) FROM temp.staged_event WHERE id = ?")
+            for id in excluded {
+                var statement = RawStatement(find)
+                statement.bind(id)
+                defer { statement.reset() }
+                if try statement.step() { held[id] = Event(statement) }
+            }
+            return StagedInsert(inserted: inserted, excluded: held)
         }
     }
 }

@@ -36,21 +36,11 @@ public protocol DataStoreProtocol {
     /// mutation, and clears the geofence entry/exit ids that name it; a geofence clears `geofence_id` on its events.
     func delete(_ kind: MutationEntityType, id: String) throws
 
-    /// Sets the row's `sync_status` to `synced`; a missing row throws `DataStoreError.notFound` and, like any failed
-    /// operation, rolls the unit of work back.
-    func markSynced(_ kind: MutationEntityType, id: String) throws
-
     // MARK: Pending mutations
-
-    /// Every mutation, live and dead, in queue order `(created_at, seq)`.
-    func fetchPendingMutations() throws -> [PendingMutation]
 
     /// Inserts the row as given, without coalescing (`seq` 0 takes the next value). A second row with the same
     /// entity type, entity id and operation throws `DataStoreError.duplicateMutation`.
     func insertPendingMutation(_ mutation: PendingMutation) throws
-
-    /// Removes the mutation with this `id`; a missing row is a no-op.
-    func deletePendingMutation(_ mutation: PendingMutation) throws
 
     // MARK: Persistence
 
@@ -69,9 +59,11 @@ public protocol DataStoreProtocol {
     /// be sent, in the order of `ids`. Ids that are gone or no longer live are left out.
     func claimMutations(ids: [String], at: Date) throws -> [PendingMutation]
 
-    /// DS3. Deletes the mutation only if its revision is still `revision`; false leaves a newer revision (or
-    /// nothing) queued.
-    func completeMutation(id: String, revision: Int) throws -> Bool
+    /// DS3. Deletes the mutation, only if its revision is still `revision` when one is given; false leaves a newer
+    /// revision (or nothing) queued. Without a revision it removes whatever is queued under `id`
+    /// (`deletePendingMutation(_:)`).
+    @discardableResult
+    func completeMutation(id: String, revision: Int?) throws -> Bool
 
     /// DS4. Counts one failure (`attempts + 1`, `last_error`, `last_attempt_at`), dead-lettering the mutation and
     /// marking its entity `failed` when `attempts ≥ maxAttempts` or `deadLetterNow`. Skipped when the row is gone
@@ -85,8 +77,9 @@ public protocol DataStoreProtocol {
     /// create makes its entity `pending`. False when `id` is not a dead letter.
     func reviveMutation(id: String, at: Date) throws -> Bool
 
-    /// DS6. Sets an entity's `sync_status`; a missing row is a no-op.
-    func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws
+    /// DS6. Sets an entity's `sync_status`; false when no row has that id (nothing is written).
+    @discardableResult
+    func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws -> Bool
 
     /// DS7. Deletes, without cascading, every row of one table except `ids`. Returns the number deleted.
     func deleteEntities(_ type: MutationEntityType, keeping ids: Set<String>) throws -> Int
@@ -150,8 +143,9 @@ public protocol DataStoreProtocol {
     /// Q2. Number of live (`pending`) and dead (`failed`) mutations.
     func countMutations() throws -> MutationCounts
 
-    /// Q3. Every mutation of one entity, in queue order.
-    func fetchMutations(entityId: String) throws -> [PendingMutation]
+    /// Q3. Every mutation, live and dead, in queue order `(created_at, seq)`: of one entity when `entityId` is given
+    /// (`fetchPendingMutations()` is every one).
+    func fetchMutations(entityId: String?) throws -> [PendingMutation]
 
     /// Q4. The revision of every live mutation, by id, read without payloads: what live mode watches for a write it
     /// has not pushed yet (R12), after every commit.
@@ -171,12 +165,22 @@ public protocol DataStoreProtocol {
     func stageEvents(_ events: [Event]) throws -> Int
 
     /// Writes every staged event whose id is not in `excluded` to the event table as staged, replacing a row of
-    /// the same id, in one statement; returns how many. What a bootstrap does for the rows no fence, rebase or debt
-    /// concerns, without reading them into memory.
-    func insertStagedEvents(excluding excluded: Set<String>) throws -> Int
+    /// the same id, in one statement, and returns how many, with the staged copies of the excluded ids (those
+    /// staged), which the caller writes itself. What a bootstrap does for the rows no fence, rebase or debt concerns,
+    /// without reading them into memory.
+    func insertStagedEvents(excluding excluded: Set<String>) throws -> StagedInsert
+}
 
-    /// The staged event `id`, if one is staged.
-    func stagedEvent(id: String) throws -> Event?
+/// What `insertStagedEvents(excluding:)` did: the rows it wrote, and the staged events it left to the caller.
+public struct StagedInsert: Sendable, Hashable {
+    public var inserted: Int
+    /// The staged copies of the excluded ids, by id.
+    public var excluded: [String: Event]
+
+    public init(inserted: Int, excluded: [String: Event]) {
+        self.inserted = inserted
+        self.excluded = excluded
+    }
 }
 
 /// A filter for `fetchEvents(matching:)`. Nil fields do not filter.
@@ -236,6 +240,20 @@ public struct MutationCounts: Sendable, Hashable {
 }
 
 extension DataStoreProtocol {
+    /// Sets the row's `sync_status` to `synced`; a missing row throws `DataStoreError.notFound`, having written
+    /// nothing.
+    public func markSynced(_ kind: MutationEntityType, id: String) throws {
+        guard try setSyncStatus(.synced, entityType: kind, id: id) else { throw DataStoreError.notFound(kind, id: id) }
+    }
+
+    /// Every mutation, live and dead, in queue order `(created_at, seq)`.
+    public func fetchPendingMutations() throws -> [PendingMutation] { try fetchMutations(entityId: nil) }
+
+    /// Removes the mutation with this `id`, whatever its revision; a missing row is a no-op.
+    public func deletePendingMutation(_ mutation: PendingMutation) throws {
+        try completeMutation(id: mutation.id, revision: nil)
+    }
+
     /// DS12 for a debt that waits for nothing else.
     public func markOwed(_ type: MutationEntityType, id: String, reason: OwedReason) throws {
         try markOwed(type, id: id, reason: reason, after: nil)

@@ -187,9 +187,10 @@ extension SyncEngine {
             // The staged rows are the events as `replaceFields` makes them. Those no fence, rebase or debt concerns
             // are written as staged, in one statement; the others one by one, as every other entity.
             let concerned = fences.concerned
-            counters.pulled += try store.insertStagedEvents(excluding: concerned)
+            let staging = try store.insertStagedEvents(excluding: concerned)
+            counters.pulled += staging.inserted
             for id in concerned.sorted() {
-                guard let staged = try store.stagedEvent(id: id), try writable(.event, id) else { continue }
+                guard let staged = staging.excluded[id], try writable(.event, id) else { continue }
                 try store.upsertEvent(id: id) { row in
                     row = staged
                     Rebase.apply(fences.rebase(id), to: &row)

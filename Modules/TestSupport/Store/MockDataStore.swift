@@ -36,7 +36,9 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
 
     /// Every `DataStoreProtocol` requirement, for counters and fault injection; a generic entity operation counts
     /// under its kind's seed name (`upsert` of an `Event` is `.upsertEvent`), whichever way it was called. The seed's
-    /// bulk deletes are `deleteEntities`, and `hasPendingMutation` is `fetchMutations`.
+    /// bulk deletes are `deleteEntities`, `hasPendingMutation` is `fetchMutations` and the mark-synced methods are
+    /// `setSyncStatus`; `fetchMutations` of every entity counts as `fetchPendingMutations`, and `completeMutation`
+    /// without a revision as `deletePendingMutation`.
     public enum Method: String, Sendable, Hashable, CaseIterable {
         case upsertEvent, upsertEventType, upsertGeofence, upsertPropertyDefinition
         case insertEvent, insertEventType, insertGeofence, insertPropertyDefinition
@@ -44,14 +46,13 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         case findEvent, findEventType, findGeofence, findPropertyDefinition
         case fetchAllEvents, fetchAllEventTypes, fetchAllGeofences, fetchAllPropertyDefinitions
         case fetchPendingMutations, insertPendingMutation, deletePendingMutation
-        case markEventSynced, markEventTypeSynced, markGeofenceSynced, markPropertyDefinitionSynced
         case save
         case enqueueMutation, claimMutations, completeMutation, recordMutationFailure, reviveMutation
         case setSyncStatus, deleteEntities, loadEngineState, saveEngineState, appendSyncHistory, fetchSyncHistory
         case fetchEvents, countMutations, fetchMutations, liveMutationRevisions
         case rewriteMutation, markOwed, owedEntities, settleOwed
         case recordUnansweredBatch, unansweredBatches, removeUnansweredBatch
-        case clearStagedEvents, stageEvents, insertStagedEvents, stagedEvent
+        case clearStagedEvents, stageEvents, insertStagedEvents
         case recordAcknowledged, acknowledgedVersions
     }
 
@@ -184,20 +185,8 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.delete(kind)) { try $0.delete(kind, id: id) }
     }
 
-    public func markSynced(_ kind: MutationEntityType, id: String) throws {
-        try call(.markSynced(kind)) { try $0.markSynced(kind, id: id) }
-    }
-
-    public func fetchPendingMutations() throws -> [PendingMutation] {
-        try call(.fetchPendingMutations) { try $0.fetchPendingMutations() }
-    }
-
     public func insertPendingMutation(_ mutation: PendingMutation) throws {
         try call(.insertPendingMutation) { try $0.insertPendingMutation(mutation) }
-    }
-
-    public func deletePendingMutation(_ mutation: PendingMutation) throws {
-        try call(.deletePendingMutation) { try $0.deletePendingMutation(mutation) }
     }
 
     public func save() throws {
@@ -218,8 +207,11 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.claimMutations) { try $0.claimMutations(ids: ids, at: at) }
     }
 
-    public func completeMutation(id: String, revision: Int) throws -> Bool {
-        try call(.completeMutation) { try $0.completeMutation(id: id, revision: revision) }
+    @discardableResult
+    public func completeMutation(id: String, revision: Int?) throws -> Bool {
+        try call(revision == nil ? .deletePendingMutation : .completeMutation) {
+            try $0.completeMutation(id: id, revision: revision)
+        }
     }
 
     public func recordMutationFailure(
@@ -236,7 +228,8 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.reviveMutation) { try $0.reviveMutation(id: id, at: at) }
     }
 
-    public func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws {
+    @discardableResult
+    public func setSyncStatus(_ status: SyncStatus, entityType: MutationEntityType, id: String) throws -> Bool {
         try call(.setSyncStatus) { try $0.setSyncStatus(status, entityType: entityType, id: id) }
     }
 
@@ -275,11 +268,9 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.stageEvents) { try $0.stageEvents(events) }
     }
 
-    public func insertStagedEvents(excluding excluded: Set<String>) throws -> Int {
+    public func insertStagedEvents(excluding excluded: Set<String>) throws -> StagedInsert {
         try call(.insertStagedEvents) { try $0.insertStagedEvents(excluding: excluded) }
     }
-
-    public func stagedEvent(id: String) throws -> Event? { try call(.stagedEvent) { try $0.stagedEvent(id: id) } }
 
     public func rewriteMutation(_ mutation: PendingMutation) throws {
         try call(.rewriteMutation) { try $0.rewriteMutation(mutation) }
@@ -316,8 +307,10 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.removeUnansweredBatch) { try $0.removeUnansweredBatch(key: key) }
     }
 
-    public func fetchMutations(entityId: String) throws -> [PendingMutation] {
-        try call(.fetchMutations) { try $0.fetchMutations(entityId: entityId) }
+    public func fetchMutations(entityId: String?) throws -> [PendingMutation] {
+        try call(entityId == nil ? .fetchPendingMutations : .fetchMutations) {
+            try $0.fetchMutations(entityId: entityId)
+        }
     }
 }
 
@@ -385,7 +378,4 @@ extension MockDataStore.Method {
         kind.pick(.deleteEvent, .deleteEventType, .deleteGeofence, .deletePropertyDefinition)
     }
 
-    static func markSynced(_ kind: MutationEntityType) -> Self {
-        kind.pick(.markEventSynced, .markEventTypeSynced, .markGeofenceSynced, .markPropertyDefinitionSynced)
-    }
 }
