@@ -402,6 +402,37 @@ struct PullTests {
     }
 
     @Test(
+        "R15 a device's acknowledged edit, whose pull failed, on a server copied back by hand from before the edit and written since by another device: the pull passes the version over, so it goes back before the other device's change is written"
+    )
+    func passedOverVersionGoesBack() async throws {
+        let (a, b, type) = try await twoDevices()
+        let copy = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#A0A0A0" }
+        // Pushed and acknowledged; the round's pull fails, so a's position is still one the copy holds.
+        a.network.enqueue(http(500), for: .getChanges)
+        _ = await a.engine.performSync()
+        #expect(try a.queue().isEmpty && a.serverEventTypes.first?.fields.color == "#A0A0A0")
+        a.clock.advance(by: 60)
+        a.model.restore(copy, announcing: false)
+        // b, whose position the copy holds too, edits another field of the type on the copy.
+        _ = try await b.events.updateEventType(id: type.id) { $0.icon = "leaf" }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(a.serverEventTypes.first?.fields.color != "#A0A0A0", "the copy lost a's edit")
+
+        let report = await a.engine.performSync()
+        #expect(report.outcome == .synced(bootstrapped: false), "\(report)")
+        _ = await b.engine.performSync()
+        let server = try #require(a.serverEventTypes.first { $0.id == type.id })
+        #expect(server.fields.color == "#A0A0A0" && server.fields.icon == "leaf", "both edits on the server")
+        for device in [a, b] {
+            let row = try #require(try device.events.eventType(id: type.id))
+            #expect(row.color == "#A0A0A0" && row.icon == "leaf", "both edits on every device")
+            #expect(try device.owed().isEmpty && device.queue().isEmpty)
+        }
+    }
+
+    @Test(
         "R15 a sent create of an entity the device held acknowledged (a refused give-back kept as a create, retried) goes back dated that version, not its send: a later edit of another device wins"
     )
     func retriedCreateGoesBackAsItsVersion() async throws {

@@ -283,4 +283,40 @@ struct RulesTests {
         #expect(SyncConfiguration.standard().geofenceRefreshInterval == 0)
         #expect(SyncConfiguration.throughput().geofenceRefreshInterval == 3600)
     }
+    @Test(
+        "R15 a pull passes over a version held acknowledged after its start when a later one comes before its echo, on any page; an echo, an older version or a version from before the start does not"
+    )
+    func passedOverVersions() {
+        let start = Date(millisecondsSince1970: 1_767_225_600_000)
+        func at(_ seconds: Int) -> Date { start.addingTimeInterval(Double(seconds)) }
+        func entry(_ id: String, _ seconds: Int) -> ChangeEntry {
+            let time = RFC3339.string(from: at(seconds))
+            return ChangeEntry(
+                id: Int64(seconds), entityType: "event_type", operation: "update", entityId: id, userId: "u",
+                data: .object(["id": .string(id), "updated_at": .string(time)]), createdAt: at(seconds))
+        }
+        func held(_ id: String, _ seconds: Int) -> AcknowledgedVersion {
+            AcknowledgedVersion(entityType: .eventType, id: id, acknowledgedAt: at(seconds), deleted: false)
+        }
+        let versions = ["lost": held("lost", 10), "echoed": held("echoed", 10), "old": held("old", -5)]
+        var echoed: Set<String> = []
+        let position = FeedPosition(cursor: 1, createdAt: start)
+        // First page: the echo of one held version, then a later version of it; a later version of one held from
+        // before the pull's start.
+        let first = PassedOverVersion.entities(
+            in: [entry("echoed", 10), entry("echoed", 20), entry("old", 30), entry("lost", 5)], held: versions,
+            pullingFrom: position, echoed: &echoed)
+        #expect(first.isEmpty, "an echo first, an older version, a version from before the start: nothing passed over")
+        // Second page: a later version of the one whose echo never came.
+        let second = PassedOverVersion.entities(
+            in: [entry("echoed", 40), entry("lost", 50), entry("lost", 60)], held: versions, pullingFrom: position,
+            echoed: &echoed)
+        #expect(second.map(\.id) == ["lost"], "named once")
+        // A position without its time tells nothing.
+        var none: Set<String> = []
+        #expect(
+            PassedOverVersion.entities(
+                in: [entry("lost", 50)], held: versions, pullingFrom: FeedPosition(cursor: 1), echoed: &none
+            ).isEmpty)
+    }
 }

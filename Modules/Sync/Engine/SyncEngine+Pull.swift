@@ -12,6 +12,8 @@ extension SyncEngine {
 
     /// sync-engine §4.9: pages from the stored cursor while `has_more`; each page and its cursor commit together.
     func pull(_ counters: inout SyncCounts) async throws -> PullEnd {
+        // R15: where the pull began, and the versions its pages showed, to find one they pass over.
+        var passing = PassingOver(from: try readEngineState().position)
         while true {
             if Task.isCancelled { throw RoundStop.cancelled }
             let stored = try readEngineState()
@@ -32,7 +34,7 @@ extension SyncEngine {
             try bindAccount(page.changes.map(\.userId))
             // R12: live mode applied stream entries while this page was on its way: drop it, go on from the
             // stored cursor.
-            guard try applyPage(page, since: since, &counters) else { continue }
+            guard try applyPage(page, since: since, &passing, &counters) else { continue }
             notePulled(page.changes.count)
             if !page.hasMore { return .completed }
         }
@@ -62,11 +64,18 @@ extension SyncEngine {
 
     /// One unit of work: every entry in order, then `cursor ← max(cursor, next_cursor)`, with the time of the change
     /// it names; false (nothing applied) when the stored cursor is no longer the page's `since`.
-    private func applyPage(_ page: ChangeFeedResponse, since: Int64, _ counters: inout SyncCounts) throws -> Bool {
+    private func applyPage(
+        _ page: ChangeFeedResponse, since: Int64, _ passing: inout PassingOver, _ counters: inout SyncCounts
+    ) throws -> Bool {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
             guard engineState.cursor == since else { return false }
-            let fences = try Fences(store: store, engineState: engineState)
+            var fences = try Fences(store: store, engineState: engineState)
+            var seen = passing.echoed
+            defer { passing.echoed = seen }
+            if try oweVersionsPassedOver(by: page.changes, from: passing.start, &seen, engineState, fences, store) {
+                fences = try Fences(store: store, engineState: engineState)
+            }
             for entry in page.changes { try apply(entry, fences, store, &counters) }
             if page.nextCursor > engineState.cursor {
                 engineState.position = page.nextPosition(after: engineState.position)
@@ -75,6 +84,42 @@ extension SyncEngine {
             observedEngineState = engineState
             return true
         }
+    }
+
+    /// R15: makes each entity owed a give-back whose version, held acknowledged since after the device's position,
+    /// `entries` pass over (`PassedOverVersion`), so that the fence keeps the entries off it until the version went
+    /// back (the round pays the debt after its pull). Only against a server that takes versions back. True when
+    /// it made one.
+    private func oweVersionsPassedOver(
+        by entries: [ChangeEntry], from start: FeedPosition, _ echoed: inout Set<String>, _ engineState: EngineState,
+        _ fences: Fences, _ store: any DataStoreProtocol
+    ) throws -> Bool {
+        guard engineState.serverFeatures.has(ServerFeatures.digest), start.createdAt != nil,
+            network.serverHistory != nil
+        else { return false }
+        let ids = Set(entries.compactMap { $0.acknowledgedVersion?.id })
+        guard !ids.isEmpty else { return false }
+        var held: [String: AcknowledgedVersion] = [:]
+        for version in try store.acknowledgedVersions(ids: ids) { held[version.id] = version }
+        var owed = false
+        for (type, id) in PassedOverVersion.entities(
+            in: entries, held: held, pullingFrom: start, echoed: &echoed)
+        where !fences.contains(id) {
+            try store.markOwed(type, id: id, reason: .giveBack)
+            logger.notice(
+                "a version acknowledged to this device is missing from the server's feed; giving it back",
+                metadata: ["entity": "\(type.rawValue) \(id)"])
+            owed = true
+        }
+        return owed
+    }
+
+    /// Where a pull began and the entities whose held version its pages settled (`PassedOverVersion`).
+    struct PassingOver {
+        let start: FeedPosition
+        var echoed: Set<String> = []
+
+        init(from start: FeedPosition) { self.start = start }
     }
 
     /// The ids pull, bootstrap, geofence refresh and read-backs must not write (sync-engine §0 "Fence"), and the

@@ -177,6 +177,8 @@ extension SyncEngine {
                 // bootstrap takes its state.
                 try await bootstrap(&counters, givingBack: .everything)
             } else {
+                // R15: a version the pull found passed over goes back before the read-backs write the server's state.
+                try await payGiveBackDebts(&counters)
                 if let history = try newServerHistory() {
                     try await giveBack(since: history, readingBack: true, unacknowledged: true, &counters)
                 }

@@ -1,0 +1,40 @@
+import Foundation
+import Models
+
+/// sync-engine R15, the pull's side: a version this device holds acknowledged, written after its feed position, that
+/// the feed passes over.
+///
+/// Every write the server acknowledged is in its feed after the position the device pulled from, so a page that
+/// brings a later change of the entity first brings that version's own entry (its echo). When it does not, the
+/// server's history went around the version: a copy put back by hand from before it, still holding the device's
+/// position, on which another device wrote the entity since. Applying the later change would take the version's
+/// fields away without a trace, so the entity is given back first and read back after (a `giveBack` debt, R4); the
+/// server's field merge keeps what was written since. A change compaction removed can hide an echo too (api-v1
+/// §6.8): the give-back then finds the server holding the version already, and the read-back writes its state.
+enum PassedOverVersion {
+    /// The entities of `entries` (a page, in feed order) whose held version (`held`, by lowercased id) was
+    /// acknowledged after the time of `position`, where the pull began, and is passed over: a later version of it
+    /// comes before its echo. `echoed` carries the entities already settled (echoed or named) from page to page.
+    static func entities(
+        in entries: [ChangeEntry], held: [String: AcknowledgedVersion], pullingFrom position: FeedPosition,
+        echoed: inout Set<String>
+    ) -> [(type: MutationEntityType, id: String)] {
+        guard let positionTime = position.createdAt?.millisecondsSince1970 else { return [] }
+        var passedOver: [(type: MutationEntityType, id: String)] = []
+        for entry in entries {
+            guard let version = entry.acknowledgedVersion, !version.deleted, let mine = held[version.id],
+                !mine.deleted
+            else { continue }
+            let mineAt = mine.acknowledgedAt.millisecondsSince1970
+            guard mineAt > positionTime, !echoed.contains(version.id) else { continue }
+            let versionAt = version.acknowledgedAt.millisecondsSince1970
+            if versionAt == mineAt {
+                echoed.insert(version.id)
+            } else if versionAt > mineAt {
+                echoed.insert(version.id)  // named once
+                passedOver.append((version.entityType, version.id))
+            }
+        }
+        return passedOver
+    }
+}
