@@ -9,8 +9,9 @@ import Models
 /// server's history went around the version: a copy put back by hand from before it, still holding the device's
 /// position, on which another device wrote the entity since. Applying the later change would take the version's
 /// fields away without a trace, so the entity is given back first and read back after (a `giveBack` debt, R4); the
-/// server's field merge keeps what was written since. A change compaction removed can hide an echo too (api-v1
-/// §6.8): the give-back then finds the server holding the version already, and the read-back writes its state.
+/// server's field merge keeps what was written since. A change compaction removed can hide an echo too
+/// (api-v1 §6.8): the give-back then finds the server holding the version already, and the read-back writes its
+/// state.
 enum PassedOverVersion {
     /// The entities of `entries` (a page, in feed order) whose held version (`held`, by lowercased id) was
     /// acknowledged after the time of `position`, where the pull began, and is passed over: a later version of it
