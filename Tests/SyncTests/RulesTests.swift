@@ -298,25 +298,27 @@ struct RulesTests {
         func held(_ id: String, _ seconds: Int) -> AcknowledgedVersion {
             AcknowledgedVersion(entityType: .eventType, id: id, acknowledgedAt: at(seconds), deleted: false)
         }
-        let versions = ["lost": held("lost", 10), "echoed": held("echoed", 10), "old": held("old", -5)]
-        var echoed: Set<String> = []
+        var versions = ["lost": held("lost", 10), "echoed": held("echoed", 10), "old": held("old", -5)]
+        var settled: Set<String> = []
         let position = FeedPosition(cursor: 1, createdAt: start)
         // First page: the echo of one held version, then a later version of it; a later version of one held from
-        // before the pull's start.
+        // before the pull's start; an older version of one whose echo has not come; an entity held at no version.
         let first = PassedOverVersion.entities(
-            in: [entry("echoed", 10), entry("echoed", 20), entry("old", 30), entry("lost", 5)], held: versions,
-            pullingFrom: position, echoed: &echoed)
+            in: [entry("echoed", 10), entry("echoed", 20), entry("old", 30), entry("lost", 5), entry("new", 35)],
+            held: versions, pullingFrom: position, settled: &settled)
         #expect(first.isEmpty, "an echo first, an older version, a version from before the start: nothing passed over")
-        // Second page: a later version of the one whose echo never came.
+        // Second page: the pull's own first page recorded `new` at 35; its next version is no loss. A later version
+        // of the one whose echo never came is.
+        versions["new"] = held("new", 35)
         let second = PassedOverVersion.entities(
-            in: [entry("echoed", 40), entry("lost", 50), entry("lost", 60)], held: versions, pullingFrom: position,
-            echoed: &echoed)
+            in: [entry("echoed", 40), entry("new", 45), entry("lost", 50), entry("lost", 60)], held: versions,
+            pullingFrom: position, settled: &settled)
         #expect(second.map(\.id) == ["lost"], "named once")
         // A position without its time tells nothing.
         var none: Set<String> = []
         #expect(
             PassedOverVersion.entities(
-                in: [entry("lost", 50)], held: versions, pullingFrom: FeedPosition(cursor: 1), echoed: &none
+                in: [entry("lost", 50)], held: versions, pullingFrom: FeedPosition(cursor: 1), settled: &none
             ).isEmpty)
     }
 }

@@ -12,7 +12,7 @@ extension SyncEngine {
 
     /// sync-engine §4.9: pages from the stored cursor while `has_more`; each page and its cursor commit together.
     func pull(_ counters: inout SyncCounts) async throws -> PullEnd {
-        // R15: where the pull began, and the versions its pages showed, to find one they pass over.
+        // R15: where the pull began, and the entities its pages settled, to find a version they pass over.
         var passing = PassingOver(from: try readEngineState().position)
         while true {
             if Task.isCancelled { throw RoundStop.cancelled }
@@ -71,9 +71,9 @@ extension SyncEngine {
             var engineState = try store.loadEngineState()
             guard engineState.cursor == since else { return false }
             var fences = try Fences(store: store, engineState: engineState)
-            var seen = passing.echoed
-            defer { passing.echoed = seen }
-            if try oweVersionsPassedOver(by: page.changes, from: passing.start, &seen, engineState, fences, store) {
+            var settled = passing.settled
+            defer { passing.settled = settled }
+            if try oweVersionsPassedOver(by: page.changes, from: passing.start, &settled, engineState, fences, store) {
                 fences = try Fences(store: store, engineState: engineState)
             }
             for entry in page.changes { try apply(entry, fences, store, &counters) }
@@ -91,7 +91,7 @@ extension SyncEngine {
     /// back (the round pays the debt after its pull). Only against a server that takes versions back. True when
     /// it made one.
     private func oweVersionsPassedOver(
-        by entries: [ChangeEntry], from start: FeedPosition, _ echoed: inout Set<String>, _ engineState: EngineState,
+        by entries: [ChangeEntry], from start: FeedPosition, _ settled: inout Set<String>, _ engineState: EngineState,
         _ fences: Fences, _ store: any DataStoreProtocol
     ) throws -> Bool {
         guard engineState.serverFeatures.has(ServerFeatures.digest), start.createdAt != nil,
@@ -103,7 +103,7 @@ extension SyncEngine {
         for version in try store.acknowledgedVersions(ids: ids) { held[version.id] = version }
         var owed = false
         for (type, id) in PassedOverVersion.entities(
-            in: entries, held: held, pullingFrom: start, echoed: &echoed)
+            in: entries, held: held, pullingFrom: start, settled: &settled)
         where !fences.contains(id) {
             try store.markOwed(type, id: id, reason: .giveBack)
             logger.notice(
@@ -117,7 +117,7 @@ extension SyncEngine {
     /// Where a pull began and the entities whose held version its pages settled (`PassedOverVersion`).
     struct PassingOver {
         let start: FeedPosition
-        var echoed: Set<String> = []
+        var settled: Set<String> = []
 
         init(from start: FeedPosition) { self.start = start }
     }

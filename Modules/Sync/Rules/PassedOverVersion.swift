@@ -15,26 +15,32 @@ import Models
 enum PassedOverVersion {
     /// The entities of `entries` (a page, in feed order) whose held version (`held`, by lowercased id) was
     /// acknowledged after the time of `position`, where the pull began, and is passed over: a later version of it
-    /// comes before its echo. `echoed` carries the entities already settled (echoed or named) from page to page.
+    /// comes before its echo. `settled` carries from page to page the entities the pull is done with: echoed, named,
+    /// or first met with nothing to watch for (no such version held, or a delete). Only an entity's entries before
+    /// it settles count: the pull's own pages record later versions as they apply them.
     static func entities(
         in entries: [ChangeEntry], held: [String: AcknowledgedVersion], pullingFrom position: FeedPosition,
-        echoed: inout Set<String>
+        settled: inout Set<String>
     ) -> [(type: MutationEntityType, id: String)] {
         guard let positionTime = position.createdAt?.millisecondsSince1970 else { return [] }
         var passedOver: [(type: MutationEntityType, id: String)] = []
         for entry in entries {
-            guard let version = entry.acknowledgedVersion, !version.deleted, let mine = held[version.id],
-                !mine.deleted
-            else { continue }
+            guard let version = entry.acknowledgedVersion, !settled.contains(version.id) else { continue }
+            guard !version.deleted, let mine = held[version.id], !mine.deleted,
+                mine.acknowledgedAt.millisecondsSince1970 > positionTime
+            else {
+                settled.insert(version.id)
+                continue
+            }
             let mineAt = mine.acknowledgedAt.millisecondsSince1970
-            guard mineAt > positionTime, !echoed.contains(version.id) else { continue }
             let versionAt = version.acknowledgedAt.millisecondsSince1970
             if versionAt == mineAt {
-                echoed.insert(version.id)
+                settled.insert(version.id)
             } else if versionAt > mineAt {
-                echoed.insert(version.id)  // named once
+                settled.insert(version.id)
                 passedOver.append((version.entityType, version.id))
             }
+            // An older version: the echo may still follow.
         }
         return passedOver
     }
