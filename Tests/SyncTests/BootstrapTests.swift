@@ -186,6 +186,31 @@ struct BootstrapTests {
         #expect(try localRows(a).sorted() == localRows(b).sorted())
     }
 
+    @Test(
+        "R15 a bootstrap during which the server goes back to a backup takes no snapshot: an event the device holds acknowledged stays, and the next round gives it back"
+    )
+    func bootstrapSpanningARestore() async throws {
+        let a = try SyncHarness()
+        let type = try await a.syncedType()
+        let backup = a.model.backUp()
+        a.clock.advance(by: 10)
+        let cup = try await a.event(type, 1)
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        // A full resync whose event listing is held while the server goes back to its backup.
+        let gate = a.network.hold(.getEventsPage)
+        let resync = Task { await a.engine.forceFullResync() }
+        await gate.waitForArrivals(1)
+        a.model.restore(backup)
+        gate.release()
+        let report = await resync.value
+        #expect(report.outcome != .synced(bootstrapped: true), "no snapshot across two histories: \(report)")
+        #expect(try a.events.event(id: cup.id) != nil, "the acknowledged event is still held")
+
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: true))
+        #expect(a.serverEvents.contains { $0.id == cup.id }, "given back")
+        #expect(try a.events.event(id: cup.id) != nil)
+    }
+
     /// `b` synced five events of one type, a second apart; `c` is a new device of the same user that bootstraps
     /// in pages of two.
     func fiveEventsAndANewDevice() async throws -> (b: SyncHarness, c: SyncHarness, created: [Event]) {

@@ -34,6 +34,9 @@ extension SyncEngine {
                 since: history, readingBack: false, unacknowledged: givingBack == .everything || history != nil,
                 &counters)
         }
+        // R15: the history whose state the snapshot must be. One restored while the listing runs would mix the two,
+        // and the snapshot would take away what the device holds and the restored server lost, before it goes back.
+        let history = network.serverHistory?.id
         var snapshot = ServerSnapshot()
         for taken in 1...SyncConfiguration.maximumSnapshots {
             snapshot = try await fetchSnapshot(keyset: keyset)
@@ -41,6 +44,11 @@ extension SyncEngine {
             let again = try await latestPosition()
             if again.cursor == latest.cursor || taken == SyncConfiguration.maximumSnapshots { break }
             latest = again
+        }
+        if let history, network.serverHistory?.id != history {
+            try updateEngineState { $0.bootstrapRequested = true }
+            throw RoundStop.error(
+                "the server went back to a backup while this device read its state; the next sync gives back first")
         }
         try applySnapshot(snapshot, at: latest, &counters)
     }
