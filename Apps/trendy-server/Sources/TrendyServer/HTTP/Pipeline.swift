@@ -187,8 +187,10 @@ final class Pipeline: Sendable {
         _ record: IdempotencyGuard.Record, fingerprint: String, headers: HTTPFields
     ) throws -> Response {
         // The original backend replays whatever the body (`Dialect.checksRepeatBody`).
-        guard let answer = record.replay(forBodyWith: fingerprint) ?? (dialect.checksRepeatBody ? nil : record.answer)
-        else { throw IdempotencyGuard.mismatch }
+        guard !dialect.checksRepeatBody || record.replay(forBodyWith: fingerprint) != nil else {
+            throw IdempotencyGuard.mismatch
+        }
+        let answer = record.answer
         var headers = headers
         headers[.contentType] = answer.contentType
         if dialect.marksReplaysWithStandardHeader { headers[.idempotencyReplayed] = "true" }
