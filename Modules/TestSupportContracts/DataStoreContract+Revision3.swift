@@ -53,7 +53,7 @@ extension DataStoreContract {
             #expect(try subject.read { try $0.owedEntities() }.last?.reason == .verify, "once paid, another debt")
         },
         check(
-            "DS20 DS21 acknowledged versions: the latest per entity wins, a delete included; filtered by id; rolled back unsaved"
+            "DS20 DS21 acknowledged versions: the latest per entity wins, a delete included; filtered by id and by time; rolled back unsaved"
         ) {
             subject in
             func at(_ seconds: Int64) -> Date { Date(millisecondsSince1970: 1_800_000_000_000 + seconds * 1000) }
@@ -75,6 +75,17 @@ extension DataStoreContract {
                     AcknowledgedVersion(entityType: .eventType, id: Build.id(2), acknowledgedAt: at(20), deleted: true),
                 ])
             #expect(try subject.read { try $0.acknowledgedVersions(ids: [Build.id(2)]) }.map(\.id) == [Build.id(2)])
+            // Strictly after the time, with or without ids.
+            #expect(
+                try subject.read { try $0.acknowledgedVersions(ids: nil, acknowledgedAfter: at(10)) }.map(\.id) == [
+                    Build.id(2)
+                ])
+            #expect(
+                try subject.read { try $0.acknowledgedVersions(ids: [Build.id(1)], acknowledgedAfter: at(9)) }.map(
+                    \.id) == [Build.id(1)])
+            #expect(
+                try subject.read { try $0.acknowledgedVersions(ids: [Build.id(1)], acknowledgedAfter: at(10)) }
+                    .isEmpty)
             do {
                 let store = subject.factory.makeDataStore()
                 try store.recordAcknowledged([

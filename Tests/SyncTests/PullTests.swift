@@ -433,6 +433,37 @@ struct PullTests {
     }
 
     @Test(
+        "R15 a device's acknowledged edit, whose pull failed, on a server copied back by hand: a pull that reaches the feed's head without its echo gives it back, though the other device's edit comes only after that pull"
+    )
+    func versionMissingAtTheHeadGoesBack() async throws {
+        let (a, b, type) = try await twoDevices()
+        let copy = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#A0A0A0" }
+        a.network.enqueue(http(500), for: .getChanges)
+        _ = await a.engine.performSync()
+        #expect(try a.queue().isEmpty && a.serverEventTypes.first?.fields.color == "#A0A0A0")
+        a.clock.advance(by: 60)
+        a.model.restore(copy, announcing: false)
+        // Written on the copy after a's edit: a's next pull ends past the time of a's version without meeting it.
+        _ = try await b.events.createEventType(name: "Tea")
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEventType(id: type.id) { $0.icon = "leaf" }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+
+        for device in [a, b] { _ = await device.engine.performSync() }
+        let server = try #require(a.serverEventTypes.first { $0.id == type.id })
+        #expect(server.fields.color == "#A0A0A0" && server.fields.icon == "leaf", "both edits on the server")
+        for device in [a, b] {
+            let row = try #require(try device.events.eventType(id: type.id))
+            #expect(row.color == "#A0A0A0" && row.icon == "leaf", "both edits on every device")
+            #expect(try device.owed().isEmpty && device.queue().isEmpty)
+        }
+    }
+
+    @Test(
         "R15 a sent create of an entity the device held acknowledged (a refused give-back kept as a create, retried) goes back dated that version, not its send: a later edit of another device wins"
     )
     func retriedCreateGoesBackAsItsVersion() async throws {

@@ -321,4 +321,25 @@ struct RulesTests {
                 in: [entry("lost", 50)], held: versions, pullingFrom: FeedPosition(cursor: 1), settled: &none
             ).isEmpty)
     }
+
+    @Test(
+        "R15 a pull that reached the feed's head names each version held acknowledged after its start that it did not settle; a settled one, a delete or one from before the start it does not"
+    )
+    func versionsMissingAtTheHead() {
+        let start = Date(millisecondsSince1970: 1_767_225_600_000)
+        func held(_ id: String, _ seconds: Int, deleted: Bool = false) -> AcknowledgedVersion {
+            AcknowledgedVersion(
+                entityType: .event, id: id, acknowledgedAt: start.addingTimeInterval(Double(seconds)), deleted: deleted)
+        }
+        let versions = [
+            held("OLD", -5), held("at-start", 0), held("echoed", 10), held("gone", 12, deleted: true),
+            held("LOST", 20),
+        ]
+        let missing = PassedOverVersion.missingAtTheHead(
+            held: versions, pullingFrom: FeedPosition(cursor: 1, createdAt: start), settled: ["echoed"])
+        #expect(missing.map(\.id) == ["lost"] && missing.map(\.type) == [.event])
+        #expect(
+            PassedOverVersion.missingAtTheHead(held: versions, pullingFrom: FeedPosition(cursor: 1), settled: [])
+                .isEmpty, "a position without its time tells nothing")
+    }
 }

@@ -27,21 +27,29 @@ extension LocalStore {
         }
     }
 
-    public func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion] {
+    public func acknowledgedVersions(ids: Set<String>?, acknowledgedAfter: Date?) throws -> [AcknowledgedVersion] {
         try perform { db in
-            let columns = "SELECT entity_type, entity_id, acknowledged_at, deleted FROM acknowledged_versions"
+            var sql = "SELECT entity_type, entity_id, acknowledged_at, deleted FROM acknowledged_versions"
+            var arguments: StatementArguments = []
+            if let acknowledgedAfter {
+                // By the index on the time: a pull asks for what its own position's time leaves out.
+                sql += " WHERE acknowledged_at > ?"
+                arguments += [acknowledgedAfter.millisecondsSince1970]
+            }
             var rows: [Row] = []
             if let ids {
                 // By primary key, a few hundred ids a statement: a push asks for one, a verify for what differs.
                 let sorted = ids.map { $0.lowercased() }.sorted()
+                let joiner = acknowledgedAfter == nil ? " WHERE" : " AND"
                 for start in stride(from: 0, to: sorted.count, by: 500) {
                     let chunk = Array(sorted[start..<min(start + 500, sorted.count)])
                     let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     rows += try Row.fetchAll(
-                        db, sql: "\(columns) WHERE entity_id IN (\(marks))", arguments: StatementArguments(chunk))
+                        db, sql: "\(sql)\(joiner) entity_id IN (\(marks))",
+                        arguments: arguments + StatementArguments(chunk))
                 }
             } else {
-                rows = try Row.fetchAll(db.cachedStatement(sql: columns))
+                rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
             }
             let versions = try rows.compactMap { row -> AcknowledgedVersion? in
                 guard let type = MutationEntityType(rawValue: try row.decode(String.self, atIndex: 0)) else {

@@ -121,8 +121,9 @@ public protocol DataStoreProtocol {
     /// replaces an earlier one, never the reverse). Rolls back with its unit of work.
     func recordAcknowledged(_ versions: [AcknowledgedVersion]) throws
 
-    /// DS21. The acknowledged versions, of `ids` only when given, oldest first.
-    func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion]
+    /// DS21. The acknowledged versions, oldest first: of `ids` only when given, and only those acknowledged after
+    /// `acknowledgedAfter` when given (a pull's check that its feed showed every version since its start, R15).
+    func acknowledgedVersions(ids: Set<String>?, acknowledgedAfter: Date?) throws -> [AcknowledgedVersion]
 
     // MARK: Unanswered batches (sync-engine §4.7 step 2)
 
@@ -252,6 +253,11 @@ extension DataStoreProtocol {
     /// Removes the mutation with this `id`, whatever its revision; a missing row is a no-op.
     public func deletePendingMutation(_ mutation: PendingMutation) throws {
         try completeMutation(id: mutation.id, revision: nil)
+    }
+
+    /// The acknowledged versions, of `ids` only when given, oldest first.
+    public func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion] {
+        try acknowledgedVersions(ids: ids, acknowledgedAfter: nil)
     }
 
     /// DS12 for a debt that waits for nothing else.

@@ -79,8 +79,8 @@ extension SyncEngine {
         var refused: [GiveBackResult] = []
         var answeredCreates: [(PendingMutation, GiveBackOutcome)] = []
         // A version the server took, or holds already (`kept`: this one or a newer, as when the answer to an earlier
-        // give-back was lost and the request is tried again), is one it acknowledged, dated as given back (api-v1
-        // api-v1 §15.1: the server keeps that time as the version's `updated_at`). Recorded now, not when a pull brings
+        // give-back was lost and the request is tried again), is one it acknowledged, dated as given back
+        // (api-v1 §15.1: the server keeps that time as the version's `updated_at`). Recorded now, not when a pull brings
         // it: a round that stops before the pull, then a second restore, would otherwise find a row nobody
         // acknowledged, which a verify or a bootstrap reads back away.
         var taken: [AcknowledgedVersion] = []

@@ -18,6 +18,8 @@ extension SyncEngine {
             if Task.isCancelled { throw RoundStop.cancelled }
             let stored = try readEngineState()
             let since = stored.cursor
+            // Live mode applied stream entries since the last page: they are not among the entities settled.
+            if since != passing.cursor { passing.unbroken = false }
             let page: ChangeFeedResponse
             do {
                 page = try await network.getChanges(
@@ -34,7 +36,10 @@ extension SyncEngine {
             try bindAccount(page.changes.map(\.userId))
             // R12: live mode applied stream entries while this page was on its way: drop it, go on from the
             // stored cursor.
-            guard try applyPage(page, since: since, &passing, &counters) else { continue }
+            guard try applyPage(page, since: since, &passing, &counters) else {
+                passing.unbroken = false
+                continue
+            }
             notePulled(page.changes.count)
             if !page.hasMore { return .completed }
         }
@@ -77,9 +82,13 @@ extension SyncEngine {
                 fences = try Fences(store: store, engineState: engineState)
             }
             for entry in page.changes { try apply(entry, fences, store, &counters) }
+            if !page.hasMore && passing.unbroken {
+                try oweVersionsMissing(atHeadFrom: passing.start, settled, engineState, fences, store)
+            }
             if page.nextCursor > engineState.cursor {
                 engineState.position = page.nextPosition(after: engineState.position)
             }
+            passing.cursor = engineState.cursor
             try store.saveEngineState(engineState)
             observedEngineState = engineState
             return true
@@ -101,10 +110,32 @@ extension SyncEngine {
         guard !ids.isEmpty else { return false }
         var held: [String: AcknowledgedVersion] = [:]
         for version in try store.acknowledgedVersions(ids: ids) { held[version.id] = version }
+        let passedOver = PassedOverVersion.entities(in: entries, held: held, pullingFrom: start, settled: &settled)
+        return try oweGiveBacks(passedOver, fences, store)
+    }
+
+    /// R15: at the feed's head, makes each entity owed a give-back whose version, held acknowledged since after the
+    /// pull's start, the pull never met (`PassedOverVersion.missingAtTheHead`).
+    private func oweVersionsMissing(
+        atHeadFrom start: FeedPosition, _ settled: Set<String>, _ engineState: EngineState, _ fences: Fences,
+        _ store: any DataStoreProtocol
+    ) throws {
+        guard engineState.serverFeatures.has(ServerFeatures.digest), let startTime = start.createdAt,
+            network.serverHistory != nil
+        else { return }
+        let held = try store.acknowledgedVersions(ids: nil, acknowledgedAfter: startTime)
+        try oweGiveBacks(
+            PassedOverVersion.missingAtTheHead(held: held, pullingFrom: start, settled: settled), fences, store)
+    }
+
+    /// Makes each of `entities` owed a give-back, but those a fence already keeps (a queued create or delete owns
+    /// them, or they are owed one); true when it made one.
+    @discardableResult
+    private func oweGiveBacks(
+        _ entities: [(type: MutationEntityType, id: String)], _ fences: Fences, _ store: any DataStoreProtocol
+    ) throws -> Bool {
         var owed = false
-        for (type, id) in PassedOverVersion.entities(
-            in: entries, held: held, pullingFrom: start, settled: &settled)
-        where !fences.contains(id) {
+        for (type, id) in entities where !fences.contains(id) {
             try store.markOwed(type, id: id, reason: .giveBack)
             logger.notice(
                 "a version acknowledged to this device is missing from the server's feed; giving it back",
@@ -114,12 +145,19 @@ extension SyncEngine {
         return owed
     }
 
-    /// Where a pull began and the entities whose held version its pages settled (`PassedOverVersion`).
+    /// Where a pull began, the entities whose held version its pages settled (`PassedOverVersion`), and whether
+    /// its pages alone moved the cursor since (no stream entry applied in between, unseen by the check at the head).
     struct PassingOver {
         let start: FeedPosition
         var settled: Set<String> = []
+        /// The cursor the last page left, to notice a stream's entries applied between pages.
+        var cursor: Int64
+        var unbroken = true
 
-        init(from start: FeedPosition) { self.start = start }
+        init(from start: FeedPosition) {
+            self.start = start
+            cursor = start.cursor
+        }
     }
 
     /// The ids pull, bootstrap, geofence refresh and read-backs must not write (sync-engine §0 "Fence"), and the

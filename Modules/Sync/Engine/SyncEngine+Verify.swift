@@ -81,25 +81,28 @@ extension SyncEngine {
         guard round.outcome.isCompleted else { return VerifyReport(sync: round, result: .notCompared) }
         let started = now
         let result: VerifyReport.Result
-        var givenBack = 0
+        // What the verification did beyond the first round: later runs' counts and its own give-backs.
+        var counts = SyncCounts()
         do {
-            result = try await compareWithServer(givenBack: &givenBack)
+            result = try await compareWithServer(&counts)
         } catch {
             var failed = round
+            failed.counts += counts
             failed.outcome = (error as? RoundStop).map(outcome(of:)) ?? .error("\(error)")
             failed.message = failed.outcome.message
             recordVerify(.notCompared, message: failed.message, startedAt: started)
             return VerifyReport(sync: failed, result: .notCompared)
         }
         var report = VerifyReport(sync: await lastReportAfterVerify(round), result: result)
-        report.sync.counts.givenBack += givenBack
+        report.sync.counts = round.counts
+        report.sync.counts += counts
         if case .diverged = result { report.sync.message = "the device differs from the server" }
         recordVerify(result, message: report.sync.message, startedAt: started)
         return report
     }
 
     /// The steps of R10 after the round.
-    private func compareWithServer(givenBack: inout Int) async throws -> VerifyReport.Result {
+    private func compareWithServer(_ counts: inout SyncCounts) async throws -> VerifyReport.Result {
         guard try readEngineState().serverFeatures.has(ServerFeatures.digest) else { return .unsupported }
         let blockers = try blockingEntities()
         guard blockers.isEmpty else {
@@ -108,7 +111,7 @@ extension SyncEngine {
             // for its user for days.
             var counters = SyncCounts()
             try await giveBack(since: nil, readingBack: false, unacknowledged: false, &counters)
-            givenBack += counters.givenBack
+            counts.givenBack += counters.givenBack
             return .blocked(blockers)
         }
         var repaired = 0
@@ -130,7 +133,7 @@ extension SyncEngine {
             }
             if server.cursor > local.cursor {
                 // The server moved on: pull, then read the digest again.
-                try requireCompleted(await performSync())
+                try requireCompleted(await performSync(), counting: &counts)
                 continue
             }
             if server.cursor < local.cursor {
@@ -139,7 +142,7 @@ extension SyncEngine {
                 readsBehind += 1
                 guard readsBehind == 2, !bootstrapped else { continue }
                 bootstrapped = true
-                try requireCompleted(await forceFullResync())
+                try requireCompleted(await forceFullResync(), counting: &counts)
                 reads = 0
                 continue
             }
@@ -155,7 +158,7 @@ extension SyncEngine {
             // R15: what this device holds and the server lost goes back before the read-backs take the server's copy.
             var counters = SyncCounts()
             try await giveBack(since: nil, readingBack: false, differing: differing, unacknowledged: false, &counters)
-            givenBack += counters.givenBack
+            counts.givenBack += counters.givenBack
             repaired = try await repair(differing)
             repairedOnce = true
             reads = 0
@@ -199,7 +202,7 @@ extension SyncEngine {
         return differing.filter { !stillOwed.contains($0.id) }.count
     }
 
-    /// The report of the last round (a pull during the verification may have run one), with the counts now.
+    /// The report of the last round (a pull during the verification may have run one), with the state now.
     private func lastReportAfterVerify(_ round: SyncReport) async -> SyncReport {
         var report = lastReport ?? round
         try? refreshObservation()
@@ -243,7 +246,8 @@ extension SyncEngine {
     }
 
     /// A round a verification runs must push and pull, or the comparison means nothing.
-    private func requireCompleted(_ round: SyncReport) throws {
+    private func requireCompleted(_ round: SyncReport, counting counts: inout SyncCounts) throws {
+        counts += round.counts
         guard round.outcome.isCompleted else { throw RoundStop.error(round.message ?? round.outcome.name) }
     }
 }

@@ -44,4 +44,18 @@ enum PassedOverVersion {
         }
         return passedOver
     }
+
+    /// The entities whose held version (`held`), acknowledged after the time of `position`, a pull that read the
+    /// feed from `position` to its head without a break did not settle: the echo every acknowledged write leaves in
+    /// the feed never came, so the server's history went around the version (a copy put back by hand from before
+    /// it), and a later change of the entity, coming after this pull, would pass it over unseen.
+    static func missingAtTheHead(
+        held: [AcknowledgedVersion], pullingFrom position: FeedPosition, settled: Set<String>
+    ) -> [(type: MutationEntityType, id: String)] {
+        guard let positionTime = position.createdAt?.millisecondsSince1970 else { return [] }
+        return held.filter {
+            !$0.deleted && $0.acknowledgedAt.millisecondsSince1970 > positionTime
+                && !settled.contains($0.id.lowercased())
+        }.map { ($0.entityType, $0.id.lowercased()) }
+    }
 }

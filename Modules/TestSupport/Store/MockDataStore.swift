@@ -286,8 +286,8 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         try call(.recordAcknowledged) { try $0.recordAcknowledged(versions) }
     }
 
-    public func acknowledgedVersions(ids: Set<String>?) throws -> [AcknowledgedVersion] {
-        try call(.acknowledgedVersions) { try $0.acknowledgedVersions(ids: ids) }
+    public func acknowledgedVersions(ids: Set<String>?, acknowledgedAfter: Date?) throws -> [AcknowledgedVersion] {
+        try call(.acknowledgedVersions) { try $0.acknowledgedVersions(ids: ids, acknowledgedAfter: acknowledgedAfter) }
     }
 
     @discardableResult
