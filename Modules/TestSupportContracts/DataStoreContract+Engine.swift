@@ -40,7 +40,8 @@ extension DataStoreContract {
                 breakerConsecutive429: 2, breakerBackoffUntil: Build.instant.addingTimeInterval(30),
                 breakerMultiplier: 4, breakerRetryAfterHint: 12.5, quietUntil: Build.instant.addingTimeInterval(60),
                 lastSuccessAt: Build.instant, serverRoot: "http://127.0.0.1:8080", accountUserId: Build.id(42),
-                unfetchedDefinitionTypes: [Build.id(3)], serverFeatures: ServerFeatures(["after", "stream"]))
+                unfetchedDefinitionTypes: [Build.id(3)], serverFeatures: ServerFeatures(["after", "stream"]),
+                serverHistoryId: "history-1", cancelledCreateIds: [Build.id(5), Build.id(6)])
             try subject.saved { try $0.saveEngineState(state) }
             #expect(try subject.read { try $0.loadEngineState() } == state)
             var cleared = state
@@ -50,6 +51,7 @@ extension DataStoreContract {
             cleared.pendingDeleteIds = []
             cleared.unfetchedDefinitionTypes = []
             cleared.cursorCreatedAt = nil
+            cleared.cancelledCreateIds = []
             try subject.saved { try $0.saveEngineState(cleared) }
             // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
             #expect(try subject.read { try $0.loadEngineState() } == cleared)

@@ -29,6 +29,10 @@ public struct EngineState: Sendable, Hashable {
     /// The id of the server's history whose acknowledgments this device holds (R15); nil before the first answer
     /// that named one. Moves to a new history only once what the device holds was given back to it.
     public var serverHistoryId: String?
+    /// Ids whose unsent create a local delete cancelled (sync-engine §1.7), until a completed pull or bootstrap: a
+    /// copy of this database put back from before the create was sent still counts it unsent, so the server may hold
+    /// it; server data of one is answered with a delete instead of being written.
+    public var cancelledCreateIds: Set<String>
 
     public init(
         cursor: Int64 = 0,
@@ -46,7 +50,8 @@ public struct EngineState: Sendable, Hashable {
         unfetchedDefinitionTypes: Set<String> = [],
         geofencesRefreshedAt: Date? = nil,
         serverFeatures: ServerFeatures = ServerFeatures(),
-        serverHistoryId: String? = nil
+        serverHistoryId: String? = nil,
+        cancelledCreateIds: Set<String> = []
     ) {
         self.cursor = cursor
         self.cursorCreatedAt = cursorCreatedAt
@@ -64,6 +69,7 @@ public struct EngineState: Sendable, Hashable {
         self.geofencesRefreshedAt = geofencesRefreshedAt
         self.serverFeatures = serverFeatures
         self.serverHistoryId = serverHistoryId
+        self.cancelledCreateIds = cancelledCreateIds
     }
 }
 

@@ -19,10 +19,17 @@ enum Schema {
         migrator.registerMigration("v9-acknowledged-versions", migrate: addAcknowledgedVersions)
         migrator.registerMigration("v10-folded-edits", migrate: addFoldedEdits)
         migrator.registerMigration("v11-device-identity", migrate: addDeviceIdentity)
+        migrator.registerMigration("v12-cancelled-creates", migrate: addCancelledCreates)
         return migrator
     }
 
     /// The id this database sends as its device (api-v1 §16), made once, here: a database is one device.
+    /// The ids whose unsent create a local delete cancelled, until a completed pull (sync-engine §1.7).
+    private static func addCancelledCreates(_ db: Database) throws {
+        try db.execute(
+            sql: "ALTER TABLE sync_engine_state ADD COLUMN cancelled_create_ids TEXT NOT NULL DEFAULT '[]'")
+    }
+
     private static func addDeviceIdentity(_ db: Database) throws {
         try db.execute(
             sql: """

@@ -153,6 +153,11 @@ extension SyncEngine {
     ) throws {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
+            // Parents first: types, geofences, then definitions.
+            let objects =
+                snapshot.eventTypes.map(APIEntity.eventType) + snapshot.geofences.map(APIEntity.geofence)
+                + snapshot.propertyDefinitions.map(APIEntity.propertyDefinition)
+            try answerCancelledCreates(objects.map { ($0.entityType, $0.id, false) }, &engineState, store)
             let fences = try Fences(store: store, engineState: engineState)
             let protected = fences.written
             let keptDefinitions = try store.fetchAllPropertyDefinitions()
@@ -181,10 +186,6 @@ extension SyncEngine {
                     try fences.settle(type, id, store)
                 }
             }
-            // Parents first: types, geofences, then definitions.
-            let objects =
-                snapshot.eventTypes.map(APIEntity.eventType) + snapshot.geofences.map(APIEntity.geofence)
-                + snapshot.propertyDefinitions.map(APIEntity.propertyDefinition)
             try store.recordAcknowledged(fences.recordable(objects.compactMap(\.acknowledgedVersion)))
             for object in objects {
                 let id = object.id.lowercased()
@@ -195,7 +196,15 @@ extension SyncEngine {
             // The staged rows are the events as `replaceFields` makes them. Those no fence, rebase or debt concerns
             // are written as staged, in one statement; the others one by one, as every other entity.
             let concerned = fences.concerned
-            let staging = try store.insertStagedEvents(excluding: concerned)
+            // Events whose unsent create was cancelled stay out of the staged insert; the snapshot holding one is
+            // answered with a delete (sync-engine §1.7).
+            let cancelledEvents = engineState.cancelledCreateIds
+            let staging = try store.insertStagedEvents(excluding: concerned.union(cancelledEvents))
+            try answerCancelledCreates(
+                cancelledEvents.sorted().filter { staging.excluded[$0] != nil }.map { (.event, $0, false) },
+                &engineState, store)
+            // The snapshot is the whole of the server's data: it holds no other copy of a cancelled create.
+            engineState.cancelledCreateIds = []
             counters.pulled += staging.inserted
             for id in concerned.sorted() {
                 guard let staged = staging.excluded[id], try writable(.event, id) else { continue }

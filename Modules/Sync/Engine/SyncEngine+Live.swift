@@ -261,6 +261,7 @@ extension SyncEngine {
                 if engineState.cursor < known { return nil }
                 let fresh = entries.filter { $0.id > engineState.cursor }
                 guard let last = fresh.last else { return [] }
+                try answerCancelledCreates(fresh.compactMap(\.subject), &engineState, store)
                 let fences = try Fences(store: store, engineState: engineState)
                 for entry in fresh { try apply(entry, fences, store, &counters) }
                 engineState.position = last.position

@@ -13,7 +13,7 @@ extension SyncEngine {
     /// sync-engine §4.9: pages from the stored cursor while `has_more`; each page and its cursor commit together.
     func pull(_ counters: inout SyncCounts) async throws -> PullEnd {
         // R15: where the pull began, and the entities its pages settled, to find a version they pass over.
-        var passing = PassingOver(from: try readEngineState().position)
+        var passing = PassingOver(from: try readEngineState())
         while true {
             if Task.isCancelled { throw RoundStop.cancelled }
             let stored = try readEngineState()
@@ -75,6 +75,7 @@ extension SyncEngine {
         try unitOfWork { store in
             var engineState = try store.loadEngineState()
             guard engineState.cursor == since else { return false }
+            try answerCancelledCreates(page.changes.compactMap(\.subject), &engineState, store)
             var fences = try Fences(store: store, engineState: engineState)
             var settled = passing.settled
             defer { passing.settled = settled }
@@ -82,8 +83,14 @@ extension SyncEngine {
                 fences = try Fences(store: store, engineState: engineState)
             }
             for entry in page.changes { try apply(entry, fences, store, &counters) }
-            if !page.hasMore && passing.unbroken {
-                try oweVersionsMissing(atHeadFrom: passing.start, settled, engineState, fences, store)
+            if !page.hasMore {
+                if passing.unbroken {
+                    try oweVersionsMissing(atHeadFrom: passing.start, settled, engineState, fences, store)
+                }
+                // sync-engine §1.7: the feed from before each cancel to its head holds no copy the server took. An
+                // owed entity waits for its read-back, which answers it.
+                let owed = Set(try store.owedEntities().map(\.id))
+                engineState.cancelledCreateIds.subtract(passing.cancelledAtStart.subtracting(owed))
             }
             if page.nextCursor > engineState.cursor {
                 engineState.position = page.nextPosition(after: engineState.position)
@@ -153,10 +160,35 @@ extension SyncEngine {
         /// The cursor the last page left, to notice a stream's entries applied between pages.
         var cursor: Int64
         var unbroken = true
+        /// The ids whose unsent create was cancelled before the pull began (sync-engine §1.7).
+        let cancelledAtStart: Set<String>
 
-        init(from start: FeedPosition) {
-            self.start = start
-            cursor = start.cursor
+        init(from engineState: EngineState) {
+            start = engineState.position
+            cursor = engineState.cursor
+            cancelledAtStart = engineState.cancelledCreateIds
+        }
+    }
+
+    /// sync-engine §1.7: server data of entities whose unsent create a local delete cancelled. A copy of this
+    /// database put back from before the create's send counts it unsent while the server took it, so the delete the
+    /// user asked for is queued (this run pushes it) instead of the entity being written back; the fences then keep
+    /// the data off it. A delete from the server ends the matter too. Call before building the `Fences`.
+    func answerCancelledCreates(
+        _ entities: [(type: MutationEntityType, id: String, deleted: Bool)], _ engineState: inout EngineState,
+        _ store: any DataStoreProtocol
+    ) throws {
+        guard !engineState.cancelledCreateIds.isEmpty else { return }
+        for entity in entities {
+            let id = entity.id.lowercased()
+            guard engineState.cancelledCreateIds.remove(id) != nil, !entity.deleted else { continue }
+            _ = try store.enqueueMutation(
+                entityType: entity.type, operation: .delete, entityId: id, payload: nil, at: now)
+            logger.notice(
+                "the server holds an entity whose create this device cancelled before sending it (a copy of its database put back?); deleting it there",
+                metadata: ["entity": "\(entity.type.rawValue) \(id)"])
+            flight.rerunRequested = true
+            liveSession.inbox?.localWrite()
         }
     }
 
@@ -317,7 +349,13 @@ extension SyncEngine {
         let fences = try await network.getGeofences(activeOnly: false)
         try bindAccount(fences.map(\.userId))
         return try unitOfWork { store in
-            let fenced = try Fences(store: store, engineState: try store.loadEngineState())
+            var engineState = try store.loadEngineState()
+            if !engineState.cancelledCreateIds.isEmpty {
+                try answerCancelledCreates(fences.map { (.geofence, $0.id, false) }, &engineState, store)
+                try store.saveEngineState(engineState)
+                observedEngineState = engineState
+            }
+            let fenced = try Fences(store: store, engineState: engineState)
             var written = 0
             for fence in fences {
                 let id = fence.id.lowercased()
@@ -358,5 +396,14 @@ extension SyncEngine {
             }
             logger.warning("geofence refresh failed", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+extension ChangeEntry {
+    /// The entity the entry concerns and whether it deletes it; nil for a kind or an operation this client does not
+    /// know.
+    var subject: (type: MutationEntityType, id: String, deleted: Bool)? {
+        guard let type = knownEntityType, let operation = knownOperation else { return nil }
+        return (type, entityId.lowercased(), operation == .delete)
     }
 }

@@ -149,9 +149,13 @@ extension SyncEngine {
         try unitOfWork { store in
             let current = Set(try store.owedEntities())
             let queued = Set(try store.fetchPendingMutations().map(\.entityId))
+            var engineState = try store.loadEngineState()
+            let cancelled = engineState.cancelledCreateIds
             for (owed, answer) in read where current.contains(owed) && !Self.waits(owed, queued) {
                 let id = owed.id.lowercased()
-                if let answer {
+                if cancelled.contains(id) {
+                    try answerCancelledCreates([(owed.entityType, id, answer == nil)], &engineState, store)
+                } else if let answer {
                     try store.replace(id: id, with: answer)
                     if let version = answer.acknowledgedVersion { try store.recordAcknowledged([version]) }
                 } else {
@@ -159,6 +163,10 @@ extension SyncEngine {
                 }
                 try store.settleOwed(owed.entityType, id: owed.id, token: owed.token)
                 counters.pulled += 1
+            }
+            if engineState.cancelledCreateIds != cancelled {
+                try store.saveEngineState(engineState)
+                observedEngineState = engineState
             }
         }
     }

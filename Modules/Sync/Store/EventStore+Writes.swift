@@ -58,8 +58,7 @@ extension EventStore {
         }
         try store.deleteEventType(id: id)
         try ParentRemoval.parentRemoved(.eventType, id: id, store, at: now)
-        _ = try store.enqueueMutation(
-            entityType: .eventType, operation: .delete, entityId: id, payload: nil, at: now)
+        try store.enqueueLocalDelete(.eventType, id: id, at: now)
     }
 
     // MARK: Events
@@ -96,7 +95,7 @@ extension EventStore {
     public func deleteEvent(id: String) async throws {
         try await write { store, now in
             guard try store.findEvent(id: id) != nil else { throw EventStoreError.notFound(.event, id: id) }
-            _ = try store.enqueueMutation(entityType: .event, operation: .delete, entityId: id, payload: nil, at: now)
+            try store.enqueueLocalDelete(.event, id: id, at: now)
             try store.deleteEvent(id: id)
         }
     }
@@ -126,8 +125,7 @@ extension EventStore {
     public func deleteGeofence(id: String) async throws {
         try await write { store, now in
             guard try store.findGeofence(id: id) != nil else { throw EventStoreError.notFound(.geofence, id: id) }
-            _ = try store.enqueueMutation(
-                entityType: .geofence, operation: .delete, entityId: id, payload: nil, at: now)
+            try store.enqueueLocalDelete(.geofence, id: id, at: now)
             for event in try store.fetchEvents(matching: EventQuery(geofenceId: id)) {
                 try store.markOwed(.event, id: event.id, reason: .cascaded, after: id)
             }
@@ -168,8 +166,7 @@ extension EventStore {
             guard try store.findPropertyDefinition(id: id) != nil else {
                 throw EventStoreError.notFound(.propertyDefinition, id: id)
             }
-            _ = try store.enqueueMutation(
-                entityType: .propertyDefinition, operation: .delete, entityId: id, payload: nil, at: now)
+            try store.enqueueLocalDelete(.propertyDefinition, id: id, at: now)
             try store.deletePropertyDefinition(id: id)
         }
     }
@@ -276,4 +273,17 @@ extension PropertyDefinition: LocalEntity {
         eventTypeId = before.eventTypeId
     }
     mutating func stampUpdate(at now: Date) { updatedAt = now }
+}
+
+extension DataStoreProtocol {
+    /// Queues the delete of a local write (sync-engine §1.7). One that cancels an unsent create sends nothing, and
+    /// its id stays in `EngineState.cancelledCreateIds` until a completed pull: a copy of this database put back from
+    /// before the create's send counts it unsent, so the server may hold it.
+    func enqueueLocalDelete(_ type: MutationEntityType, id: String, at now: Date) throws {
+        let result = try enqueueMutation(entityType: type, operation: .delete, entityId: id, payload: nil, at: now)
+        guard result == .cancelled else { return }
+        var engineState = try loadEngineState()
+        engineState.cancelledCreateIds.insert(id.lowercased())
+        try saveEngineState(engineState)
+    }
 }
