@@ -325,6 +325,7 @@ docs: deps
 		test -d .build/docs/$$module || { echo "error: documentation of $$module failed"; exit 1; }; \
 	done
 	@echo "documentation: $$(ls .build/docs)"
+	@scripts/doc-coverage $(DOCC_MODULES)
 
 ## Install missing system packages with apt when possible; otherwise say what is missing.
 deps:

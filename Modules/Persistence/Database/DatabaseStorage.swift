@@ -9,11 +9,15 @@ import Protocols
 /// in-memory variant is a `DatabaseQueue` on a private in-memory database. Opening refuses a file that is not
 /// SQLite, and a database migrated by a newer version, before writing anything.
 public final class DatabaseStorage: Sendable {
+    /// Where the database lives.
     public enum Location: Sendable, Hashable {
+        /// The SQLite file at `path`, created with its folders (0700, the file 0600) when missing.
         case file(path: String)
+        /// A private database in memory, gone when the storage is released: for tests and previews.
         case inMemory
     }
 
+    /// Where this database was opened.
     public let location: Location
     let writer: any DatabaseWriter
     let lease: UnitOfWorkLease

@@ -6,6 +6,7 @@ import Protocols
 /// The device a database is to the server (api-v1 §16): an id made once, when the database was created or migrated,
 /// and sent with every request; and whether the server said its user revoked it.
 public struct DeviceIdentity: Sendable, Hashable {
+    /// The id sent in `Trendy-Device`: made once per database, kept for its life (or until a revoke renews it).
     public var id: UUID
     /// When a server answered that this device was revoked; such a device signs in again as a new one
     /// (`DatabaseStorage.renewDeviceIdentity`).

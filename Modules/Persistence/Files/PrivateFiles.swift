@@ -12,7 +12,9 @@ import Foundation
 /// 0666 readable by everyone, and a strict one (0777) would leave a new folder unusable; every mode is therefore
 /// set explicitly after creating. Existing folders and files keep the mode their owner gave them.
 public enum PrivateFiles {
+    /// The mode of every folder made: its owner alone may list and enter it.
     public static let folderMode: mode_t = 0o700
+    /// The mode of every file made: its owner alone may read and write it.
     public static let fileMode: mode_t = 0o600
 
     /// Creates `path` and each missing parent, each 0700.

@@ -26,6 +26,8 @@ public final class LocalStore: DataStoreProtocol {
         let isWrite: Bool
     }
 
+    /// A unit of work on `storage`: its first read or write begins a transaction that `save()` commits (sync-engine
+    /// §2.6).
     public init(storage: DatabaseStorage) {
         self.storage = storage
         self.snapshot = nil
@@ -111,8 +113,10 @@ public final class LocalStore: DataStoreProtocol {
 
 /// Makes a `LocalStore` per call on one opened database (sync-engine §2.6).
 public struct DefaultDataStoreFactory: DataStoreFactory {
+    /// The opened database every store it makes works on.
     public let storage: DatabaseStorage
 
+    /// A factory for a database already opened.
     public init(storage: DatabaseStorage) {
         self.storage = storage
     }

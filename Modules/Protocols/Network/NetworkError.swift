@@ -2,6 +2,7 @@ import Foundation
 
 /// A non-2xx HTTP answer, after the client's own retries (sync-engine §2.3).
 public struct HTTPFailure: Sendable, Equatable {
+    /// The HTTP status code, 300 or above.
     public var status: Int
     /// The `<code>` of a problem type `urn:trendy:error:<code>`, e.g. `conflict` or `idempotency_in_flight`.
     public var problemType: String?
@@ -17,6 +18,7 @@ public struct HTTPFailure: Sendable, Equatable {
     /// five members of sync-engine §2.3; nil for failures that did not come from a real request (mocks).
     public var requestId: String?
 
+    /// A failure of `status`; the rest is what the answer said, when it said it.
     public init(
         status: Int, problemType: String? = nil, message: String? = nil, retryAfter: TimeInterval? = nil,
         existingId: String? = nil, deletedAt: Date? = nil, requestId: String? = nil
@@ -53,6 +55,7 @@ public enum NetworkError: Error, Sendable, Equatable {
         }
     }
 
+    /// The server's answer when the error is one (`http`); nil for transport, decoding and other errors.
     public var httpFailure: HTTPFailure? {
         if case .http(let failure) = self { return failure }
         return nil

@@ -9,8 +9,10 @@ public protocol TokenProvider: Sendable {
 
 /// A fixed token: what a CLI with a token file or a test with a known token needs.
 public struct StaticTokenProvider: TokenProvider {
+    /// The token every request carries; nil sends none.
     public let token: String?
 
+    /// A provider that always answers `token`.
     public init(_ token: String?) {
         self.token = token
     }

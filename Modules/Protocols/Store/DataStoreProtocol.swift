@@ -174,10 +174,12 @@ public protocol DataStoreProtocol {
 
 /// What `insertStagedEvents(excluding:)` did: the rows it wrote, and the staged events it left to the caller.
 public struct StagedInsert: Sendable, Hashable {
+    /// How many staged events it wrote as rows.
     public var inserted: Int
     /// The staged copies of the excluded ids, by id.
     public var excluded: [String: Event]
 
+    /// What a store's insert reports: the count it wrote and the copies it left out.
     public init(inserted: Int, excluded: [String: Event]) {
         self.inserted = inserted
         self.excluded = excluded
@@ -186,12 +188,15 @@ public struct StagedInsert: Sendable, Hashable {
 
 /// A filter for `fetchEvents(matching:)`. Nil fields do not filter.
 public struct EventQuery: Sendable, Hashable {
+    /// Events of this type.
     public var eventTypeId: String?
     /// Inclusive lower bound on `timestamp`.
     public var since: Date?
     /// Inclusive upper bound on `timestamp`.
     public var until: Date?
+    /// Events whose stored `sync_status` is this one (sync-engine §1.2).
     public var syncStatus: SyncStatus?
+    /// At most this many events, the first ones in the chosen order.
     public var limit: Int?
     /// Events that name this geofence.
     public var geofenceId: String?
@@ -201,6 +206,7 @@ public struct EventQuery: Sendable, Hashable {
     /// page at a time without skipping rows.
     public var after: EventPosition?
 
+    /// A query; every filter left nil lets every event through, newest first.
     public init(
         eventTypeId: String? = nil, since: Date? = nil, until: Date? = nil, syncStatus: SyncStatus? = nil,
         limit: Int? = nil, geofenceId: String? = nil, oldestFirst: Bool = false, after: EventPosition? = nil
@@ -218,22 +224,29 @@ public struct EventQuery: Sendable, Hashable {
 
 /// Where an event stands in a listing: its time, then its id.
 public struct EventPosition: Sendable, Hashable {
+    /// The event's `timestamp`, the first key of the order.
     public var timestamp: Date
+    /// The event's id, which breaks ties between events of one instant.
     public var id: String
 
+    /// The position of an event with this time and id.
     public init(timestamp: Date, id: String) {
         self.timestamp = timestamp
         self.id = id
     }
 
+    /// The position of `event`: where the next page of a listing that ended with it begins.
     public init(_ event: Event) { self.init(timestamp: event.timestamp, id: event.id) }
 }
 
 /// Sizes of the outbox: `pending` live mutations and `failed` dead letters.
 public struct MutationCounts: Sendable, Hashable {
+    /// Live mutations: queued, waiting to be sent or sent without an answer yet.
     public var pending: Int
+    /// Dead letters: mutations the server refused, kept until retried or discarded (sync-engine §6.3).
     public var failed: Int
 
+    /// The two sizes.
     public init(pending: Int, failed: Int) {
         self.pending = pending
         self.failed = failed

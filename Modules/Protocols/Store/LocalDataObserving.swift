@@ -5,6 +5,7 @@
 /// is seen at once (within 16 ms); a commit by another process on the same database within 100 ms. Equal
 /// consecutive results are yielded once. The sequence ends when its consumer stops, or throws the query's error.
 public protocol LocalDataObserving: Sendable {
+    /// The results of `query`: its first at once, then one after every committed change that alters it.
     func observe<Value: Sendable & Equatable>(
         _ query: @escaping @Sendable (any DataStoreProtocol) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error>

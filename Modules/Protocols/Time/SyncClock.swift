@@ -12,6 +12,7 @@ public protocol SyncClock: Sendable {
 
 /// Wall-clock time and real sleeping: the production clock.
 public struct SystemClock: SyncClock {
+    /// The clock of the machine.
     public init() {}
 
     public func now() -> Date { Date() }

@@ -6,7 +6,9 @@ public struct LiveTimings: Sendable, Hashable {
     public var pollInterval: TimeInterval = 60
     /// The first reconnect waits about this long; each failure doubles it, up to `maxBackoff`. Jittered.
     public var baseBackoff: TimeInterval = 0.5
+    /// The longest wait between reconnects.
     public var maxBackoff: TimeInterval = 30
 
+    /// The defaults of sync-engine R14.
     public init() {}
 }

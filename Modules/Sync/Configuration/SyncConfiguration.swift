@@ -32,6 +32,7 @@ public struct SyncConfiguration: Sendable, Hashable {
     public static let maximumSnapshots = 3
     /// Multiplier growth and cap (sync-engine §6.1); fixed.
     public static let multiplierFactor = 2.0
+    /// The largest the multiplier grows to.
     public static let multiplierCap = 10.0
 }
 
@@ -101,7 +102,9 @@ extension SyncConfiguration {
     }
 }
 
+/// A configuration value that `SyncConfiguration` refuses.
 public enum SyncConfigurationError: Error, Equatable, CustomStringConvertible {
+    /// The setting named first is outside the range given second.
     case outOfRange(String, String)
 
     public var description: String {

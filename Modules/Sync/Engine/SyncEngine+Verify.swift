@@ -5,16 +5,24 @@ import Protocols
 
 /// What blocks a verification: an entity with a queued mutation, a dead letter or a debt (sync-engine R10).
 public struct VerifyBlocker: Equatable, Sendable {
+    /// Why the entity blocks; the raw value is what `trendyctl sync --verify --json` prints.
     public enum Reason: String, Sendable {
+        /// A live mutation waits to be sent.
         case queued
+        /// A dead letter waits for `queue retry` or `queue discard`.
         case deadLetter = "dead_letter"
+        /// A read-back is owed (R4).
         case owed
     }
 
+    /// The entity's kind.
     public var entityType: MutationEntityType
+    /// The entity's id.
     public var id: String
+    /// What holds it.
     public var reason: Reason
 
+    /// A blocker of the entity.
     public init(entityType: MutationEntityType, id: String, reason: Reason) {
         self.entityType = entityType
         self.id = id
@@ -24,6 +32,7 @@ public struct VerifyBlocker: Equatable, Sendable {
 
 /// The result of `verify()`: the round it ran first, and what the comparison with the server's digest found.
 public struct VerifyReport: Equatable, Sendable {
+    /// What the comparison found.
     public enum Result: Equatable, Sendable {
         /// The local digest equals the server's at the same cursor; `repaired` rows were read back to get there.
         case verified(repaired: Int)
@@ -39,9 +48,12 @@ public struct VerifyReport: Equatable, Sendable {
         case notCompared
     }
 
+    /// The verification's rounds, with the counts of every run it made (its give-backs among them).
     public var sync: SyncReport
+    /// What the comparison found.
     public var result: Result
 
+    /// True when the device equals the server.
     public var verified: Bool {
         if case .verified = result { return true }
         return false

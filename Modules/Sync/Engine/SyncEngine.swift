@@ -18,6 +18,7 @@ public actor SyncEngine {
     /// History ids from the engine's clock (S1), increasing while that clock does not go back, so rounds that
     /// finish in one millisecond keep their order.
     let historyIds = UUIDv7.Generator()
+    /// The settings the engine was made with.
     public let configuration: SyncConfiguration
     let logger: Logger
 

@@ -3,15 +3,19 @@ import Models
 
 /// What the engine is doing, or how the last run ended (sync-engine §3.1).
 public enum SyncState: Equatable, Sendable {
+    /// No run under way; the last one, if any, completed (`synced` or `partial`) or was cancelled.
     case idle
     /// Pull, bootstrap or geofence refresh.
     case pulling
+    /// The last run could not reach the server.
     case offline
+    /// The last run was refused its credentials (401): sign in again.
     case authRequired
     /// Push in progress: outcomes recorded for `synced` of the `total` mutations of the push set.
     case syncing(synced: Int, total: Int)
     /// `retryAfter`: seconds left when the state was published.
     case rateLimited(retryAfter: TimeInterval, pending: Int)
+    /// The last run ended on an error of another kind; the message says which.
     case error(String)
 
     /// True while a push or a pull is under way; the five other states are terminal.
@@ -47,7 +51,9 @@ public enum SyncOutcome: Equatable, Sendable {
     case rateLimited(retryAfter: TimeInterval)
     /// A transport error, or a health check that failed other than with 401 or 429.
     case offline(String)
+    /// A 401 that a refreshed token did not cure.
     case authRequired
+    /// Anything else that ended the run: a store failure, a server error past its retries, an account mismatch.
     case error(String)
 
     /// The CLI's name (`trendyctl.md` §1.4).
@@ -73,6 +79,7 @@ public enum SyncOutcome: Equatable, Sendable {
         }
     }
 
+    /// The `status` of the run's history row (sync-engine §1.10): `success`, `partial` or `failed`.
     public var historyStatus: SyncHistoryEntry.Status {
         switch self {
         case .synced: .success
@@ -89,6 +96,7 @@ public enum SyncOutcome: Equatable, Sendable {
         }
     }
 
+    /// True when the run ended complete after a bootstrap instead of an incremental pull.
     public var bootstrapped: Bool {
         switch self {
         case .synced(let bootstrapped), .partial(let bootstrapped): bootstrapped
@@ -96,6 +104,7 @@ public enum SyncOutcome: Equatable, Sendable {
         }
     }
 
+    /// What to tell the user about an outcome that is not `synced` or `partial`; nil for those two.
     public var message: String? {
         switch self {
         case .offline(let message), .error(let message): message
@@ -110,16 +119,24 @@ public enum SyncOutcome: Equatable, Sendable {
 /// the report: `report.pushed`), sizes after the last round.
 @dynamicMemberLookup
 public struct SyncReport: Equatable, Sendable {
+    /// How the run ended: its last round's outcome.
     public var outcome: SyncOutcome
+    /// What the run's rounds did, summed.
     public var counts: SyncCounts
+    /// Live mutations left in the queue after the last round.
     public var pending: Int
+    /// Dead letters after the last round.
     public var deadLetters: Int
     /// Entities still owed a read-back after the last round (R4): each blocks `synced`.
     public var owed: Int
+    /// The change-feed cursor after the last round.
     public var cursor: Int64
+    /// The run's duration on the engine's clock, in milliseconds.
     public var durationMs: Int
+    /// The outcome's message (`SyncOutcome.message`), or a word on what the run found.
     public var message: String?
 
+    /// A report; a run fills it in.
     public init(
         outcome: SyncOutcome, counts: SyncCounts = SyncCounts(), pending: Int = 0, deadLetters: Int = 0, owed: Int = 0,
         cursor: Int64 = 0, durationMs: Int = 0, message: String? = nil
@@ -134,6 +151,7 @@ public struct SyncReport: Equatable, Sendable {
         self.message = message
     }
 
+    /// One counter of `counts`, as a member of the report (`report.pushed`).
     public subscript(dynamicMember path: WritableKeyPath<SyncCounts, Int>) -> Int {
         get { counts[keyPath: path] }
         set { counts[keyPath: path] = newValue }
@@ -142,13 +160,21 @@ public struct SyncReport: Equatable, Sendable {
 
 /// Everything an observer needs, published on every change (sync-engine §3.5).
 public struct SyncSnapshot: Equatable, Sendable {
+    /// What the engine is doing, or how its last run ended.
     public var state: SyncState
+    /// True while a run is under way (`performSync`, a verify, or live mode's round).
     public var isRunning: Bool
+    /// Live mutations in the queue.
     public var pendingCount: Int
+    /// Dead letters in the queue.
     public var deadLetterCount: Int
+    /// The stored change-feed cursor.
     public var cursor: Int64
+    /// When a run last ended `synced` or `partial`.
     public var lastSuccessAt: Date?
+    /// The report of the last run that ended.
     public var lastReport: SyncReport?
+    /// True while the circuit breaker holds pushes (sync-engine §6.1).
     public var breakerOpen: Bool
     /// Seconds: the longer of the quiet period and the breaker backoff still to wait.
     public var retryAfterSeconds: TimeInterval
@@ -160,6 +186,7 @@ public struct SyncSnapshot: Equatable, Sendable {
     /// Live mode (R12): `off` unless `startLive()` runs.
     public var live: LiveState = .off
 
+    /// A snapshot; the engine publishes its own.
     public init(
         state: SyncState = .idle, isRunning: Bool = false, pendingCount: Int = 0, deadLetterCount: Int = 0,
         cursor: Int64 = 0, lastSuccessAt: Date? = nil, lastReport: SyncReport? = nil, breakerOpen: Bool = false,

@@ -4,11 +4,16 @@ import Protocols
 
 /// Entities as they were exported elsewhere: ids, times and values kept.
 public struct ImportBatch: Sendable, Equatable {
+    /// The event types, each with its id.
     public var eventTypes: [EventType]
+    /// The property definitions, each naming a type of the batch or of the database.
     public var propertyDefinitions: [PropertyDefinition]
+    /// The geofences.
     public var geofences: [Geofence]
+    /// The events, each naming a type of the batch or of the database.
     public var events: [Event]
 
+    /// A batch; every list may be empty.
     public init(
         eventTypes: [EventType] = [], propertyDefinitions: [PropertyDefinition] = [], geofences: [Geofence] = [],
         events: [Event] = []
@@ -22,9 +27,12 @@ public struct ImportBatch: Sendable, Equatable {
 
 /// What an import did (or, dry, would do): per entity type, rows created and rows already present unchanged.
 public struct ImportSummary: Sendable, Equatable {
+    /// Rows written, each with its queued create.
     public var created: [MutationEntityType: Int] = [:]
+    /// Rows the database already held with the same values: nothing written, nothing queued.
     public var unchanged: [MutationEntityType: Int] = [:]
 
+    /// Nothing imported yet.
     public init() {}
 }
 

@@ -4,9 +4,11 @@ import Protocols
 
 /// What `mergeEventType` moved.
 public struct EventTypeMerge: Sendable, Equatable {
+    /// Events moved to the target.
     public var events: Int
     /// Definitions copied to the target (a key it already had is not copied: the target's definition serves).
     public var propertyDefinitions: Int
+    /// Geofences whose entry or exit type now names the target.
     public var geofences: Int
 }
 

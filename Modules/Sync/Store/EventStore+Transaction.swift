@@ -17,10 +17,12 @@ extension EventStore {
         /// The instant of this unit of work (the store's clock, to the millisecond).
         public let now: Date
 
+        /// Event types by name, as this transaction sees them.
         public func eventTypes() throws -> [EventType] {
             EventStore.byName(try store.fetchAllEventTypes())
         }
 
+        /// The definitions of one type, by display order, as this transaction sees them.
         public func propertyDefinitions(eventTypeId: String) throws -> [PropertyDefinition] {
             try EventStore.definitions(of: eventTypeId, among: store.fetchAllPropertyDefinitions())
         }

@@ -6,6 +6,7 @@ import Protocols
 extension EventStore {
     // MARK: Event types
 
+    /// Creates an event type with a new id and queues its create; a name another type has throws `duplicate`.
     @discardableResult
     public func createEventType(
         name: String, color: String = EventType.defaultColor, icon: String = EventType.defaultIcon
@@ -19,6 +20,8 @@ extension EventStore {
         }
     }
 
+    /// Applies `edit` to the event type `id` and queues the fields it changed (R1); an edit that changes nothing
+    /// writes and queues nothing. Returns the row as written.
     @discardableResult
     public func updateEventType(id: String, _ edit: (inout EventType) throws -> Void) async throws -> EventType {
         try await write { store, now in try update(id, store, now, edit: edit) }
@@ -87,11 +90,13 @@ extension EventStore {
         return event
     }
 
+    /// Applies `edit` to the event `id` and queues the fields it changed (R1); returns the row as written.
     @discardableResult
     public func updateEvent(id: String, _ edit: (inout Event) throws -> Void) async throws -> Event {
         try await write { store, now in try update(id, store, now, edit: edit) }
     }
 
+    /// Deletes the event and queues its delete, or cancels its unsent create (sync-engine §1.7).
     public func deleteEvent(id: String) async throws {
         try await write { store, now in
             guard try store.findEvent(id: id) != nil else { throw EventStoreError.notFound(.event, id: id) }
@@ -102,6 +107,8 @@ extension EventStore {
 
     // MARK: Geofences
 
+    /// Creates a geofence with a new id and queues its create; `configure` sets the other fields. A name another
+    /// geofence has throws `duplicate`.
     @discardableResult
     public func createGeofence(
         name: String, latitude: Double, longitude: Double, configure: (inout Geofence) -> Void = { _ in }
@@ -115,6 +122,7 @@ extension EventStore {
         }
     }
 
+    /// Applies `edit` to the geofence `id` and queues the fields it changed (R1); returns the row as written.
     @discardableResult
     public func updateGeofence(id: String, _ edit: (inout Geofence) throws -> Void) async throws -> Geofence {
         try await write { store, now in try update(id, store, now, edit: edit) }
@@ -136,6 +144,8 @@ extension EventStore {
 
     // MARK: Property definitions
 
+    /// Creates a definition of `key` on the event type `eventTypeId` with a new id and queues its create; a key the
+    /// type already has throws `duplicate`.
     @discardableResult
     public func createPropertyDefinition(
         eventTypeId: String, key: String, label: String, type: PropertyType,
@@ -152,6 +162,7 @@ extension EventStore {
         }
     }
 
+    /// Applies `edit` to the definition `id` and queues the fields it changed (R1); returns the row as written.
     @discardableResult
     public func updatePropertyDefinition(
         id: String, _ edit: (inout PropertyDefinition) throws -> Void
@@ -161,6 +172,7 @@ extension EventStore {
         try await write { store, now in try update(id, store, now, edit: edit) }
     }
 
+    /// Deletes the definition and queues its delete, or cancels its unsent create (sync-engine §1.7).
     public func deletePropertyDefinition(id: String) async throws {
         try await write { store, now in
             guard try store.findPropertyDefinition(id: id) != nil else {

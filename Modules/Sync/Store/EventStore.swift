@@ -53,6 +53,7 @@ public final class EventStore: Sendable {
 
     static func byName(_ types: [EventType]) -> [EventType] { types.sorted { ($0.name, $0.id) < ($1.name, $1.id) } }
 
+    /// The event type `id`; nil when this database has none.
     public func eventType(id: String) throws -> EventType? { try unitOfWork { try $0.findEventType(id: id) } }
 
     /// Events matching `query`: newest first, or oldest first; a page of a long listing with `limit` and `after`.
@@ -60,6 +61,7 @@ public final class EventStore: Sendable {
         try unitOfWork { try $0.fetchEvents(matching: query) }
     }
 
+    /// The event `id`; nil when this database has none.
     public func event(id: String) throws -> Event? { try unitOfWork { try $0.findEvent(id: id) } }
 
     /// Geofences by name.
@@ -69,6 +71,7 @@ public final class EventStore: Sendable {
         geofences.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
 
+    /// The geofence `id`; nil when this database has none.
     public func geofence(id: String) throws -> Geofence? { try unitOfWork { try $0.findGeofence(id: id) } }
 
     /// The definitions of one type, by display order.
@@ -81,6 +84,7 @@ public final class EventStore: Sendable {
             .sorted { ($0.displayOrder, $0.createdAt, $0.id) < ($1.displayOrder, $1.createdAt, $1.id) }
     }
 
+    /// The property definition `id`; nil when this database has none.
     public func propertyDefinition(id: String) throws -> PropertyDefinition? {
         try unitOfWork { try $0.findPropertyDefinition(id: id) }
     }
@@ -110,7 +114,9 @@ public final class EventStore: Sendable {
 
 /// Why a local write was refused. Nothing was written.
 public enum EventStoreError: Error, Equatable, CustomStringConvertible {
+    /// No entity of that kind has the id in this database.
     case notFound(MutationEntityType, id: String)
+    /// A field's value breaks a rule of sync-engine §1.6; `reason` says which.
     case invalid(field: String, reason: String)
     /// Another local entity already holds the name, key or timestamp; the server would refuse it too.
     case duplicate(String)
