@@ -153,11 +153,7 @@ struct VerifyTests {
     /// A position without the time of its change, as a cursor an older client stored: no pull can tell that the
     /// feed went around a version acknowledged since (sync-engine R15), so only the verification finds it.
     private func forgetPositionTime(_ h: SyncHarness) throws {
-        let store = h.stores.makeDataStore()
-        var state = try store.loadEngineState()
-        state.position = FeedPosition(cursor: state.cursor)
-        try store.saveEngineState(state)
-        try store.save()
+        try h.updateEngineState { $0.position = FeedPosition(cursor: $0.cursor) }
     }
 
     @Test("R10 a server without the digest feature: unsupported, exit 1")

@@ -17,6 +17,7 @@ public enum Build {
         return "\(time.prefix(8))-\(time.suffix(4))-7000-8000-\(tail)"
     }
 
+    /// A local event type, `pending` unless said otherwise.
     public static func eventType(
         id: String = Build.id(1), name: String = "Coffee", color: String = "#8B4513", icon: String = "cup.and.saucer",
         createdAt: Date = instant, syncStatus: SyncStatus = .pending
@@ -24,6 +25,7 @@ public enum Build {
         EventType(id: id, name: name, color: color, icon: icon, createdAt: createdAt, syncStatus: syncStatus)
     }
 
+    /// A local event of the type `Build.id(1)`, `pending` unless said otherwise; `configure` sets the rest.
     public static func event(
         id: String = Build.id(100),
         eventTypeId: String = Build.id(1),
@@ -86,6 +88,7 @@ public enum Build {
         }
     }
 
+    /// A local geofence, `pending` unless said otherwise.
     public static func geofence(
         id: String = Build.id(200), name: String = "Office", latitude: Double = 52.52, longitude: Double = 13.405,
         radius: Double = 150, eventTypeEntryId: String? = nil, eventTypeExitId: String? = nil,
@@ -97,6 +100,7 @@ public enum Build {
             syncStatus: syncStatus)
     }
 
+    /// A local property definition of the type `Build.id(1)`, `pending` unless said otherwise.
     public static func propertyDefinition(
         id: String = Build.id(300), eventTypeId: String = Build.id(1), key: String = "strength",
         label: String = "Strength", propertyType: PropertyType = .number, options: [String] = [],
@@ -109,6 +113,7 @@ public enum Build {
             syncStatus: syncStatus)
     }
 
+    /// The body of an event's create.
     public static func createEventRequest(
         id: String = Build.id(100), eventTypeId: String = Build.id(1), timestamp: Date = instant,
         notes: String? = nil
@@ -116,6 +121,7 @@ public enum Build {
         CreateEventRequest(id: id, eventTypeId: eventTypeId, timestamp: timestamp, notes: notes)
     }
 
+    /// The body of an event type's create.
     public static func createEventTypeRequest(
         id: String = Build.id(1), name: String = "Coffee"
     )
@@ -124,6 +130,7 @@ public enum Build {
         CreateEventTypeRequest(id: id, name: name, color: "#8B4513", icon: "cup.and.saucer")
     }
 
+    /// The body of a geofence's create.
     public static func createGeofenceRequest(
         id: String = Build.id(200), name: String = "Office"
     )
@@ -132,6 +139,7 @@ public enum Build {
         CreateGeofenceRequest(id: id, name: name, latitude: 52.52, longitude: 13.405, radius: 150)
     }
 
+    /// The body of a property definition's create.
     public static func createPropertyDefinitionRequest(
         id: String = Build.id(300), eventTypeId: String = Build.id(1), key: String = "strength"
     ) -> CreatePropertyDefinitionRequest {

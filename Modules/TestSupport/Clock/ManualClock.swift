@@ -9,8 +9,11 @@ import Synchronization
 /// In `.advancing` mode it moves time forward by the requested amount and returns at once, which suits code
 /// whose waits should happen instantly but be measurable (every sleep is logged in `sleeps`).
 public final class ManualClock: SyncClock {
+    /// How `sleep(for:)` behaves.
     public enum Mode: Sendable {
+        /// A sleep waits until `advance(by:)` moves time past its deadline.
         case suspending
+        /// A sleep moves time forward by its duration and returns at once.
         case advancing
     }
 
@@ -65,6 +68,7 @@ public final class ManualClock: SyncClock {
         }
     }
 
+    /// Switches how later sleeps behave; sleepers already waiting keep waiting for `advance(by:)`.
     public func set(mode: Mode) { state.withLock { $0.mode = mode } }
 
     /// Moves time forward and resumes every sleeper whose deadline has passed.

@@ -4,16 +4,20 @@ import Foundation
 /// failure instead of a hang, never a timing assertion. Far above what a loaded two-core machine needs, because a
 /// suite runs beside hundreds of tests that may hold every thread of Swift's cooperative pool for seconds.
 public enum TestWait {
+    /// Sixty seconds.
     public static let limit: Duration = .seconds(60)
 }
 
 /// A condition a test waited for did not come true within `TestWait.limit`.
 public struct WaitTimedOut: Error, CustomStringConvertible {
+    /// What the test waited for, in its words.
     public let condition: String
+    /// How long it waited.
     public let timeout: Duration
     /// What the wait saw last, to tell the reader why (the output so far, the engine's state); may be empty.
     public let lastSeen: String
 
+    /// The failure of a wait for `condition` after `timeout`.
     public init(condition: String, timeout: Duration, lastSeen: String = "") {
         self.condition = condition
         self.timeout = timeout

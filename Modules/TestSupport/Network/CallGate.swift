@@ -17,6 +17,7 @@ public final class CallGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// A closed gate.
     public init() {}
 
     /// Calls that reached the gate so far.

@@ -6,6 +6,7 @@ import Synchronization
 
 /// The sync digest (api-v1 §14), computed over the model's state the way trendy-server computes it over its tables.
 extension InMemoryTrendyServer {
+    /// `GET /sync/digest`: `user`'s digest at the latest cursor.
     public func digest(user: String) throws(NetworkError) -> SyncDigest {
         let (cursor, hashes) = try digestHashes(user: user)
         var builder = DigestBuilder()
@@ -26,6 +27,7 @@ extension InMemoryTrendyServer {
         return builder.digest(cursor: cursor)
     }
 
+    /// `GET /sync/digest?bucket=xx`: the entities of one bucket with their hashes; 400 for a bad bucket name.
     public func digestBucket(user: String, bucket: String) throws(NetworkError) -> SyncDigestBucket {
         guard EntityDigest.isBucketName(bucket) else {
             throw Problems.badRequest("bucket must be two lowercase hex digits")

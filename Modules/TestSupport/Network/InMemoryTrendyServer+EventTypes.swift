@@ -4,8 +4,10 @@ import Protocols
 import Synchronization
 
 extension InMemoryTrendyServer {
+    /// `GET /event-types`.
     public func listEventTypes(user: String) -> [APIEventType] { eventTypes(of: user) }
 
+    /// `POST /event-types` (api-v1 §5.3), replayed for a key already answered (api-v1 §7).
     public func createEventType(
         user: String, _ request: CreateEventTypeRequest, key: String?
     ) throws(NetworkError)
@@ -21,6 +23,7 @@ extension InMemoryTrendyServer {
         }
     }
 
+    /// `PUT /event-types/{id}`: a partial update, merged field by field (api-v1 §3.5).
     public func updateEventType(
         user: String, id: String, _ request: UpdateEventTypeRequest, key: String?
     )

@@ -18,6 +18,7 @@ extension InMemoryTrendyServer {
         }
     }
 
+    /// `POST /events` (api-v1 §5.4), replayed for a key already answered.
     public func createEvent(user: String, _ request: CreateEventRequest, key: String?) throws(NetworkError) -> APIEvent
     {
         try idempotent(user: user, method: "POST", path: "/api/v1/events", key: key, body: request) {
@@ -192,6 +193,7 @@ extension InMemoryTrendyServer {
         }
     }
 
+    /// `DELETE /events/{id}`: logged in the feed; 404 `deleted` for one deleted before (api-v1 §6.6).
     public func deleteEvent(user: String, id: String) throws(NetworkError) {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in
@@ -253,6 +255,7 @@ extension InMemoryTrendyServer {
         }
     }
 
+    /// True when `user` holds an entity of `type` with this id (N2).
     public func exists(user: String, _ type: MutationEntityType, id: String) -> Bool {
         let id = id.lowercased()
         return state.withLock { state in
@@ -287,6 +290,7 @@ extension InMemoryTrendyServer {
         changes(of: user).last?.position ?? FeedPosition(cursor: 0)
     }
 
+    /// The cursor of `latestPosition(user:)`.
     public func latestCursor(user: String) -> Int64 { latestPosition(user: user).cursor }
 
     /// api-v1 §6.7: a write made from a position this history does not hold is refused as a pull from it would be

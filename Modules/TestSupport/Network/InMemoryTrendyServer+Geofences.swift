@@ -4,10 +4,12 @@ import Protocols
 import Synchronization
 
 extension InMemoryTrendyServer {
+    /// `GET /geofences`, only the active ones with `activeOnly`.
     public func listGeofences(user: String, activeOnly: Bool) -> [APIGeofence] {
         geofences(of: user).filter { !activeOnly || $0.isActive }
     }
 
+    /// `POST /geofences` (api-v1 §5.5), replayed for a key already answered.
     public func createGeofence(
         user: String, _ request: CreateGeofenceRequest, key: String?
     ) throws(NetworkError)

@@ -4,6 +4,7 @@ import Protocols
 import Synchronization
 
 extension InMemoryTrendyServer {
+    /// `GET /event-types/{id}/properties`: 404 for a type `user` does not have.
     public func listPropertyDefinitions(
         user: String, eventTypeId: String
     ) throws(NetworkError) -> [APIPropertyDefinition] {
@@ -14,6 +15,7 @@ extension InMemoryTrendyServer {
         }
     }
 
+    /// `POST /event-types/{id}/properties`, replayed for a key already answered.
     public func createPropertyDefinition(
         user: String, eventTypeId: String, _ request: CreatePropertyDefinitionRequest, key: String?
     ) throws(NetworkError) -> APIPropertyDefinition {
@@ -53,6 +55,7 @@ extension InMemoryTrendyServer {
         }
     }
 
+    /// `DELETE /property-definitions/{id}`: logged in the feed; 404 `deleted` for one deleted before (api-v1 §6.6).
     public func deletePropertyDefinition(user: String, id: String) throws(NetworkError) {
         let id = id.lowercased()
         try state.withLock { (state: inout State) throws(NetworkError) in

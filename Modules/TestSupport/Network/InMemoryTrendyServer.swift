@@ -11,6 +11,7 @@ import Synchronization
 ///
 /// Failures are thrown as the `NetworkError` the real client would produce for the server's answer.
 public final class InMemoryTrendyServer: Sendable {
+    /// The server's time: `created_at`, `updated_at`, change times, deletes.
     public let clock: any SyncClock
     /// How far ahead of `clock` an event id's time may be; nil skips the check, for models whose clock is not the
     /// one the client's ids are made from.
@@ -25,6 +26,7 @@ public final class InMemoryTrendyServer: Sendable {
     /// Faults the next entries meet on their way to a user's streams (`scriptStreamFault`), first first.
     let streamFaults = Mutex<[ScriptedStreamFault]>([])
 
+    /// An empty server with every feature of trendy-server unless `features` says otherwise.
     public init(
         clock: any SyncClock = ManualClock(), futureIdTolerance: TimeInterval? = 60,
         features: ServerFeatures = InMemoryTrendyServer.allFeatures
@@ -79,14 +81,17 @@ public final class InMemoryTrendyServer: Sendable {
         state.withLock { state in Self.sortedEvents(state.events.values.filter { $0.userId == user }) }
     }
 
+    /// `user`'s event types, by name.
     public func eventTypes(of user: String) -> [APIEventType] {
         state.withLock { state in Self.sortedTypes(state.eventTypes.values.filter { $0.userId == user }) }
     }
 
+    /// `user`'s geofences, by name.
     public func geofences(of user: String) -> [APIGeofence] {
         state.withLock { state in Self.sortedFences(state.geofences.values.filter { $0.userId == user }) }
     }
 
+    /// `user`'s property definitions, by type and display order.
     public func propertyDefinitions(of user: String) -> [APIPropertyDefinition] {
         state.withLock { state in
             Self.sortedDefinitions(state.definitions.values.filter { $0.userId == user })

@@ -10,15 +10,21 @@ import Synchronization
 /// errors (global or per method), call counters and a log of every call's arguments and key, and gates that hold
 /// calls in flight. Thread-safe through one `Mutex`.
 public final class MockNetworkClient: NetworkClientProtocol, Sendable {
+    /// Every call the client makes, for counters, scripted answers, sticky errors and gates.
     public enum Method: String, Sendable, Hashable, CaseIterable {
         /// The seed's calls; those with a fresh key are their keyed counterparts (`NetworkClientProtocol`'s extension).
         case getEventTypes, createEventTypeWithIdempotency, deleteEventType
+        /// The seed's event calls: an offset page, every page, a create, a delete.
         case getEvents, getAllEvents, createEventWithIdempotency, deleteEvent
+        /// The seed's geofence calls.
         case getGeofences, createGeofenceWithIdempotency, deleteGeofence
+        /// The seed's property-definition calls.
         case getPropertyDefinitions, createPropertyDefinitionWithIdempotency, deletePropertyDefinition
+        /// The change feed and its head (sync-engine §4.9, §5.2).
         case getChanges, getLatestCursor
         /// N1–N6.
         case createEventsBatchWithIdempotency, entityExists, updateEventTypeWithIdempotency
+        /// The other updates of N1–N6, one per entity kind.
         case updateEventWithIdempotency, updateGeofenceWithIdempotency, updatePropertyDefinitionWithIdempotency
         /// N7, N8 (revision 3).
         case fetchEntity, getEventsPage
@@ -45,9 +51,11 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
 
     /// One recorded call.
     public struct Call: Sendable, Equatable {
+        /// Which call it was.
         public let method: Method
         /// Scalar arguments by name (`id`, `limit`, `since`, …).
         public let arguments: [String: String]
+        /// The `Idempotency-Key` it carried; nil for a read.
         public let idempotencyKey: String?
         /// The request body as the client would send it.
         public let body: JSONValue?
@@ -63,16 +71,20 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
         var writePosition: FeedPosition?
     }
 
+    /// The model that answers every call nothing scripted answers.
     public let server: InMemoryTrendyServer
+    /// The account every call is made as (lowercased).
     public let userId: String
     private let state = Mutex(State())
 
+    /// A client of `userId` on `server` (a new empty model by default).
     public init(server: InMemoryTrendyServer = InMemoryTrendyServer(), userId: String = MockNetworkClient.defaultUserId)
     {
         self.server = server
         self.userId = userId.lowercased()
     }
 
+    /// The account of a client made without one.
     public static let defaultUserId = "5b3c1d2e-8f4a-4b6c-9d0e-1f2a3b4c5d6e"
 
     // MARK: Scripting
@@ -107,15 +119,24 @@ public final class MockNetworkClient: NetworkClientProtocol, Sendable {
 
     // MARK: Spying
 
+    /// Every call since the last `resetCalls()`, in order.
     public var calls: [Call] { state.withLock { $0.calls } }
+    /// The calls of `method`, in order.
     public func calls(of method: Method) -> [Call] { calls.filter { $0.method == method } }
+    /// How many calls of `method` were made.
     public func callCount(_ method: Method) -> Int { calls(of: method).count }
+    /// How many calls were made, of any method.
     public var totalCallCount: Int { state.withLock { $0.calls.count } }
+    /// Forgets the calls made so far; scripts, sticky errors and gates stay.
     public func resetCalls() { state.withLock { $0.calls = [] } }
 
+    /// `callCount(.getEventTypes)`.
     public var getEventTypesCallCount: Int { callCount(.getEventTypes) }
+    /// `callCount(.getChanges)`.
     public var getChangesCallCount: Int { callCount(.getChanges) }
+    /// `callCount(.getLatestCursor)`.
     public var getLatestCursorCallCount: Int { callCount(.getLatestCursor) }
+    /// `callCount(.createEventsBatchWithIdempotency)`.
     public var createEventsBatchCallCount: Int { callCount(.createEventsBatchWithIdempotency) }
 
     /// The model's features once any call was answered (sync-engine R0), nil before; `announce(_:)` overrides them.

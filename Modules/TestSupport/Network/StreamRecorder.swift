@@ -8,13 +8,16 @@ import Synchronization
 public final class StreamRecorder: Sendable {
     /// What the stream delivered so far.
     public struct Snapshot: Sendable {
+        /// Every event, in order: the opening, the entries, a reset or a re-auth.
         public var events: [StreamEvent] = []
         /// nil while the stream is open; `.success` after a clean close, `.failure` after it threw.
         public var end: Result<Void, NetworkError>?
 
+        /// The change entries among `events`, in order.
         public var changes: [ChangeEntry] {
             events.compactMap { if case .change(let entry) = $0 { entry } else { nil } }
         }
+        /// True once the stream said it was open.
         public var isOpened: Bool { events.contains(.opened) }
     }
 
@@ -25,6 +28,7 @@ public final class StreamRecorder: Sendable {
     private let state = Mutex(Snapshot())
     private let task = Mutex<Task<Void, Never>?>(nil)
 
+    /// Starts consuming `stream` at once; the recorder stops when it is released or the stream ends.
     public init(_ stream: AsyncThrowingStream<StreamEvent, any Error>) {
         let consumer = Task { [weak self] in
             do {
@@ -37,6 +41,7 @@ public final class StreamRecorder: Sendable {
         task.withLock { $0 = consumer }
     }
 
+    /// What arrived so far.
     public var snapshot: Snapshot { state.withLock { $0 } }
 
     /// Waits (`waitUntil`) until `condition` holds and returns what the stream holds then.

@@ -40,26 +40,42 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
     /// `setSyncStatus`; `fetchMutations` of every entity counts as `fetchPendingMutations`, and `completeMutation`
     /// without a revision as `deletePendingMutation`.
     public enum Method: String, Sendable, Hashable, CaseIterable {
+        /// An upsert of server data (sync-engine §2.4), by entity kind.
         case upsertEvent, upsertEventType, upsertGeofence, upsertPropertyDefinition
+        /// An insert of a new local row, by entity kind.
         case insertEvent, insertEventType, insertGeofence, insertPropertyDefinition
+        /// A delete of one row, by entity kind.
         case deleteEvent, deleteEventType, deleteGeofence, deletePropertyDefinition
+        /// A lookup by id, by entity kind.
         case findEvent, findEventType, findGeofence, findPropertyDefinition
+        /// A listing of every row, by entity kind.
         case fetchAllEvents, fetchAllEventTypes, fetchAllGeofences, fetchAllPropertyDefinitions
+        /// The seed's outbox operations (sync-engine §2.4).
         case fetchPendingMutations, insertPendingMutation, deletePendingMutation
+        /// The commit of a unit of work.
         case save
+        /// The outbox's operations (sync-engine §2.5, DS1–DS5).
         case enqueueMutation, claimMutations, completeMutation, recordMutationFailure, reviveMutation
+        /// Status, bulk deletes, engine state and history (DS6–DS11).
         case setSyncStatus, deleteEntities, loadEngineState, saveEngineState, appendSyncHistory, fetchSyncHistory
+        /// Queries (Q1–Q4).
         case fetchEvents, countMutations, fetchMutations, liveMutationRevisions
+        /// A payload rewrite (R8) and the owed entities (DS12–DS14).
         case rewriteMutation, markOwed, owedEntities, settleOwed
+        /// Unanswered batches (sync-engine §4.7 step 2).
         case recordUnansweredBatch, unansweredBatches, removeUnansweredBatch
+        /// The bootstrap's staging (DS16–DS18).
         case clearStagedEvents, stageEvents, insertStagedEvents
+        /// Acknowledged versions (DS20–DS21).
         case recordAcknowledged, acknowledgedVersions
     }
 
     /// The error an injected fault throws.
     public struct InjectedFault: Error, Equatable, CustomStringConvertible {
+        /// The method that threw it.
         public let method: Method
 
+        /// The fault of `method`.
         public init(method: Method) {
             self.method = method
         }
@@ -72,6 +88,7 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         var error: any Error
     }
 
+    /// The in-memory database under the store.
     public let storage: DatabaseStorage
     private let lock = NSLock()
     private var inner: LocalStore
@@ -139,25 +156,43 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
         }
     }
 
-    // MARK: Named counters for the most used methods
+    // MARK: Named counters for the most used methods (each `callCount(_:)` of its method)
 
+    /// How many times `upsertEvent` was called: `callCount(.upsertEvent)`.
     public var upsertEventCallCount: Int { callCount(.upsertEvent) }
+    /// How many times `upsertEventType` was called: `callCount(.upsertEventType)`.
     public var upsertEventTypeCallCount: Int { callCount(.upsertEventType) }
+    /// How many times `upsertGeofence` was called: `callCount(.upsertGeofence)`.
     public var upsertGeofenceCallCount: Int { callCount(.upsertGeofence) }
+    /// How many times `upsertPropertyDefinition` was called: `callCount(.upsertPropertyDefinition)`.
     public var upsertPropertyDefinitionCallCount: Int { callCount(.upsertPropertyDefinition) }
+    /// How many times `deleteEvent` was called: `callCount(.deleteEvent)`.
     public var deleteEventCallCount: Int { callCount(.deleteEvent) }
+    /// How many times `deleteEventType` was called: `callCount(.deleteEventType)`.
     public var deleteEventTypeCallCount: Int { callCount(.deleteEventType) }
+    /// How many times `deleteGeofence` was called: `callCount(.deleteGeofence)`.
     public var deleteGeofenceCallCount: Int { callCount(.deleteGeofence) }
+    /// How many times `deletePropertyDefinition` was called: `callCount(.deletePropertyDefinition)`.
     public var deletePropertyDefinitionCallCount: Int { callCount(.deletePropertyDefinition) }
+    /// How many times `fetchPendingMutations` was called: `callCount(.fetchPendingMutations)`.
     public var fetchPendingMutationsCallCount: Int { callCount(.fetchPendingMutations) }
+    /// How many times `insertPendingMutation` was called: `callCount(.insertPendingMutation)`.
     public var insertPendingMutationCallCount: Int { callCount(.insertPendingMutation) }
+    /// How many times `deletePendingMutation` was called: `callCount(.deletePendingMutation)`.
     public var deletePendingMutationCallCount: Int { callCount(.deletePendingMutation) }
+    /// How many times `save` was called: `callCount(.save)`.
     public var saveCallCount: Int { callCount(.save) }
+    /// How many times `enqueueMutation` was called: `callCount(.enqueueMutation)`.
     public var enqueueMutationCallCount: Int { callCount(.enqueueMutation) }
+    /// How many times `claimMutations` was called: `callCount(.claimMutations)`.
     public var claimMutationsCallCount: Int { callCount(.claimMutations) }
+    /// How many times `completeMutation` was called: `callCount(.completeMutation)`.
     public var completeMutationCallCount: Int { callCount(.completeMutation) }
+    /// How many times `recordMutationFailure` was called: `callCount(.recordMutationFailure)`.
     public var recordMutationFailureCallCount: Int { callCount(.recordMutationFailure) }
+    /// How many times `saveEngineState` was called: `callCount(.saveEngineState)`.
     public var saveEngineStateCallCount: Int { callCount(.saveEngineState) }
+    /// How many times `appendSyncHistory` was called: `callCount(.appendSyncHistory)`.
     public var appendSyncHistoryCallCount: Int { callCount(.appendSyncHistory) }
 
     // MARK: DataStoreProtocol
@@ -316,17 +351,21 @@ public final class MockDataStore: DataStoreProtocol, @unchecked Sendable {
 
 /// Returns the one shared `MockDataStore` from every `makeDataStore()` and counts the calls.
 public final class MockDataStoreFactory: DataStoreFactory, Sendable {
+    /// The store every `makeDataStore()` returns.
     public let store: MockDataStore
     private let calls = Mutex(0)
 
+    /// A factory over `store`.
     public init(store: MockDataStore) {
         self.store = store
     }
 
+    /// A factory over a new store on a private in-memory database, its placeholder times from `clock`.
     public convenience init(clock: any SyncClock = ManualClock()) throws {
         self.init(store: try MockDataStore(clock: clock))
     }
 
+    /// How many units of work were begun.
     public var makeDataStoreCallCount: Int { calls.withLock { $0 } }
 
     public func makeDataStore() -> any DataStoreProtocol {

@@ -8,13 +8,20 @@ import Sync
 /// and one `ManualClock` for all of them. Everything a test needs to act (local writes through `events`) and to
 /// look (the queue, the engine state, the server's data).
 public struct SyncHarness: Sendable {
+    /// The one clock of the engine, the store and the model: advance it instead of sleeping.
     public let clock: ManualClock
+    /// The in-memory server, shared with `secondDevice()`.
     public let model: InMemoryTrendyServer
+    /// The engine's network client, on `model` as this harness's user.
     public let network: MockNetworkClient
+    /// The engine's store factory, on a private in-memory database.
     public let stores: MockDataStoreFactory
+    /// The engine under test.
     public let engine: SyncEngine
+    /// The app's writes, through the engine's unit-of-work rule (sync-engine §1.8).
     public let events: EventStore
 
+    /// A device of `user` (`MockNetworkClient.defaultUserId` by default) on `model` (a new one by default).
     public init(
         configuration: SyncConfiguration = .standard(), model: InMemoryTrendyServer? = nil, user: String? = nil
     )
@@ -40,8 +47,10 @@ public struct SyncHarness: Sendable {
     /// The local database, read directly.
     public var store: MockDataStore { stores.store }
 
+    /// The outbox, live and dead, in queue order.
     public func queue() throws -> [PendingMutation] { try read { try $0.fetchPendingMutations() } }
 
+    /// The stored engine state.
     public func engineState() throws -> EngineState { try read { try $0.loadEngineState() } }
 
     /// Reads the local database as the test's own look, beside an engine that may be running (live mode): through
@@ -68,6 +77,7 @@ public struct SyncHarness: Sendable {
             + "calls \(network.calls.map(\.method.rawValue).suffix(12)), sleepers \(clock.suspendedSleepers)"
     }
 
+    /// Changes the stored engine state in a unit of work of its own, as another process could.
     public func updateEngineState(_ change: (inout EngineState) -> Void) throws {
         let store = stores.makeDataStore()
         var state = try store.loadEngineState()
@@ -83,6 +93,7 @@ public struct SyncHarness: Sendable {
         return try store.owedEntities()
     }
 
+    /// The sync history, newest first.
     public func history() throws -> [SyncHistoryEntry] {
         let store = stores.makeDataStore()
         defer { try? store.save() }
@@ -91,6 +102,8 @@ public struct SyncHarness: Sendable {
 
     /// The server's data for this harness's user.
     public var serverEvents: [APIEvent] { model.events(of: network.userId) }
+    /// The server's event types for this harness's user.
     public var serverEventTypes: [APIEventType] { model.eventTypes(of: network.userId) }
+    /// The server's change feed for this harness's user, oldest first.
     public var serverChanges: [ChangeEntry] { model.changes(of: network.userId) }
 }
