@@ -2,11 +2,16 @@ import Foundation
 
 /// One entity as the server returns it from its single `GET` (api-v1 §1): what a read-back writes (sync-engine R4).
 public enum APIEntity: Sendable, Hashable {
+    /// An event type.
     case eventType(APIEventType)
+    /// An event.
     case event(APIEvent)
+    /// A geofence.
     case geofence(APIGeofence)
+    /// A property definition.
     case propertyDefinition(APIPropertyDefinition)
 
+    /// The entity's kind.
     public var entityType: MutationEntityType {
         switch self {
         case .eventType: .eventType
@@ -16,6 +21,7 @@ public enum APIEntity: Sendable, Hashable {
         }
     }
 
+    /// The entity's id, as the server spells it.
     public var id: String {
         switch self {
         case .eventType(let type): type.id
@@ -42,6 +48,7 @@ public enum APIEntity: Sendable, Hashable {
         }
     }
 
+    /// The account that owns it.
     public var userId: String {
         switch self {
         case .eventType(let type): type.userId
@@ -54,10 +61,12 @@ public enum APIEntity: Sendable, Hashable {
 
 /// One page of a keyset listing of events (api-v1 §5.3.1 `after`).
 public struct EventsPage: Sendable, Hashable {
+    /// The page's events, newest first.
     public var events: [APIEvent]
     /// The `X-Next-After` token of the answer: the page after this one starts there. Nil on the last page.
     public var nextAfter: String?
 
+    /// A page.
     public init(events: [APIEvent], nextAfter: String?) {
         self.events = events
         self.nextAfter = nextAfter

@@ -27,8 +27,10 @@ extension APIEvent {
         /// Distinct values remembered; beyond it values are kept as they are, so odd input cannot grow the table.
         private let capacity = 4096
 
+        /// An interner that has seen nothing yet.
         public init() {}
 
+        /// Points `event`'s repeated values at the copies seen before.
         public mutating func intern(_ event: inout APIEvent) {
             event.userId = shared(event.userId)
             event.eventTypeId = shared(event.eventTypeId)

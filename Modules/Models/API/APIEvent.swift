@@ -13,14 +13,23 @@ import Foundation
 @dynamicMemberLookup
 public struct APIEvent: Sendable, Hashable, Identifiable {
     public var id: String
+    /// The account that owns it; empty in the original backend's partial HealthKit answers.
     public var userId: String
+    /// The event's type.
     public var eventTypeId: String
+    /// When it happened.
     public var timestamp: Date
+    /// Free text.
     public var notes: String?
+    /// True for an event of a whole day.
     public var isAllDay: Bool
+    /// Where it came from.
     public var sourceType: EventSourceType
+    /// The property values, by key.
     public var properties: [String: PropertyValue]
+    /// When the server created it; nil when it did not say.
     public var createdAt: Date?
+    /// When the server last wrote it (the version's acknowledgment, sync-engine R15); nil when it did not say.
     public var updatedAt: Date?
     /// Nil when every optional field is nil.
     var storedDetails: Box<EventDetails>?
@@ -29,11 +38,13 @@ public struct APIEvent: Sendable, Hashable, Identifiable {
     /// Set by the network client when the answer was replayed (api-v1 §7); not part of the JSON.
     public var replayed = false
 
+    /// The optional fields.
     public var details: EventDetails {
         get { storedDetails?.value ?? EventDetails() }
         set { storedDetails = Box(newValue, unlessEmpty: true) }
     }
 
+    /// An optional field of `details`, as a member of the event.
     public subscript<Value>(dynamicMember path: WritableKeyPath<EventDetails, Value>) -> Value {
         get { details[keyPath: path] }
         set { details[keyPath: path] = newValue }
@@ -45,6 +56,7 @@ public struct APIEvent: Sendable, Hashable, Identifiable {
         set { embeddedType = newValue.map(Box.init) }
     }
 
+    /// An event as a server answers it.
     public init(
         id: String,
         userId: String,

@@ -18,6 +18,7 @@ public struct APIEventType: ServerRecord {
         self.updatedAt = updatedAt
     }
 
+    /// A type of these fields.
     public init(
         id: String, userId: String, name: String, color: String, icon: String, createdAt: Date? = nil,
         updatedAt: Date? = nil

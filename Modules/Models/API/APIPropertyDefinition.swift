@@ -4,6 +4,7 @@ import Foundation
 public struct APIPropertyDefinition: ServerObject, Identifiable {
     public var id: String
     public var userId: String
+    /// The event type whose events carry it.
     public var eventTypeId: String
     public var fields: PropertyDefinitionFields
     public var createdAt: Date?
@@ -11,6 +12,7 @@ public struct APIPropertyDefinition: ServerObject, Identifiable {
     /// Set by the network client when the answer was replayed (api-v1 §7); not part of the JSON.
     public var replayed = false
 
+    /// A definition as a server answers it.
     public init(
         id: String, userId: String, eventTypeId: String, fields: PropertyDefinitionFields, createdAt: Date? = nil,
         updatedAt: Date? = nil

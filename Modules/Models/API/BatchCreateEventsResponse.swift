@@ -4,9 +4,13 @@ public struct BatchCreateEventsResponse: Sendable, Hashable {
     /// Successful items in request order. Not index-aligned with the request: match by `id`, then by
     /// `healthkit_sample_id`.
     public var created: [APIEvent]
+    /// The failed items, each naming its index in the request.
     public var errors: [BatchEventError]
+    /// How many items the request held.
     public var total: Int
+    /// How many were created.
     public var success: Int
+    /// How many failed.
     public var failed: Int
     /// The HTTP status the answer came with (201, 207, or 400 from the original backend). Not part of the JSON:
     /// the network client sets it from the response, because the engine resets the breaker multiplier only on a
@@ -17,6 +21,7 @@ public struct BatchCreateEventsResponse: Sendable, Hashable {
     /// when first answered, and each item is read back (sync-engine R5). Not part of the JSON.
     public var replayed = false
 
+    /// An answer; its status is api-v1 §5.3.5's unless given.
     public init(
         created: [APIEvent], errors: [BatchEventError] = [], total: Int, success: Int, failed: Int,
         httpStatus: Int? = nil
@@ -62,15 +67,22 @@ extension BatchCreateEventsResponse: Codable {
 
 /// One failed item of a batch. `index` and `message` always; the rest only from our server.
 public struct BatchEventError: Sendable, Hashable, Codable {
+    /// The item's place in the request, from 0.
     public var index: Int
+    /// What went wrong, for a human.
     public var message: String
     /// The problem type the item would have got alone (`conflict`, `validation`, …).
     public var type: String?
+    /// The item's id, when it had one.
     public var id: String?
+    /// The failing field, as a path in the item (`timestamp`).
     public var field: String?
+    /// What is wrong with it, for a program.
     public var code: String?
+    /// The caller's event that holds the conflicting id or timestamp.
     public var existingId: String?
 
+    /// A failed item.
     public init(
         index: Int, message: String, type: String? = nil, id: String? = nil, field: String? = nil,
         code: String? = nil, existingId: String? = nil

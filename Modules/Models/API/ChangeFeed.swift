@@ -2,11 +2,14 @@ import Foundation
 
 /// Answer to `GET /api/v1/changes?since&limit` (api-v1 §5.6).
 public struct ChangeFeedResponse: Sendable, Hashable {
+    /// The rows after `since`, in id order.
     public var changes: [ChangeEntry]
     /// The id of the last returned row, or `since` when the page is empty. Opaque: never do arithmetic on it.
     public var nextCursor: Int64
+    /// True when more rows follow: ask again from `nextCursor`.
     public var hasMore: Bool
 
+    /// A page.
     public init(changes: [ChangeEntry], nextCursor: Int64, hasMore: Bool) {
         self.changes = changes
         self.nextCursor = nextCursor
@@ -34,16 +37,24 @@ extension ChangeFeedResponse: Codable {
 /// `entityType` and `operation` stay raw strings so that unknown values decode and can be skipped;
 /// `data` stays JSON because it is applied key by key (absent, `null` and value mean different things).
 public struct ChangeEntry: Sendable, Hashable {
+    /// The row's id: its place in the feed, and the cursor after it.
     public var id: Int64
+    /// `event_type`, `event`, `geofence` or `property_definition`; any other value is skipped.
     public var entityType: String
+    /// `create`, `update` or `delete`; any other value is skipped.
     public var operation: String
+    /// The id of the entity written.
     public var entityId: String
+    /// The account that owns it.
     public var userId: String
     /// The entity after the write for creates and updates; nil (`null` on the wire) for deletes.
     public var data: JSONValue?
+    /// A delete's time.
     public var deletedAt: Date?
+    /// When the server wrote the row (api-v1 §6.5); nil from a server that does not say.
     public var createdAt: Date?
 
+    /// A row.
     public init(
         id: Int64, entityType: String, operation: String, entityId: String, userId: String, data: JSONValue?,
         deletedAt: Date? = nil, createdAt: Date? = nil
@@ -58,7 +69,9 @@ public struct ChangeEntry: Sendable, Hashable {
         self.createdAt = createdAt
     }
 
+    /// `entityType` when this version knows it.
     public var knownEntityType: MutationEntityType? { MutationEntityType(rawValue: entityType) }
+    /// `operation` when this version knows it.
     public var knownOperation: MutationOperation? { MutationOperation(rawValue: operation) }
 }
 

@@ -10,6 +10,7 @@ public struct DeviceHeader: Sendable, Hashable {
     /// The client and its version, `name/version`: 1–64 visible ASCII characters, no `;`.
     public var client: String
 
+    /// The header of device `id` running `client`.
     public init(id: UUID, client: String) {
         self.id = id
         self.client = client

@@ -6,7 +6,9 @@ public struct APIDevice: Sendable, Hashable, Codable {
     public var id: String
     /// The client it last said it runs, `name/version`.
     public var client: String
+    /// When the server first saw it.
     public var firstSeenAt: Date
+    /// When it last made a request.
     public var lastSeenAt: Date
     /// The last change the server sent it (by a pull, a stream, or a bootstrap's latest cursor); nil before any.
     public var cursor: Int64?
@@ -21,6 +23,7 @@ public struct APIDevice: Sendable, Hashable, Codable {
     /// with a bootstrap.
     public var expired: Bool
 
+    /// A device as the server lists it.
     public init(
         id: String, client: String, firstSeenAt: Date, lastSeenAt: Date, cursor: Int64?, behind: Int64,
         streaming: Bool, revokedAt: Date?, expired: Bool
@@ -46,10 +49,12 @@ public struct APIDevice: Sendable, Hashable, Codable {
 
 /// The answer of `GET /api/v1/devices`: the account's devices, most recently seen first.
 public struct DeviceList: Sendable, Hashable, Codable {
+    /// The devices, revoked ones included.
     public var devices: [APIDevice]
     /// The account's latest change id, which `behind` is counted up to.
     public var latestCursor: Int64
 
+    /// A list.
     public init(devices: [APIDevice], latestCursor: Int64) {
         self.devices = devices
         self.latestCursor = latestCursor

@@ -1,7 +1,9 @@
 /// The body of a create of one kind of entity (api-v1 §5) and the object the server answers it with: what a network
 /// client's generic `create(_:idempotencyKey:)` sends and returns.
 public protocol EntityCreateRequest: Encodable, Sendable {
+    /// The object the server answers the create with.
     associatedtype Answer: Decodable, Sendable, ReplayableAnswer
+    /// The kind of entity it creates.
     static var entityType: MutationEntityType { get }
     /// The path under `/api/v1/` it is posted to, each id in it passed through `segment` (the client's escaping):
     /// its kind's collection, or, for a property definition, its event type's (api-v1 §5.4).
@@ -11,7 +13,9 @@ public protocol EntityCreateRequest: Encodable, Sendable {
 /// The body of an update (`PUT`) of one kind of entity (api-v1 §5) and the object the server answers it with: what a
 /// network client's generic `update(id:_:idempotencyKey:)` sends and returns.
 public protocol EntityUpdateRequest: Encodable, Sendable {
+    /// The object the server answers the update with: the entity as it now stands.
     associatedtype Answer: Decodable, Sendable, ReplayableAnswer
+    /// The kind of entity it updates.
     static var entityType: MutationEntityType { get }
 }
 
@@ -47,7 +51,9 @@ extension CreatePropertyDefinitionRequest: EntityCreateRequest {
 /// an update answers with. `UpdateEventTypeRequest`, `UpdateGeofenceRequest` and `UpdatePropertyDefinitionRequest` are
 /// patches of these.
 public protocol PatchedFields: EntityFields {
+    /// The server object of the entity.
     associatedtype ServerObject: Decodable, Sendable, ReplayableAnswer
+    /// The kind of entity the fields belong to.
     static var entityType: MutationEntityType { get }
 }
 

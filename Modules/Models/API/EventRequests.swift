@@ -6,15 +6,24 @@ import Foundation
 /// fields are `details` (EventDetails.swift), read and written as members of the request.
 @dynamicMemberLookup
 public struct CreateEventRequest: Sendable, Hashable {
+    /// The id the client chose (a UUIDv7); nil lets the server choose.
     public var id: String?
+    /// The event's type.
     public var eventTypeId: String
+    /// When it happened.
     public var timestamp: Date
+    /// Free text.
     public var notes: String?
+    /// True for an event of a whole day.
     public var isAllDay: Bool
+    /// Where it came from.
     public var sourceType: EventSourceType
+    /// The optional fields, sent where set.
     public var details: EventDetails
+    /// The property values, by key.
     public var properties: [String: PropertyValue]
 
+    /// A body; what is not given is empty and manual.
     public init(
         id: String?,
         eventTypeId: String,
@@ -43,6 +52,7 @@ public struct CreateEventRequest: Sendable, Hashable {
             properties: event.properties)
     }
 
+    /// An optional field of `details`, as a member of the request.
     public subscript<Value>(dynamicMember path: WritableKeyPath<EventDetails, Value>) -> Value {
         get { details[keyPath: path] }
         set { details[keyPath: path] = newValue }
@@ -83,13 +93,19 @@ extension CreateEventRequest: Codable {
 /// whole map; `propertiesPatch` (api-v1 §3.5a) sets or, with nil, removes single keys.
 @dynamicMemberLookup
 public struct UpdateEventRequest: Sendable, Hashable {
+    /// A new type; nil leaves it.
     public var eventTypeId: String?
+    /// A new time; nil leaves it.
     public var timestamp: Date?
+    /// New notes; nil leaves them unless `cleared` names `notes`.
     public var notes: String?
+    /// A new all-day flag; nil leaves it.
     public var isAllDay: Bool?
+    /// A new source; nil leaves it.
     public var sourceType: EventSourceType?
     /// Set members are sent; unset ones are left out unless `cleared` names them.
     public var details: EventDetails
+    /// A whole new property map; nil leaves the map (or lets `propertiesPatch` change single keys).
     public var properties: [String: PropertyValue]?
     /// Property key → its new value, or nil to remove the key; the other keys of the stored map stay.
     public var propertiesPatch: [String: PropertyValue?]?
@@ -99,6 +115,7 @@ public struct UpdateEventRequest: Sendable, Hashable {
     /// The clearable fields of an event (api-v1 §3.5): `notes` and the clearable details.
     public static let clearable: Set<String> = Set(["notes"] + EventDetails.fields.filter(\.clearable).map(\.key))
 
+    /// A patch of what is given.
     public init(
         eventTypeId: String? = nil,
         timestamp: Date? = nil,
@@ -133,6 +150,7 @@ public struct UpdateEventRequest: Sendable, Hashable {
             sourceType: event.sourceType, details: event.details, properties: event.properties, cleared: cleared)
     }
 
+    /// An optional field of `details`, as a member of the request.
     public subscript<Value>(dynamicMember path: WritableKeyPath<EventDetails, Value>) -> Value {
         get { details[keyPath: path] }
         set { details[keyPath: path] = newValue }
@@ -170,8 +188,10 @@ extension UpdateEventRequest: Codable {
 
 /// Body of `POST /api/v1/events/batch`: 1–500 create items.
 public struct BatchCreateEventsRequest: Sendable, Hashable, Codable {
+    /// The creates, answered in this order.
     public var events: [CreateEventRequest]
 
+    /// A batch of `events`.
     public init(events: [CreateEventRequest]) {
         self.events = events
     }

@@ -8,6 +8,7 @@ public struct CreateEventTypeRequest: CreateBody {
         self.fields = fields.forCreate
     }
 
+    /// A body of these fields.
     public init(id: String?, name: String, color: String, icon: String) {
         self.init(id: id, fields: EventTypeFields(name: name, color: color, icon: icon))
     }
@@ -21,6 +22,7 @@ public struct CreateEventTypeRequest: CreateBody {
 public typealias UpdateEventTypeRequest = FieldPatch<EventTypeFields>
 
 extension FieldPatch where Fields == EventTypeFields {
+    /// A patch that sets what is given.
     public init(name: String? = nil, color: String? = nil, icon: String? = nil) {
         self.init()
         (self.name, self.color, self.icon) = (name, color, icon)

@@ -6,10 +6,12 @@ import Foundation
 /// The next page holds the events strictly after that row in the listing's order, `timestamp` descending, then `id`
 /// descending: a concurrent insert or delete cannot shift an event over a page boundary.
 public struct EventsPageToken: Sendable, Hashable {
+    /// The row's `timestamp`, in milliseconds since 1970.
     public var timestamp: Int64
     /// Lowercase.
     public var id: String
 
+    /// The token of the row at `timestamp` with `id`.
     public init(timestamp: Int64, id: String) {
         self.timestamp = timestamp
         self.id = id.lowercased()
@@ -28,6 +30,7 @@ public struct EventsPageToken: Sendable, Hashable {
         self.init(timestamp: timestamp, id: id)
     }
 
+    /// The token as the `X-Next-After` header and the `after` parameter carry it.
     public var text: String { "\(timestamp).\(id)" }
 
     /// True when `event` comes after this token's row in the listing order.

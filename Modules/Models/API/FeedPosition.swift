@@ -8,10 +8,12 @@ import Foundation
 /// Also the answer to `GET /api/v1/changes/latest-cursor`: `{"cursor": …, "created_at": …}`, the time absent when
 /// no change is kept with that id.
 public struct FeedPosition: Sendable, Hashable {
+    /// The id of the last change applied; 0 before any.
     public var cursor: Int64
     /// Nil when not known: no change yet, a server that did not send it, or a cursor from an older client.
     public var createdAt: Date?
 
+    /// A position, its time unknown unless given.
     public init(cursor: Int64, createdAt: Date? = nil) {
         self.cursor = cursor
         self.createdAt = createdAt

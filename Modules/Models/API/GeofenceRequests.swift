@@ -9,6 +9,7 @@ public struct CreateGeofenceRequest: CreateBody {
         self.fields = fields.forCreate
     }
 
+    /// A body of these fields; the notify flags off.
     public init(
         id: String?, name: String, latitude: Double, longitude: Double, radius: Double,
         eventTypeEntryId: String? = nil, eventTypeExitId: String? = nil, isActive: Bool = true

@@ -3,10 +3,13 @@ import Foundation
 /// One entity a device gives back to a server that went back to a backup (api-v1 §15.1): the entity as the device
 /// holds it, or its delete, with the time the server first acknowledged that version.
 public struct GiveBackItem: Sendable, Hashable, Codable {
+    /// The entity's kind.
     public var entityType: MutationEntityType
+    /// The entity's id.
     public var id: String
     /// The server's `updated_at` of the version the device holds; for a delete, when it was deleted.
     public var acknowledgedAt: Date
+    /// True when the version given back is a delete.
     public var deleted: Bool
     /// The entity's REST object (api-v1 §4); nil for a delete.
     public var data: JSONValue?
@@ -14,6 +17,7 @@ public struct GiveBackItem: Sendable, Hashable, Codable {
     /// `acknowledgedAt` (api-v1 §15.1). Empty when the row holds none.
     public var pending: [String]
 
+    /// An item.
     public init(
         entityType: MutationEntityType, id: String, acknowledgedAt: Date, deleted: Bool, data: JSONValue?,
         pending: [String] = []
@@ -67,8 +71,10 @@ public struct GiveBackItem: Sendable, Hashable, Codable {
 
 /// `POST /api/v1/sync/give-back`'s body.
 public struct GiveBackRequest: Sendable, Hashable, Codable {
+    /// The items, applied by the server in `applicationRank` order.
     public var items: [GiveBackItem]
 
+    /// A body of `items`.
     public init(items: [GiveBackItem]) { self.items = items }
 }
 
@@ -86,14 +92,18 @@ public enum GiveBackOutcome: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// One item's outcome.
 public struct GiveBackResult: Sendable, Hashable, Codable {
+    /// The item's kind.
     public var entityType: MutationEntityType
+    /// The item's id.
     public var id: String
+    /// What the server did with it.
     public var outcome: GiveBackOutcome
     /// Why a refused item was refused.
     public var detail: String?
     /// For an item refused because another entity holds its name: that entity's id, to merge into (api-v1 §8.1).
     public var existingId: String?
 
+    /// A result.
     public init(
         entityType: MutationEntityType, id: String, outcome: GiveBackOutcome, detail: String? = nil,
         existingId: String? = nil
@@ -114,8 +124,10 @@ public struct GiveBackResult: Sendable, Hashable, Codable {
 
 /// `POST /api/v1/sync/give-back`'s answer: one result per item, in the order the server applied them.
 public struct GiveBackResponse: Sendable, Hashable, Codable {
+    /// One result per item.
     public var results: [GiveBackResult]
 
+    /// An answer of `results`.
     public init(results: [GiveBackResult]) { self.results = results }
 
     /// How many items had `outcome`.

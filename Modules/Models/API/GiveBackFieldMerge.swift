@@ -19,6 +19,7 @@ public struct GiveBackFieldMerge: Sendable {
     private var firstTime: Int64?
     private var previous: [String: JSONValue]?
 
+    /// A merge that has seen no entry yet.
     public init() {}
 
     /// The next change entry of the entity: its snapshot (nil for a delete, after which the entity starts anew) and

@@ -4,12 +4,16 @@
 public struct IdempotencyRecord<Answer: Sendable>: Sendable {
     /// What a key is unique within: one user, one method, one path (api-v1 §7).
     public struct Scope: Hashable, Sendable {
+        /// The account that sent it.
         public let user: String
+        /// The HTTP method.
         public let method: String
         /// The path as the server's dialect keys it (`Dialect.idempotencyPath` in trendy-server).
         public let path: String
+        /// The `Idempotency-Key`.
         public let key: String
 
+        /// A scope.
         public init(user: String, method: String, path: String, key: String) {
             self.user = user
             self.method = method
@@ -20,8 +24,10 @@ public struct IdempotencyRecord<Answer: Sendable>: Sendable {
 
     /// `fingerprint(of:hexDigest:)` of the body the answer was given to.
     public let fingerprint: String
+    /// The answer every replay repeats.
     public let answer: Answer
 
+    /// A record of `answer` to a body of `fingerprint`.
     public init(fingerprint: String, answer: Answer) {
         self.fingerprint = fingerprint
         self.answer = answer

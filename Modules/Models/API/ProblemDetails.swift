@@ -5,20 +5,30 @@ import Foundation
 public struct ProblemDetails: Sendable, Hashable {
     /// `urn:trendy:error:<code>`; nil for a legacy body.
     public var type: String?
+    /// A short summary, fixed per type (api-v1 §8.2).
     public var title: String?
+    /// The HTTP status.
     public var status: Int?
+    /// What went wrong, for a human.
     public var detail: String?
     /// Legacy member; equals `detail` on our server.
     public var error: String?
+    /// The `X-Request-ID` of the request, to find it in the server's logs.
     public var requestId: String?
+    /// The failing fields of a validation or conflict error.
     public var errors: [FieldError]
+    /// The caller's entity that holds the conflicting id, name or timestamp.
     public var existingId: String?
+    /// Seconds to wait before trying again (429, 503, 409 `idempotency_in_flight`).
     public var retryAfter: Int?
+    /// `authenticate` on a 401.
     public var action: String?
+    /// A message safe to show in a UI.
     public var userMessage: String?
     /// With `deleted` (api-v1 §6.6): when the entity was deleted, as RFC 3339 text.
     public var deletedAt: String?
 
+    /// A body of these members.
     public init(
         type: String? = nil,
         title: String? = nil,
@@ -47,6 +57,7 @@ public struct ProblemDetails: Sendable, Hashable {
         self.deletedAt = deletedAt
     }
 
+    /// What every problem type of our server begins with.
     public static let typePrefix = "urn:trendy:error:"
 
     /// The `<code>` of `urn:trendy:error:<code>`, else the whole type string.
@@ -113,6 +124,7 @@ extension ProblemDetails {
         case unstructured
     }
 
+    /// What kind of error body `body` is, with its members when it is one.
     public static func parse(_ body: [UInt8]) -> Kind {
         guard !body.isEmpty,
             let json = try? JSONCoding.decode(JSONValue.self, from: .init(body)),
@@ -129,9 +141,12 @@ extension ProblemDetails {
 public struct FieldError: Sendable, Hashable, Codable {
     /// A path relative to the body, e.g. `timestamp` or `properties.mood`.
     public var field: String
+    /// What is wrong with it, for a human.
     public var message: String
+    /// What is wrong with it, for a program (`required`, `too_long`, `duplicate`, …).
     public var code: String
 
+    /// A failing field.
     public init(field: String, message: String, code: String) {
         self.field = field
         self.message = message

@@ -1,16 +1,20 @@
 /// Body of `POST /api/v1/event-types/{id}/properties` (api-v1 §5.4). `event_type_id` repeats the path id; empty
 /// `options` are left out (the server stores `[]` as null).
 public struct CreatePropertyDefinitionRequest: HoldsFields, Sendable, Hashable {
+    /// The id the client chose; nil lets the server choose.
     public var id: String?
+    /// The event type it belongs to: the path's id.
     public var eventTypeId: String
     public var fields: PropertyDefinitionFields
 
+    /// A body of these fields (those a create carries).
     public init(id: String?, eventTypeId: String, fields: PropertyDefinitionFields) {
         self.id = id
         self.eventTypeId = eventTypeId
         self.fields = fields.forCreate
     }
 
+    /// A body of these fields.
     public init(
         id: String?, eventTypeId: String, key: String, label: String, propertyType: PropertyType,
         options: [String] = [], defaultValue: JSONValue? = nil, displayOrder: Int = 0

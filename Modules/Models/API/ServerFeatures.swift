@@ -5,8 +5,10 @@ import Foundation
 /// The engine uses a capability only when the server named it; the original backend sends no header, which reads as
 /// no capability at all.
 public struct ServerFeatures: Sendable, Hashable {
+    /// The names the server announced.
     public var names: Set<String>
 
+    /// The features `names`; none by default.
     public init(_ names: some Sequence<String> = []) {
         self.names = Set(names)
     }
@@ -36,6 +38,7 @@ public struct ServerFeatures: Sendable, Hashable {
     /// The header value, names sorted.
     public var header: String { names.sorted().joined(separator: ", ") }
 
+    /// True when the server announced `name`.
     public func has(_ name: String) -> Bool { names.contains(name) }
 }
 
@@ -45,5 +48,6 @@ public struct ServerFeatures: Sendable, Hashable {
 /// `X-Idempotency-Replayed`). A replayed answer proves nothing about the row today, so the engine reads the entity
 /// back (sync-engine R5).
 public protocol ReplayableAnswer {
+    /// True when the answer was replayed.
     var replayed: Bool { get set }
 }

@@ -12,6 +12,7 @@ public struct ServerHistory: Sendable, Hashable {
     /// and for a restore whose backup time nobody gave.
     public var backupTakenAt: Date?
 
+    /// A history.
     public init(id: String, backupTakenAt: Date? = nil) {
         self.id = id
         self.backupTakenAt = backupTakenAt

@@ -21,8 +21,10 @@ public enum TextLimit {
         /// U+0000 anywhere: SQLite's C interface and PostgreSQL's text type cannot keep it, so it would be truncated
         /// or refused later.
         case nulCharacter
+        /// Longer than the limit, in UTF-8 bytes.
         case tooLong(limitBytes: Int)
 
+        /// The field error code: `nul_character` or `too_long`.
         public var code: String {
             switch self {
             case .nulCharacter: "nul_character"

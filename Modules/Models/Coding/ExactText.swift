@@ -1,3 +1,4 @@
+/// Text compared as the server compares it.
 extension StringProtocol {
     /// Equal byte for byte in UTF-8, as the server's unique indexes compare names and keys (SQLite's BINARY, and
     /// PostgreSQL's `COLLATE "C"`). Swift's `==` also equates canonically equivalent text ("Café" with `é`, and with

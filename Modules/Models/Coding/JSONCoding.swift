@@ -6,6 +6,7 @@ import Foundation
 /// typed request and encoded again gives back the same bytes (sync-engine §1.6). Dates are written by the
 /// types themselves as RFC 3339 strings, so the date strategies below are only a safety net.
 public enum JSONCoding {
+    /// An encoder of sorted keys, `/` unescaped and RFC 3339 dates.
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -16,6 +17,7 @@ public enum JSONCoding {
         return encoder
     }
 
+    /// A decoder that reads every RFC 3339 form api-v1 §3.2 accepts.
     public static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

@@ -18,6 +18,7 @@ public enum JSONText {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Appends the canonical text of `value` to `output`.
     public static func write(_ value: JSONValue, into output: inout [UInt8]) {
         switch value {
         case .null: output.append(contentsOf: "null".utf8)
@@ -108,6 +109,7 @@ public enum JSONText {
         return value
     }
 
+    /// Parses `text`, which must hold exactly one JSON value.
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
@@ -418,6 +420,7 @@ public enum JSONText {
 
 /// Why a text is not JSON, and where.
 public struct JSONParseError: Error, Equatable, CustomStringConvertible {
+    /// What is wrong.
     public let message: String
     /// Byte offset of the problem.
     public let offset: Int

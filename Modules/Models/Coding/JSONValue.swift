@@ -5,11 +5,17 @@ import Foundation
 /// Used where the wire carries free-form JSON: property values, property-definition defaults and change-feed
 /// `data`, whose keys are applied one by one with presence semantics (absent, `null`, or a value).
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, as a `Double`.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, its members by name.
     case object([String: JSONValue])
 }
 
@@ -53,18 +59,22 @@ extension JSONValue {
         return nil
     }
 
+    /// True for `null`.
     public var isNull: Bool { self == .null }
 
+    /// The string, when this is one.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The flag, when this is one.
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
+    /// The number, when this is one.
     public var doubleValue: Double? {
         if case .number(let value) = self { return value }
         return nil
@@ -76,11 +86,13 @@ extension JSONValue {
         return Int(value)
     }
 
+    /// The members, when this is an object.
     public var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { return members }
         return nil
     }
 
+    /// The elements, when this is an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let elements) = self { return elements }
         return nil

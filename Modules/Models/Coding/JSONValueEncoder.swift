@@ -9,6 +9,7 @@ import Foundation
 /// Base64, a URL is its absolute string, and a non-finite number cannot be encoded. Numbers are `Double`s, as the
 /// parser gives them.
 public enum JSONValueEncoder {
+    /// `value` as the JSON its `Encodable` conformance writes.
     public static func encode(_ value: some Encodable) throws -> JSONValue {
         try node(for: value, at: []).resolved
     }

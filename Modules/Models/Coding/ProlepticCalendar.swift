@@ -5,6 +5,7 @@
 /// it moves by days (1500-01-01 would be stored as 1500-01-10). Whatever turns a date people write into an instant,
 /// or back, uses this instead.
 public enum ProlepticCalendar {
+    /// 24 hours: every day of the calendar has them (no leap seconds).
     public static let millisecondsPerDay: Int64 = 86_400_000
 
     /// The day number of a civil date (1970-01-01 is 0).
@@ -30,6 +31,7 @@ public enum ProlepticCalendar {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    /// How many days `month` (1–12) of `year` has.
     public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

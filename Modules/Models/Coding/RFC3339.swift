@@ -51,6 +51,7 @@ public enum RFC3339 {
         output.append(UInt8(ascii: "Z"))
     }
 
+    /// `date` as the client sends times: UTC, `Z`, three fractional digits (api-v1 §3.2).
     public static func string(from date: Date) -> String {
         string(fromMilliseconds: date.millisecondsSince1970)
     }
@@ -95,6 +96,7 @@ public enum RFC3339 {
         return local - offsetMinutes * 60_000
     }
 
+    /// The instant `text` names in any form api-v1 §3.2 accepts, to the millisecond; nil when it names none.
     public static func date(from text: String) -> Date? {
         milliseconds(from: text).map(Date.init(millisecondsSince1970:))
     }
@@ -136,12 +138,14 @@ public enum RFC3339 {
     }
 }
 
+/// Times to the millisecond, the precision every stored and sent time has.
 extension Date {
     /// Milliseconds since the Unix epoch, rounded to the nearest millisecond.
     public var millisecondsSince1970: Int64 {
         Int64((timeIntervalSince1970 * 1000).rounded())
     }
 
+    /// The instant `milliseconds` after the Unix epoch.
     public init(millisecondsSince1970 milliseconds: Int64) {
         self.init(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
     }
@@ -154,5 +158,6 @@ extension Date {
     /// `0001-01-01T00:00:00Z`, which the original backend sends for "no value".
     public static let zeroInstant = Date(millisecondsSince1970: RFC3339.zeroInstantMilliseconds)
 
+    /// True for `zeroInstant`.
     public var isZeroInstant: Bool { millisecondsSince1970 == RFC3339.zeroInstantMilliseconds }
 }

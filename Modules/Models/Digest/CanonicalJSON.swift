@@ -5,6 +5,7 @@
 /// control characters; everything else literal), and numbers take ECMAScript's `Number.prototype.toString` form: the
 /// shortest digits that read back as the same double, without an exponent from 1e-6 up to 1e21.
 public enum CanonicalJSON {
+    /// The canonical bytes of `value`.
     public static func bytes(_ value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256)
@@ -12,6 +13,7 @@ public enum CanonicalJSON {
         return output
     }
 
+    /// Appends the canonical bytes of `value` to `output`.
     public static func write(_ value: JSONValue, to output: inout [UInt8]) {
         switch value {
         case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
@@ -95,6 +97,7 @@ public enum CanonicalJSON {
         output.append(contentsOf: Array(numberText(number).utf8))
     }
 
+    /// `number` as ECMAScript writes it; `null` for a number that is not finite.
     public static func numberText(_ number: Double) -> String {
         guard number.isFinite else { return "null" }
         if number == 0 { return "0" }

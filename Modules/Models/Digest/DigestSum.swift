@@ -5,8 +5,10 @@ public struct DigestSum: Sendable, Hashable {
     /// Most significant first.
     private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
+    /// Nothing added yet.
     public static let zero = DigestSum()
 
+    /// Zero.
     public init() {}
 
     /// A 32-byte SHA-256 read as a big-endian integer.
@@ -45,6 +47,7 @@ public struct DigestSum: Sendable, Hashable {
         self.init(hash: decoded)
     }
 
+    /// The sum modulo 2²⁵⁶.
     public static func + (lhs: DigestSum, rhs: DigestSum) -> DigestSum {
         var carry: UInt64 = 0
         func add(_ left: UInt64, _ right: UInt64) -> UInt64 {
@@ -62,6 +65,7 @@ public struct DigestSum: Sendable, Hashable {
         return sum
     }
 
+    /// Adds `rhs` to `lhs`, modulo 2²⁵⁶.
     public static func += (lhs: inout DigestSum, rhs: DigestSum) { lhs = lhs + rhs }
 
     /// 64 lowercase hex digits.

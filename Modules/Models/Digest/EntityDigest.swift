@@ -6,6 +6,7 @@ import Foundation
 /// `options`, plus `"entity_type"`, serialised by RFC 8785. The server reads it from its REST objects; a device from
 /// its rows, through the create bodies, which hold the same fields (`EntityDigestTests` keeps the two equal).
 public enum EntityDigest {
+    /// The name the digest answers with (api-v1 §14).
     public static let algorithm = "trendy-digest-1"
 
     static let excludedKeys: Set<String> = [
@@ -66,10 +67,12 @@ public enum EntityDigest {
         return CanonicalJSON.bytes(members: members)
     }
 
+    /// The canonical object of a local event type.
     public static func canonicalBytes(_ type: EventType) throws -> [UInt8] {
         try bytes(CreateEventTypeRequest(type), .eventType)
     }
 
+    /// The canonical object of a local event.
     public static func canonicalBytes(_ event: Event) throws -> [UInt8] {
         eventBytes(
             id: event.id, eventTypeId: event.eventTypeId, timestamp: event.timestamp, notes: event.notes,
@@ -77,10 +80,12 @@ public enum EntityDigest {
             properties: event.properties)
     }
 
+    /// The canonical object of a local geofence.
     public static func canonicalBytes(_ fence: Geofence) throws -> [UInt8] {
         try bytes(CreateGeofenceRequest(fence), .geofence)
     }
 
+    /// The canonical object of a local property definition.
     public static func canonicalBytes(_ definition: PropertyDefinition) throws -> [UInt8] {
         try bytes(CreatePropertyDefinitionRequest(definition), .propertyDefinition)
     }
@@ -129,6 +134,7 @@ public struct DigestBuilder: Sendable {
     private var buckets = [DigestSum](repeating: DigestSum(), count: 256)
     private static let typeOrder = MutationEntityType.allCases
 
+    /// A builder that has added nothing.
     public init() {}
 
     /// One entity, by its SHA-256 (32 bytes).
@@ -147,6 +153,7 @@ public struct DigestBuilder: Sendable {
         buckets[EntityDigest.bucketNumber(of: id)] += value
     }
 
+    /// The digest of what was added, stamped with `cursor`.
     public func digest(cursor: Int64) -> SyncDigest {
         SyncDigest(
             cursor: cursor, algorithm: EntityDigest.algorithm, count: count, hash: total.hexString,

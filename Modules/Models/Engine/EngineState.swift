@@ -6,17 +6,25 @@ public struct EngineState: Sendable, Hashable {
     public var cursor: Int64
     /// The `created_at` of the change `cursor` names, as the server sent it; nil when not known (api-v1 §6.5).
     public var cursorCreatedAt: Date?
+    /// Set by `forceFullResync` and by a 410: the next round bootstraps (sync-engine §5.1).
     public var bootstrapRequested: Bool
     /// Ids deleted locally whose deletion a completed pull has not yet followed (resurrection fence).
     public var pendingDeleteIds: Set<String>
+    /// 429s in a row since the breaker last reset (sync-engine §6.1).
     public var breakerConsecutive429: Int
+    /// Until when the open breaker holds pushes; nil while it is closed.
     public var breakerBackoffUntil: Date?
+    /// The breaker's backoff multiplier: 1, doubled each time it opens again, up to its cap.
     public var breakerMultiplier: Double
     /// Seconds: the largest `Retry-After` counted since the last breaker reset.
     public var breakerRetryAfterHint: Double?
+    /// Until when nothing may be sent: a `Retry-After` the server gave (sync-engine §6.1).
     public var quietUntil: Date?
+    /// When a round last ended `synced` or `partial`.
     public var lastSuccessAt: Date?
+    /// The server this database belongs to, normalised; set by the first round (sync-engine §1.9).
     public var serverRoot: String?
+    /// The account this database belongs to: the first `user_id` in server data.
     public var accountUserId: String?
     /// Event types whose property definitions the last bootstrap could not fetch (S84). Later rounds fetch them
     /// again after their pull, so a fault during one bootstrap does not hide a type's definitions for good.
@@ -34,6 +42,7 @@ public struct EngineState: Sendable, Hashable {
     /// it; server data of one is answered with a delete instead of being written.
     public var cancelledCreateIds: Set<String>
 
+    /// A state; the defaults are a database that never synced.
     public init(
         cursor: Int64 = 0,
         cursorCreatedAt: Date? = nil,

@@ -4,7 +4,9 @@ import Foundation
 /// skipped by a fence, a replayed answer, a duplicate confirmed as the same entity, a conflict, a discard — so once
 /// nothing is queued for it, the engine reads it from the server and writes what it gets.
 public struct OwedEntity: Sendable, Hashable {
+    /// The entity's kind.
     public var entityType: MutationEntityType
+    /// The entity's id.
     public var id: String
     /// Changes each time the entity is made owed again: a read-back settles the debt only when the token it read
     /// is still the current one, so a debt incurred while its GET was in flight is not lost.
@@ -16,6 +18,7 @@ public struct OwedEntity: Sendable, Hashable {
     /// that does not say.
     public var reason: OwedReason?
 
+    /// A debt as a store lists it.
     public init(
         entityType: MutationEntityType, id: String, token: Int64 = 0, after: String? = nil, reason: OwedReason? = nil
     ) {

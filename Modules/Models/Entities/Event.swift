@@ -12,14 +12,22 @@ public struct Event: Sendable, Hashable, Identifiable {
     public var id: String
     /// The parent type. No foreign key: an event whose type is not stored locally is an allowed orphan.
     public var eventTypeId: String
+    /// When it happened (its start, when `endDate` is set).
     public var timestamp: Date
+    /// Free text the user wrote.
     public var notes: String?
+    /// True for an event of a whole day, whose time of day means nothing.
     public var isAllDay: Bool
+    /// Where the event came from: typed by hand, imported, a geofence or HealthKit.
     public var sourceType: EventSourceType
+    /// The optional fields, defined once (`EventDetails`).
     public var details: EventDetails
+    /// The values of the type's property definitions, by key.
     public var properties: [String: PropertyValue]
+    /// The stored sync status (sync-engine §1.2).
     public var syncStatus: SyncStatus
 
+    /// An event; what is not given is empty, manual and `pending`.
     public init(
         id: String,
         eventTypeId: String,
@@ -42,6 +50,7 @@ public struct Event: Sendable, Hashable, Identifiable {
         self.syncStatus = syncStatus
     }
 
+    /// An optional field of `details`, as a member of the event (`event.locationName`).
     public subscript<Value>(dynamicMember path: WritableKeyPath<EventDetails, Value>) -> Value {
         get { details[keyPath: path] }
         set { details[keyPath: path] = newValue }

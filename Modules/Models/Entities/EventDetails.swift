@@ -8,18 +8,26 @@ import Foundation
 /// walks `fields` instead of naming them. A new optional field is a stored property, an `init` parameter and a
 /// `fields` entry here, plus a column in each schema.
 public struct EventDetails: Sendable, Hashable {
+    /// When the event ended; nil for an instant.
     public var endDate: Date?
+    /// The id the event had in the source it was imported from (a calendar), for the user's reference.
     public var externalId: String?
+    /// The title the event had in that source.
     public var originalTitle: String?
+    /// The geofence whose entry or exit logged it.
     public var geofenceId: String?
     /// Set together with `locationLongitude`, or both nil.
     public var locationLatitude: Double?
+    /// Set together with `locationLatitude`, or both nil.
     public var locationLongitude: Double?
+    /// A place's name, with or without coordinates.
     public var locationName: String?
     /// Never used for de-duplication.
     public var healthKitSampleId: String?
+    /// The HealthKit category of the sample it came from.
     public var healthKitCategory: String?
 
+    /// Details; each is nil unless given.
     public init(
         endDate: Date? = nil,
         externalId: String? = nil,
@@ -80,8 +88,11 @@ public struct EventDetails: Sendable, Hashable {
 extension EventDetails {
     /// A field's value, as every store and every JSON document spells it.
     public enum Value: Sendable, Hashable {
+        /// Text, and ids.
         case text(String)
+        /// A coordinate.
         case number(Double)
+        /// An instant.
         case time(Date)
 
         /// The JSON member: a string, a number, or an RFC 3339 string.
@@ -94,20 +105,26 @@ extension EventDetails {
         }
     }
 
+    /// What a field holds, and so how it is checked and stored.
     public enum Kind: Sendable, Hashable {
+        /// Free text.
         case text
         /// An entity id: stored lower-case.
         case id
+        /// An instant, RFC 3339 in JSON.
         case time
         /// One of a location's coordinates, within its range; the pair is set or cleared together.
         case coordinate(ClosedRange<Double>)
 
+        /// True for either coordinate of a location.
         public var isCoordinate: Bool { if case .coordinate = self { true } else { false } }
     }
 
     /// One optional field: its key, its kind, and how to read and write it on a value.
     public struct Field: Sendable {
+        /// The JSON key and column name (`end_date`).
         public let key: String
+        /// What it holds.
         public let kind: Kind
         /// Whether an explicit `null` in an update or a change entry clears it (api-v1 §3.5).
         public let clearable: Bool

@@ -2,11 +2,16 @@ import Foundation
 
 /// A circular region that can log events on entry or exit (sync-engine §1.4). Its fields are `GeofenceFields`.
 public struct Geofence: DeviceRecord {
+    /// A UUID (sync-engine §1.1), lowercased.
     public var id: String
+    /// Its name, centre, radius, event types and flags.
     public var fields: GeofenceFields
+    /// Now at local creation; the server's value once server data is applied.
     public var createdAt: Date
+    /// The stored sync status (sync-engine §1.2).
     public var syncStatus: SyncStatus
 
+    /// A geofence with these fields.
     public init(id: String, fields: GeofenceFields, createdAt: Date, syncStatus: SyncStatus = .pending) {
         self.id = id
         self.fields = fields
@@ -32,6 +37,7 @@ public struct Geofence: DeviceRecord {
     /// The event types it names: its entry type, then its exit type, where set.
     public var eventTypeIds: [String] { [fields.eventTypeEntryId, fields.eventTypeExitId].compactMap { $0 } }
 
+    /// The row an upsert inserts before server data fills it in (sync-engine §2.4): `synced`, named "Placeholder".
     public static func placeholder(id: String, at now: Date) -> Geofence {
         Geofence(
             id: id, name: "Placeholder", latitude: 0, longitude: 0, createdAt: now.roundedToMilliseconds,

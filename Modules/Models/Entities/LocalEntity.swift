@@ -2,7 +2,9 @@
 /// (sync-engine §2.4). `Event`, `EventType`, `Geofence` and `PropertyDefinition` are these, and only they: a store
 /// refuses any other conformer with `DataStoreError.invalidData`.
 public protocol LocalEntity: OutboxEntity, Sendable, Hashable, Identifiable where ID == String {
+    /// The entity's id, a lowercased UUID.
     var id: String { get set }
+    /// The row's stored sync status (sync-engine §1.2).
     var syncStatus: SyncStatus { get set }
 }
 

@@ -3,13 +3,20 @@ import Foundation
 /// A typed field that events of one type can carry (sync-engine §1.4). Its fields are `PropertyDefinitionFields`;
 /// its event type is fixed at creation.
 public struct PropertyDefinition: HoldsFields, Sendable, Hashable, Identifiable {
+    /// A UUID (sync-engine §1.1), lowercased.
     public var id: String
+    /// The event type whose events carry it; set at creation, never changed.
     public var eventTypeId: String
+    /// Its key, label, kind, options, default and order.
     public var fields: PropertyDefinitionFields
+    /// Now at local creation; the server's value once server data is applied.
     public var createdAt: Date
+    /// When it was last changed; the server's value once server data is applied.
     public var updatedAt: Date
+    /// The stored sync status (sync-engine §1.2).
     public var syncStatus: SyncStatus
 
+    /// A definition with these fields.
     public init(
         id: String, eventTypeId: String, fields: PropertyDefinitionFields, createdAt: Date, updatedAt: Date,
         syncStatus: SyncStatus = .pending
@@ -36,6 +43,7 @@ public struct PropertyDefinition: HoldsFields, Sendable, Hashable, Identifiable 
             createdAt: createdAt, updatedAt: updatedAt, syncStatus: syncStatus)
     }
 
+    /// The row an upsert inserts before server data fills it in (sync-engine §2.4): `synced`, keyed "placeholder".
     public static func placeholder(id: String, eventTypeId: String, at now: Date) -> PropertyDefinition {
         let now = now.roundedToMilliseconds
         return PropertyDefinition(

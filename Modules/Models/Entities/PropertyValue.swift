@@ -1,8 +1,11 @@
 /// One value in an event's `properties` map: `{"type": <property type>, "value": <any JSON>}` (api-v1 §4.5).
 public struct PropertyValue: Sendable, Hashable, Codable {
+    /// The value's kind.
     public var type: PropertyType
+    /// The value, any JSON (`null` included).
     public var value: JSONValue
 
+    /// A value of `type`.
     public init(type: PropertyType, value: JSONValue) {
         self.type = type
         self.value = value
@@ -21,6 +24,7 @@ public struct PropertyValue: Sendable, Hashable, Codable {
         return members.compactMapValues(PropertyValue.init(json:))
     }
 
+    /// The map entry as JSON: `{"type": …, "value": …}`.
     public var json: JSONValue { .object(["type": .string(type.rawValue), "value": value]) }
 
     private enum CodingKeys: String, CodingKey {

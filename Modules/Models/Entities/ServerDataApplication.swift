@@ -3,6 +3,7 @@
 /// A REST object is complete: an absent optional means nil, absent `properties` means `[:]`. Timestamps the
 /// server did not send keep their local value. The caller's upsert sets `sync_status`.
 extension Event {
+    /// Takes every field of the server's event; the id and `sync_status` stay.
     public mutating func replaceFields(with api: APIEvent) {
         eventTypeId = api.eventTypeId
         timestamp = api.timestamp
@@ -15,6 +16,7 @@ extension Event {
 }
 
 extension EventType {
+    /// Takes every field of the server's type, and its creation time when it sent one.
     public mutating func replaceFields(with api: APIEventType) {
         fields = api.fields
         if let created = api.createdAt { createdAt = created }
@@ -22,6 +24,7 @@ extension EventType {
 }
 
 extension Geofence {
+    /// Takes every field of the server's geofence, and its creation time when it sent one.
     public mutating func replaceFields(with api: APIGeofence) {
         fields = api.fields
         if let created = api.createdAt { createdAt = created }
@@ -29,6 +32,7 @@ extension Geofence {
 }
 
 extension PropertyDefinition {
+    /// Takes every field of the server's definition, its type, and its times when it sent them.
     public mutating func replaceFields(with api: APIPropertyDefinition) {
         eventTypeId = api.eventTypeId
         fields = api.fields

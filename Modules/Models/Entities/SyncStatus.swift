@@ -1,7 +1,10 @@
 /// Informational per-row sync status (sync-engine §1.3). The engine decides from the queue, never from this.
 public enum SyncStatus: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Changed here and not yet acknowledged by the server.
     case pending
+    /// As the server last had it.
     case synced
+    /// Its change became a dead letter.
     case failed
 
     /// Unknown stored values read as `pending`.

@@ -16,11 +16,17 @@ public protocol EntityFields: Sendable, Hashable {
 
 /// One value of a field, as every store and every JSON document spells it.
 public enum FieldValue: Sendable, Hashable {
+    /// Text, and ids.
     case text(String)
+    /// A number.
     case number(Double)
+    /// A whole number.
     case integer(Int)
+    /// A flag.
     case bool(Bool)
+    /// A list of strings (a definition's options).
     case strings([String])
+    /// Any JSON (a definition's default value).
     case json(JSONValue)
 
     /// The JSON member.
@@ -44,7 +50,9 @@ public enum FieldKind: Sendable, Hashable {
     case id
     /// A number within its range (a server refuses one outside it).
     case number(ClosedRange<Double>)
+    /// A whole number.
     case integer
+    /// A flag.
     case bool
     /// One of these raw values.
     case choice([String])
@@ -72,8 +80,11 @@ public enum FieldPresence: Sendable, Hashable {
 /// One field: its key (the JSON member and the column in every store), kind, presence, and how it is read from and
 /// written to a value of its table.
 public struct EntityField<Fields: EntityFields>: Sendable {
+    /// The JSON member and the column name (`event_type_entry_id`).
     public let key: String
+    /// What it holds.
     public let kind: FieldKind
+    /// Whether a create must carry it, may leave it out, or defaults it.
     public let presence: FieldPresence
     /// Whether an explicit `null` in an update or a change entry clears it (api-v1 §3.5).
     public let clearable: Bool
@@ -124,6 +135,7 @@ public struct EntityField<Fields: EntityFields>: Sendable {
 // MARK: - Building a table
 
 extension EntityField {
+    /// Text, required on create unless `presence` says otherwise; never cleared.
     public static func text(
         _ key: String, _ path: any WritableKeyPath<Fields, String> & Sendable, _ presence: FieldPresence = .required
     ) -> Self {
@@ -146,6 +158,7 @@ extension EntityField {
             unwrap: { $0.text.map { Optional.some($0.lowercased()) } })
     }
 
+    /// A number within `range`, required on create unless `presence` says otherwise.
     public static func number(
         _ key: String, _ path: any WritableKeyPath<Fields, Double> & Sendable, in range: ClosedRange<Double>,
         _ presence: FieldPresence = .required
@@ -155,12 +168,14 @@ extension EntityField {
             unwrap: \.number)
     }
 
+    /// A whole number that takes its default when left out.
     public static func integer(_ key: String, _ path: any WritableKeyPath<Fields, Int> & Sendable) -> Self {
         Self(
             key, .integer, .defaulted, clearable: false, onCreate: true, path, wrap: FieldValue.integer,
             unwrap: \.integer)
     }
 
+    /// A flag that takes its default when left out.
     public static func bool(_ key: String, _ path: any WritableKeyPath<Fields, Bool> & Sendable) -> Self {
         Self(key, .bool, .defaulted, clearable: false, onCreate: true, path, wrap: FieldValue.bool, unwrap: \.bool)
     }
@@ -217,6 +232,7 @@ extension EntityFields {
     /// The keys an explicit `null` clears (api-v1 §3.5).
     public static var clearableKeys: Set<String> { Set(fields.filter(\.clearable).map(\.key)) }
 
+    /// The field of `key`; nil for a key the table does not have.
     public static func field(_ key: String) -> EntityField<Self>? { fields.first { $0.key == key } }
 
     static func field(at path: AnyKeyPath) -> EntityField<Self>? {

@@ -12,6 +12,7 @@ public struct FieldPatch<Fields: EntityFields>: Sendable, Hashable {
     /// Keys sent as `null`: clearable fields only.
     public var cleared: Set<String>
 
+    /// A patch of these values and cleared keys.
     public init(values: [String: FieldValue] = [:], cleared: Set<String> = []) {
         self.values = values
         self.cleared = cleared
@@ -36,6 +37,7 @@ public struct FieldPatch<Fields: EntityFields>: Sendable, Hashable {
         }
     }
 
+    /// The value the patch sets for `field`; nil when it does not set it (or clears it: see `cleared`).
     public subscript(field: EntityField<Fields>) -> FieldValue? {
         get { values[field.key] }
         set { values[field.key] = newValue }

@@ -4,9 +4,13 @@ import Foundation
 /// user's file (`trendyctl --json`, export and import). `EventType` and `Geofence` are these; a property definition
 /// also carries its event type and `updated_at`, and spells its JSON itself.
 public protocol DeviceRecord: HoldsFields, Codable, Sendable, Hashable, Identifiable where ID == String {
+    /// A lowercased UUID.
     var id: String { get set }
+    /// When it was created: locally, or as the server says once server data is applied.
     var createdAt: Date { get set }
+    /// The stored sync status (sync-engine §1.2).
     var syncStatus: SyncStatus { get set }
+    /// A record of these values.
     init(id: String, fields: Fields, createdAt: Date, syncStatus: SyncStatus)
 }
 
@@ -33,17 +37,24 @@ extension DeviceRecord {
 /// `APIEventType`, `APIGeofence` and `APIPropertyDefinition` are these; servers and the in-memory server create and
 /// update them through one flow.
 public protocol ServerObject: HoldsFields, Encodable, Sendable, Hashable {
+    /// The entity's id, as the server spells it.
     var id: String { get }
+    /// The account that owns it.
     var userId: String { get }
+    /// When the server created it; nil when it did not say.
     var createdAt: Date? { get set }
+    /// When the server last wrote it (the version's acknowledgment, sync-engine R15); nil when it did not say.
     var updatedAt: Date? { get set }
 }
 
 /// A server object with nothing beside its fields, read leniently: a member the server leaves out takes its
 /// default. `APIEventType` and `APIGeofence` are these (a definition also carries its event type).
 public protocol ServerRecord: ServerObject, Codable, Identifiable where ID == String {
+    /// The entity's id, as the server spells it.
     var id: String { get set }
+    /// The account that owns it.
     var userId: String { get set }
+    /// An object of these values.
     init(id: String, userId: String, fields: Fields, createdAt: Date?, updatedAt: Date?)
 }
 
@@ -71,7 +82,9 @@ extension ServerRecord {
 /// The body of a create (api-v1 §5): the id the client chose and the fields a create carries.
 /// `CreateEventTypeRequest` and `CreateGeofenceRequest` are these.
 public protocol CreateBody: HoldsFields, Codable, Sendable, Hashable {
+    /// The id the client chose; nil lets the server choose (the original backend's way).
     var id: String? { get set }
+    /// A body of these values.
     init(id: String?, fields: Fields)
 }
 

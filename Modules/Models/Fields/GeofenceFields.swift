@@ -1,18 +1,27 @@
 /// The fields of a geofence a user edits, defined once (`EntityFields`).
 public struct GeofenceFields: EntityFields {
+    /// Unique among the user's geofences.
     public var name: String
+    /// The centre's latitude, −90…90.
     public var latitude: Double
+    /// The centre's longitude, −180…180.
     public var longitude: Double
     /// Metres.
     public var radius: Double
+    /// The event type an entry logs; nil logs nothing.
     public var eventTypeEntryId: String?
+    /// The event type an exit logs; nil logs nothing.
     public var eventTypeExitId: String?
+    /// False pauses the geofence without deleting it.
     public var isActive: Bool
+    /// Whether the app notifies on entry.
     public var notifyOnEntry: Bool
+    /// Whether the app notifies on exit.
     public var notifyOnExit: Bool
     /// Set by updates only: the client sends the stored value, else the geofence id.
     public var iosRegionIdentifier: String?
 
+    /// Fields; what is not given is the default of a new geofence.
     public init(
         name: String = "",
         latitude: Double = 0,

@@ -2,11 +2,14 @@
 /// `geofence.fields.name`.
 @dynamicMemberLookup
 public protocol HoldsFields {
+    /// The field table it holds a value of.
     associatedtype Fields: EntityFields
+    /// The value.
     var fields: Fields { get set }
 }
 
 extension HoldsFields {
+    /// A field of `fields`, as a member of the holder.
     public subscript<Value>(dynamicMember path: WritableKeyPath<Fields, Value>) -> Value {
         get { fields[keyPath: path] }
         set { fields[keyPath: path] = newValue }

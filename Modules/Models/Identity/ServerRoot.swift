@@ -5,6 +5,7 @@ import Foundation
 public struct ServerRoot: Sendable, Hashable, CustomStringConvertible {
     /// The normalised text, e.g. `http://127.0.0.1:8080`.
     public let text: String
+    /// `text` as a URL.
     public let url: URL
 
     /// Nil when `text` is not an absolute `http` or `https` URL with a host.

@@ -46,8 +46,11 @@ public enum UUIDv7 {
 
         private let state = Mutex(State())
 
+        /// A generator that has made no id yet.
         public init() {}
 
+        /// A new id of `date`, ordered after every id this generator made before (its time a few milliseconds later
+        /// when more ids than a millisecond holds are asked for at once).
         public func generate(at date: Date) -> String {
             next(milliseconds: date.millisecondsSince1970)
         }

@@ -47,6 +47,7 @@ public enum MutationPayload {
 
     static let latitudeKey = "location_latitude"
     static let longitudeKey = "location_longitude"
+    /// The key of an update body that changes some of an event's properties, key by key (api-v1 §3.5).
     public static let propertiesPatchKey = "properties_patch"
 
     /// The fields of the entity's REST object (api-v1 §4) an update body sets: its keys, each key of a
@@ -210,7 +211,9 @@ public enum MutationPayload {
         }
     }
 
+    /// A payload that cannot be read as a request body.
     public enum PayloadError: Error, Equatable {
+        /// The bytes are not a JSON object.
         case notAnObject
     }
 }

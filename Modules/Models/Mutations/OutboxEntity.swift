@@ -1,8 +1,11 @@
 /// A local entity the outbox carries (sync-engine §1.6): the kind its mutations name and the request bodies made
 /// from it. `MutationPayload` encodes, patches and folds any of them the same way.
 public protocol OutboxEntity {
+    /// The body of its create.
     associatedtype CreateRequest: Codable
+    /// The body of its update.
     associatedtype UpdateRequest: Codable
+    /// The kind its mutations name.
     static var entityType: MutationEntityType { get }
     /// The entity as a create body (`POST`).
     var createRequest: CreateRequest { get }

@@ -6,30 +6,39 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
     /// Insertion order, the tie-breaker of the queue order `(created_at, seq)`. 0 before insertion.
     public var seq: Int64
     public var id: String
+    /// The kind of the entity it changes.
     public var entityType: MutationEntityType
+    /// What it does.
     public var operation: MutationOperation
+    /// The id of the entity it changes.
     public var entityId: String
     /// The exact JSON request body to send (sync-engine §1.6); nil for deletes.
     public var payload: Data?
     /// The `Idempotency-Key`. Reused on every re-send; replaced when the body changes or a dead letter is retried.
     public var clientRequestId: String
+    /// Live or dead.
     public var state: MutationState
     /// Counted failures (sync-engine §6.2).
     public var attempts: Int
+    /// Why the last attempt failed; a dead letter's reason.
     public var lastError: String?
+    /// When it was last sent.
     public var lastAttemptAt: Date?
     /// Set and committed before the first request carrying the mutation leaves. Nil means "unsent".
     public var firstSentAt: Date?
     /// Incremented whenever coalescing or a retry changes payload, key or state; outcomes are recorded only
     /// against the revision that was sent.
     public var revision: Int
+    /// When it was queued: its place in the queue.
     public var createdAt: Date
+    /// When its payload, key or state last changed.
     public var updatedAt: Date
     /// An update's earliest send that no answer has settled: its key and body, set when it is claimed. A send whose
     /// answer was lost may have been committed; when a merge (R2) or a retry has since given the row another key,
     /// the push re-sends this one first, exactly as it went, so that a committed send is replayed and never applied
     /// again over a later write of another device (docs/error-recovery.md, "Lost answers"). Nil otherwise.
     public var sentKey: String?
+    /// The body sent with `sentKey`.
     public var sentPayload: Data?
     /// A create's edits folded into it since it was queued (sync-engine §1.7), merged as one update body (R2): what
     /// the user changed beyond the create's first body. A create the server turns out to hold already — a
@@ -58,6 +67,7 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
         return id.isEmpty ? nil : String(id)
     }
 
+    /// A row as a store reads it; what is not given is a fresh, live, unsent mutation.
     public init(
         seq: Int64 = 0,
         id: String,
@@ -112,8 +122,11 @@ public struct PendingMutation: Sendable, Hashable, Identifiable {
             payload: payload, clientRequestId: UUIDv7.generate(at: now), createdAt: now, updatedAt: now)
     }
 
+    /// True while the next round sends it.
     public var isLive: Bool { state == .pending }
+    /// True once the server refused it for good.
     public var isDeadLetter: Bool { state == .failed }
+    /// True once a request carrying it may have left (sync-engine §1.7's "sent").
     public var isSent: Bool { firstSentAt != nil }
 
     /// The row as a claim (DS2) leaves it: `first_sent_at` set once, and an update's send remembered unless an

@@ -8,14 +8,18 @@ import Foundation
 /// deleted meanwhile. Kept from the claim that sends it (in the same unit of work as `first_sent_at`) until its
 /// answer's outcomes are recorded.
 public struct UnansweredBatch: Sendable, Hashable {
+    /// One create of the batch.
     public struct Member: Sendable, Hashable, Codable {
+        /// The outbox row it was sent for.
         public var mutationId: String
         /// The revision that was sent: an outcome is recorded only against it.
         public var revision: Int
+        /// The event it creates.
         public var entityId: String
         /// The create body that was sent.
         public var payload: Data
 
+        /// A member as it was sent.
         public init(mutationId: String, revision: Int, entityId: String, payload: Data) {
             self.mutationId = mutationId
             self.revision = revision
@@ -35,8 +39,10 @@ public struct UnansweredBatch: Sendable, Hashable {
     public var key: String
     /// In request order.
     public var members: [Member]
+    /// When it was first sent.
     public var sentAt: Date
 
+    /// A batch as its claim sends it.
     public init(key: String, members: [Member], sentAt: Date) {
         self.key = key
         self.members = members

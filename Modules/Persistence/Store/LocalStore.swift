@@ -26,8 +26,8 @@ public final class LocalStore: DataStoreProtocol {
         let isWrite: Bool
     }
 
-    /// A unit of work on `storage`: its first read or write begins a transaction that `save()` commits (sync-engine
-    /// §2.6).
+    /// A unit of work on `storage`: its first read or write begins a transaction that `save()` commits
+    /// (sync-engine §2.6).
     public init(storage: DatabaseStorage) {
         self.storage = storage
         self.snapshot = nil

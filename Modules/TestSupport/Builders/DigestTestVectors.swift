@@ -13,7 +13,7 @@ public enum DigestTestVectors {
         public let entityType: MutationEntityType
         /// The entity's id.
         public let id: String
-        /// Its canonical object, byte for byte (api-v1 §14.1).
+        /// Its canonical object, byte for byte (api-v1 §14).
         public let canonical: String
         /// The lowercase hex SHA-256 of `canonical`.
         public let sha256: String

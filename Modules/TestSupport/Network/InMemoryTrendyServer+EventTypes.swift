@@ -7,7 +7,7 @@ extension InMemoryTrendyServer {
     /// `GET /event-types`.
     public func listEventTypes(user: String) -> [APIEventType] { eventTypes(of: user) }
 
-    /// `POST /event-types` (api-v1 §5.3), replayed for a key already answered (api-v1 §7).
+    /// `POST /event-types` (api-v1 §5.2), replayed for a key already answered (api-v1 §7).
     public func createEventType(
         user: String, _ request: CreateEventTypeRequest, key: String?
     ) throws(NetworkError)

@@ -18,7 +18,7 @@ extension InMemoryTrendyServer {
         }
     }
 
-    /// `POST /events` (api-v1 §5.4), replayed for a key already answered.
+    /// `POST /events` (api-v1 §5.3.4), replayed for a key already answered.
     public func createEvent(user: String, _ request: CreateEventRequest, key: String?) throws(NetworkError) -> APIEvent
     {
         try idempotent(user: user, method: "POST", path: "/api/v1/events", key: key, body: request) {
