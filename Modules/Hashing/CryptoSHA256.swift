@@ -3,6 +3,7 @@ import Protocols
 
 /// The live `SHA256Hashing`: swift-crypto's SHA-256 (BoringSSL on Linux, CryptoKit on Apple platforms).
 public struct CryptoSHA256: SHA256Hashing {
+    /// The hasher; it holds no state.
     public init() {}
 
     public func hexDigest(of bytes: [UInt8]) -> String {
@@ -14,6 +15,7 @@ public struct CryptoSHA256: SHA256Hashing {
     }
 }
 
+/// A swift-crypto digest as text.
 extension Digest {
     /// Lowercase hex, two digits a byte.
     public var hexString: String {

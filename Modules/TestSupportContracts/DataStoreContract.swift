@@ -17,7 +17,9 @@ import Testing
 ///
 /// The factory must return a fresh unit of work per call whose placeholder rows read `clock`.
 public enum DataStoreContract {
+    /// One named check.
     public struct Check: Sendable, CustomTestStringConvertible {
+        /// The rule it checks, citing the spec; what the test report shows.
         public let name: String
         let body: @Sendable (Subject) throws -> Void
 
@@ -48,6 +50,7 @@ public enum DataStoreContract {
         Check(name: name, body: body)
     }
 
+    /// Every check, to pass as a parameterized test's arguments.
     public static let checks: [Check] =
         entityChecks + unitOfWorkChecks + coalescingChecks + outboxChecks + engineChecks + revision3Checks
 }

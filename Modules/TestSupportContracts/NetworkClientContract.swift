@@ -18,7 +18,9 @@ import Testing
 /// Ids are made from the real time, so the backend's clock must be the real one (event ids more than 60 s
 /// ahead of the server are refused).
 public enum NetworkClientContract {
+    /// What a check runs against: two users' clients of one backend, and its fault controls.
     public struct Subject: Sendable {
+        /// The client under test.
         public let client: any NetworkClientProtocol
         /// A client of another user of the same backend.
         public let otherUser: any NetworkClientProtocol
@@ -26,6 +28,7 @@ public enum NetworkClientContract {
         /// How to make the backend's change streams fail (`streamFaultChecks`); nil for a backend that cannot.
         public let streamFaults: StreamFaults?
 
+        /// A subject; the stream's fault checks need `streamFaults` (`checks` runs without them).
         public init(
             client: any NetworkClientProtocol, otherUser: any NetworkClientProtocol, streamFaults: StreamFaults? = nil
         ) {
@@ -42,6 +45,7 @@ public enum NetworkClientContract {
         /// A client of a backend of the same kind that has no stream route (the original backend).
         public let clientWithoutStreamRoute: @Sendable () throws -> any NetworkClientProtocol
 
+        /// The controls of a backend.
         public init(
             script: @escaping @Sendable (ScriptedStreamFault) -> Void,
             clientWithoutStreamRoute: @escaping @Sendable () throws -> any NetworkClientProtocol
@@ -51,6 +55,7 @@ public enum NetworkClientContract {
         }
     }
 
+    /// One named check.
     public typealias Check = ContractCheck<Subject>
 
     static func check(_ name: String, _ body: @escaping @Sendable (Subject) async throws -> Void) -> Check {
@@ -64,6 +69,7 @@ public enum NetworkClientContract {
         check(name) { subject in try await body(subject.client, try await eventType(subject.client)) }
     }
 
+    /// Every check, to pass as a parameterized test's arguments.
     public static let checks: [Check] =
         eventTypeChecks + eventChecks + geofenceAndDefinitionChecks + feedChecks + revision3Checks + streamChecks
         + fieldTableChecks + giveBackChecks

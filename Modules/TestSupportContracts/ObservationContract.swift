@@ -10,17 +10,21 @@ import Testing
 /// A subject is a factory that observes, and, for a file database, a second factory on the same file: another
 /// process's connection, whose commits must be observed too.
 public enum ObservationContract {
+    /// What a check runs against.
     public struct Subject: Sendable {
+        /// The observing factory under test.
         public let factory: any DataStoreFactory & LocalDataObserving
         /// Another connection to the same database (another process), when the database is a file.
         public let otherProcess: (any DataStoreFactory)?
 
+        /// A subject; `otherProcess` nil for an in-memory database.
         public init(factory: any DataStoreFactory & LocalDataObserving, otherProcess: (any DataStoreFactory)?) {
             self.factory = factory
             self.otherProcess = otherProcess
         }
     }
 
+    /// One named check.
     public typealias Check = ContractCheck<Subject>
 
     static func check(_ name: String, _ body: @escaping @Sendable (Subject) async throws -> Void) -> Check {
@@ -61,6 +65,7 @@ public enum ObservationContract {
         try store.save()
     }
 
+    /// Every check, to pass as a parameterized test's arguments.
     public static let checks: [Check] = [
         check("R13 yields the result at once, then after each committed change; an equal result is not repeated") {
             subject in

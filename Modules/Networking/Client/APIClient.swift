@@ -15,7 +15,9 @@ import Synchronization
 ///
 /// `Sendable` without `@unchecked`: every stored property is immutable and `Sendable` (`HTTPClient` is thread-safe).
 public final class APIClient: NetworkClientProtocol {
+    /// Where the server is and how long the client waits for it.
     public struct Configuration: Sendable, Hashable {
+        /// The server every request goes to.
         public var serverRoot: ServerRoot
         /// Seconds a request may wait for data (1–300).
         public var requestTimeout: TimeInterval
@@ -28,6 +30,7 @@ public final class APIClient: NetworkClientProtocol {
         /// The device every request says it comes from (`Trendy-Device`, api-v1 §16); nil sends none.
         public var device: DeviceHeader?
 
+        /// A configuration; throws `ConfigurationError` for a value outside its range.
         public init(
             serverRoot: ServerRoot, requestTimeout: TimeInterval = 15, resourceTimeout: TimeInterval = 30,
             maxRateLimitRetries: Int = 3, rateLimitWaitCap: TimeInterval = 30, device: DeviceHeader? = nil
@@ -50,7 +53,9 @@ public final class APIClient: NetworkClientProtocol {
         }
     }
 
+    /// A configuration value the client refuses.
     public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+        /// The setting named first is outside the range given second.
         case outOfRange(String, String)
 
         public var description: String {
@@ -60,6 +65,7 @@ public final class APIClient: NetworkClientProtocol {
         }
     }
 
+    /// The settings the client was made with.
     public let configuration: Configuration
     let tokenProvider: any TokenProvider
     let clock: any SyncClock
@@ -84,6 +90,7 @@ public final class APIClient: NetworkClientProtocol {
     let pagePrefetch = Mutex<PagePrefetch?>(nil)
     let logger: Logger
 
+    /// A client of `configuration`'s server, its token from `tokenProvider` before each request.
     public init(
         configuration: Configuration,
         tokenProvider: any TokenProvider,
