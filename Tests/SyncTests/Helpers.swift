@@ -25,6 +25,22 @@ func twoDevices() async throws -> (a: SyncHarness, b: SyncHarness, type: EventTy
 }
 
 extension SyncHarness {
+    /// sync-engine R15: `write` pushed and acknowledged while the round's pull fails, so this device's position is
+    /// still one that `copy`, taken before, holds; then `copy` put back by hand, with no new history. The server has
+    /// lost what the device holds acknowledged, and nothing has told the device yet.
+    func acknowledgeThenLoseByHand(
+        _ write: () async throws -> Void, restoring copy: InMemoryTrendyServer.Backup
+    ) async throws {
+        clock.advance(by: 10)
+        try await write()
+        network.setStickyError(http(503), for: .getChanges)
+        _ = await engine.performSync()
+        network.setStickyError(nil, for: .getChanges)
+        guard try queue().isEmpty else { throw HarnessError("the write was not acknowledged") }
+        clock.advance(by: 60)
+        model.restore(copy, announcing: false)
+    }
+
     /// An event type created locally and synced.
     func syncedType(_ name: String = "Coffee") async throws -> EventType {
         let type = try await events.createEventType(name: name)

@@ -406,15 +406,9 @@ struct PullTests {
     )
     func passedOverVersionGoesBack() async throws {
         let (a, b, type) = try await twoDevices()
-        let copy = a.model.backUp()
-        a.clock.advance(by: 10)
-        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#A0A0A0" }
-        // Pushed and acknowledged; the round's pull fails, so a's position is still one the copy holds.
-        a.network.enqueue(http(500), for: .getChanges)
-        _ = await a.engine.performSync()
-        #expect(try a.queue().isEmpty && a.serverEventTypes.first?.fields.color == "#A0A0A0")
-        a.clock.advance(by: 60)
-        a.model.restore(copy, announcing: false)
+        try await a.acknowledgeThenLoseByHand(
+            { _ = try await a.events.updateEventType(id: type.id) { $0.color = "#A0A0A0" } },
+            restoring: a.model.backUp())
         // b, whose position the copy holds too, edits another field of the type on the copy.
         _ = try await b.events.updateEventType(id: type.id) { $0.icon = "leaf" }
         #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
@@ -423,9 +417,14 @@ struct PullTests {
         let report = await a.engine.performSync()
         #expect(report.outcome == .synced(bootstrapped: false), "\(report)")
         _ = await b.engine.performSync()
-        let server = try #require(a.serverEventTypes.first { $0.id == type.id })
+        try expectBothEdits(of: type, on: [a, b])
+    }
+
+    /// a's colour and b's icon on the server and on every device, nothing left queued or owed.
+    private func expectBothEdits(of type: EventType, on devices: [SyncHarness]) throws {
+        let server = try #require(devices.first?.serverEventTypes.first { $0.id == type.id })
         #expect(server.fields.color == "#A0A0A0" && server.fields.icon == "leaf", "both edits on the server")
-        for device in [a, b] {
+        for device in devices {
             let row = try #require(try device.events.eventType(id: type.id))
             #expect(row.color == "#A0A0A0" && row.icon == "leaf", "both edits on every device")
             #expect(try device.owed().isEmpty && device.queue().isEmpty)
@@ -437,14 +436,9 @@ struct PullTests {
     )
     func versionMissingAtTheHeadGoesBack() async throws {
         let (a, b, type) = try await twoDevices()
-        let copy = a.model.backUp()
-        a.clock.advance(by: 10)
-        _ = try await a.events.updateEventType(id: type.id) { $0.color = "#A0A0A0" }
-        a.network.enqueue(http(500), for: .getChanges)
-        _ = await a.engine.performSync()
-        #expect(try a.queue().isEmpty && a.serverEventTypes.first?.fields.color == "#A0A0A0")
-        a.clock.advance(by: 60)
-        a.model.restore(copy, announcing: false)
+        try await a.acknowledgeThenLoseByHand(
+            { _ = try await a.events.updateEventType(id: type.id) { $0.color = "#A0A0A0" } },
+            restoring: a.model.backUp())
         // Written on the copy after a's edit: a's next pull ends past the time of a's version without meeting it.
         _ = try await b.events.createEventType(name: "Tea")
         #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
@@ -454,13 +448,7 @@ struct PullTests {
         #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
 
         for device in [a, b] { _ = await device.engine.performSync() }
-        let server = try #require(a.serverEventTypes.first { $0.id == type.id })
-        #expect(server.fields.color == "#A0A0A0" && server.fields.icon == "leaf", "both edits on the server")
-        for device in [a, b] {
-            let row = try #require(try device.events.eventType(id: type.id))
-            #expect(row.color == "#A0A0A0" && row.icon == "leaf", "both edits on every device")
-            #expect(try device.owed().isEmpty && device.queue().isEmpty)
-        }
+        try expectBothEdits(of: type, on: [a, b])
     }
 
     @Test(

@@ -57,17 +57,11 @@ struct VerifyTests {
         arguments: [false, true])
     func verifyGivesBack(flakyLink: Bool) async throws {
         let (h, type, _) = try await syncedDevice()
-        let backup = h.model.backUp()
-        h.clock.advance(by: 60)
-        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "after the backup" }
-        // The push is answered; the pull after it is not, so the device's cursor still names a change both
-        // histories share, and no 410 will tell.
-        h.network.setStickyError(http(503), for: .getChanges)
-        _ = await h.engine.performSync()
-        h.network.setStickyError(nil, for: .getChanges)
-        #expect(try h.queue().isEmpty, "the edit was acknowledged")
+        // The device's cursor still names a change both histories share, and no 410 will tell.
+        try await h.acknowledgeThenLoseByHand(
+            { _ = try await h.events.updateEventType(id: type.id) { $0.icon = "after the backup" } },
+            restoring: h.model.backUp())
         try forgetPositionTime(h)
-        h.model.restore(backup, announcing: false)
         if flakyLink {
             h.network.enqueue(http(500), for: .getDigestBucket)
             h.network.enqueue(http(503), for: .getDigestBucket)
@@ -106,17 +100,10 @@ struct VerifyTests {
     @Test("R10 R15 a file copied back by hand, a device blocked by a dead letter: its verify gives back the rest")
     func blockedVerifyGivesBack() async throws {
         let (h, type, events) = try await syncedDevice()
-        let backup = h.model.backUp()
-        h.clock.advance(by: 60)
-        _ = try await h.events.updateEvent(id: events[0].id) { $0.notes = "after the backup" }
-        // The push is answered; the pull after it is not: the device's cursor still names a change both histories
-        // share, and no 410 will tell.
-        h.network.setStickyError(http(503), for: .getChanges)
-        _ = await h.engine.performSync()
-        h.network.setStickyError(nil, for: .getChanges)
-        #expect(try h.queue().isEmpty, "the edit was acknowledged")
+        try await h.acknowledgeThenLoseByHand(
+            { _ = try await h.events.updateEvent(id: events[0].id) { $0.notes = "after the backup" } },
+            restoring: h.model.backUp())
         try forgetPositionTime(h)
-        h.model.restore(backup, announcing: false)
         _ = try await h.events.updateEventType(id: type.id) { $0.icon = "refused" }
         h.network.setStickyError(http(400, message: "bad icon"), for: .updateEventTypeWithIdempotency)
         for _ in 0..<10 where try h.queue().first?.isDeadLetter != true { _ = await h.engine.performSync() }
@@ -134,13 +121,9 @@ struct VerifyTests {
     )
     func verifyReportsTheRoundsGiveBack() async throws {
         let (h, type, _) = try await syncedDevice()
-        let backup = h.model.backUp()
-        h.clock.advance(by: 60)
-        _ = try await h.events.updateEventType(id: type.id) { $0.icon = "after the backup" }
-        h.network.setStickyError(http(503), for: .getChanges)
-        _ = await h.engine.performSync()
-        h.network.setStickyError(nil, for: .getChanges)
-        h.model.restore(backup, announcing: false)
+        try await h.acknowledgeThenLoseByHand(
+            { _ = try await h.events.updateEventType(id: type.id) { $0.icon = "after the backup" } },
+            restoring: h.model.backUp())
         h.network.resetCalls()
 
         let report = await h.engine.verify()
