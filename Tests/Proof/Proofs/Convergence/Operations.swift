@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Models
 import Networking
 import Persistence
@@ -59,6 +60,10 @@ enum Operation: String, CaseIterable {
     /// refused and must keep everything it holds and has queued; then it signs in again as a new device (trendyctl's
     /// `login`), whose position no longer holds back compaction, and its queue goes out with its later rounds.
     case revokeDevice
+    /// A device the server last saw longer ago than `--device-expiry-days` (its `last_seen_at` moved 100 days back in
+    /// the server's file, as after months away), then `trendy-server compact`: compaction no longer keeps the changes
+    /// at its position (api-v1 §6.8, §16), so its next round may meet a 410 and bootstrap, keeping its queue.
+    case expireDevice
 
     /// Relative frequency.
     var weight: Int {
@@ -98,6 +103,7 @@ enum Operation: String, CaseIterable {
         case .restoreServer: 1
         case .compactServer: 2
         case .revokeDevice: 1
+        case .expireDevice: 1
         }
     }
 
@@ -352,13 +358,18 @@ extension ConvergenceRun {
                 guard servers.count == 1, let line = try await restoreServer() else { return "\(name): no backup" }
                 return acted("\(name): \(line)")
             case .compactServer:
-                // The feed read whole first (the server injects faults: a few tries), and no write runs between the
-                // read and the compaction: the moves run one at a time.
-                var feed: [ChangeEntry]?
-                for _ in 0..<20 where feed == nil { feed = try? await serverFeed(servers[0]) }
-                guard let feed else { return "\(name): skipped, the feed could not be read whole" }
-                for entry in feed { feedBeforeCompactions[entry.id] = entry }
-                return acted("\(name): \(try await servers[0].compact())")
+                guard let compacted = try await compactServer() else {
+                    return "\(name): skipped, the feed could not be read whole"
+                }
+                return acted("\(name): \(compacted)")
+            case .expireDevice:
+                guard servers.count == 1, !client.isLive, client.offlineFor == 0 else {
+                    return "\(name): several instances, live or offline, skipped"
+                }
+                guard let line = try await expireAndCompact(index) else {
+                    return "\(name): skipped, the feed could not be read whole"
+                }
+                return acted("\(name): \(line)")
             case .revokeDevice:
                 // A live device's engine keeps its stream and its own tokens; the move is the other devices'.
                 guard !client.isLive, client.offlineFor == 0 else { return "\(name): live or offline, skipped" }
@@ -519,6 +530,40 @@ extension ConvergenceRun {
 extension ConvergenceRun {
     /// The revoke move: the device is revoked through the server it talks to (the faults on: a few tries), its next
     /// round must be refused without losing a queued change, and it signs in again as a new device.
+    /// `trendy-server compact --older-than-days 0` on the first instance's storage, the feed read whole first (the
+    /// server injects faults: a few tries) for the verdict; no write runs between the read and the compaction, as the
+    /// moves run one at a time. Nil when the feed could not be read.
+    func compactServer() async throws -> String? {
+        var feed: [ChangeEntry]?
+        for _ in 0..<20 where feed == nil { feed = try? await serverFeed(servers[0]) }
+        guard let feed else { return nil }
+        for entry in feed { feedBeforeCompactions[entry.id] = entry }
+        return try await servers[0].compact()
+    }
+
+    /// `expireDevice`: client `index`'s device last seen 100 days ago in the server's file, a compaction, then the
+    /// device's round, which must keep every queued change it did not push.
+    func expireAndCompact(_ index: Int) async throws -> String? {
+        let client = clients[index]
+        let device = try client.stores.storage.deviceIdentity().id.uuidString.lowercased()
+        let longAgo = Date().millisecondsSince1970 - 100 * 86_400_000
+        let expired = try SQLiteFile(servers[0].database).execute(
+            "UPDATE devices SET last_seen_at = ? WHERE device_id = ?", arguments: [longAgo, device])
+        guard let compacted = try await compactServer() else { return nil }
+        let queued = try client.stores.saved { try $0.fetchPendingMutations().map(\.id) }
+        let report = await client.sync()
+        let kept = Set(try client.stores.saved { try $0.fetchPendingMutations().map(\.id) })
+        // A queued change leaves the queue only as an answered push (`pushed` counts those): never with a bootstrap.
+        let gone = queued.filter { !kept.contains($0) }
+        if gone.count > report.pushed {
+            localViolations.append(
+                "\(client.name): its expired device's round dropped queued changes: \(gone.count) left the queue, "
+                    + "\(report.pushed) pushed")
+        }
+        if report.outcome.bootstrapped { moves["expireDevice then a bootstrap", default: 0] += 1 }
+        return "device \(device) last seen 100 days ago (\(expired) row); \(compacted); round \(report.outcome.name)"
+    }
+
     func revokeAndSignInAgain(_ index: Int) async throws -> String {
         let client = clients[index]
         let device = try client.stores.storage.deviceIdentity().id

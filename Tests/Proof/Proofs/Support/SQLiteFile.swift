@@ -21,6 +21,18 @@ struct SQLiteFile: Sendable {
         }
     }
 
+    /// Runs one write beside the process that owns the file (a hand edit: WAL lets it in between that process's
+    /// transactions); returns how many rows it changed.
+    func execute(_ sql: String, arguments: StatementArguments) throws -> Int {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        return try queue.write { db in
+            try db.execute(sql: sql, arguments: arguments)
+            return db.changesCount
+        }
+    }
+
     /// `PRAGMA integrity_check`: "ok", or the problems it lists.
     func integrityCheck() throws -> String {
         var configuration = Configuration()
