@@ -65,10 +65,21 @@ extension ConvergenceRun {
         let method: ProofServer.RestoreMethod = backup.marked && random.chance(0.5) ? .command : .copy
         let seed = settings.seed &+ UInt64(Int.random(in: 0..<1_000_000, using: &random))
         let watches = liveWatches
+        // Half the time a device's `sync --full` runs across the restore: its listing may come from one history and
+        // its pages from the other, and a snapshot of both must not be applied (sync-engine §5.2 step 4).
+        let spanning = random.chance(0.5) ? random.pick(clients.filter { $0.offlineFor == 0 }) : nil
+        async let across = Self.fullResync(of: spanning)
         servers[0] = try await servers[0].restored(
             from: backup.path, by: method, faults: settings.faults, seed: seed,
             whileStopped: { for watch in watches { watch.serverWentBack() } })
         serverRestarts += 1
+        if let report = await across {
+            moves["restoreServer across a sync --full", default: 0] += 1
+            if report.outcome.bootstrapped {
+                moves["restoreServer across a sync --full that bootstrapped", default: 0] += 1
+            }
+            if case .rateLimited = report.outcome, let spanning { await spanning.engine.resetCircuitBreaker() }
+        }
         fields.serverRestored(
             acknowledgedAtBackup: backup.acknowledged, held: held, restorePoint: backup.restorePoint)
         // Changes after the backup's are gone with the history that had them; their ids are handed out again.
@@ -77,6 +88,12 @@ extension ConvergenceRun {
         let how = method == .command ? "trendy-server restore" : "a copy by hand"
         return "the server went back to its \(backup.marked ? "backup" : "hand-made copy") (change "
             + "\(backup.restorePoint)) by \(how)\(backup.marked ? "" : "; every device owes a verify")\(debts)"
+    }
+
+    /// `client`'s full resync; nil without a client.
+    private static func fullResync(of client: ProofClient?) async -> SyncReport? {
+        guard let client else { return nil }
+        return await client.fullResync()
     }
 
     /// One device as a round leaves it that stopped between replayed answers and their read-backs (R5): up to three
