@@ -39,6 +39,21 @@ struct CancelledCreateTests {
     }
 
     @Test(
+        "sync-engine §1.7 a cancelled create written again since (an import of an export that held it) is the queue's: the server's copy queues no delete"
+    )
+    func writtenAgainIsTheQueues() async throws {
+        let (h, event) = try await deviceWithACopiedBackCreate()
+        try await h.events.deleteEvent(id: event.id)
+        _ = try await h.events.importEntities(ImportBatch(events: [event]), dryRun: false)
+        #expect(try h.queue().map(\.operation) == [.create])
+
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(h.serverEvents.contains { $0.id == event.id }, "the import's create stands")
+        #expect(try h.events.event(id: event.id) != nil)
+        #expect(try h.queue().isEmpty && h.engineState().cancelledCreateIds.isEmpty)
+    }
+
+    @Test(
         "sync-engine §1.7 S13 a create cancelled that the server never had is forgotten by the next completed pull; nothing about it is sent"
     )
     func forgottenWhenTheServerLacksIt() async throws {

@@ -182,6 +182,8 @@ extension SyncEngine {
         for entity in entities {
             let id = entity.id.lowercased()
             guard engineState.cancelledCreateIds.remove(id) != nil, !entity.deleted else { continue }
+            // Written again since (an import of an export that held it): the queue's change is the user's word now.
+            guard try store.fetchMutations(entityId: id).isEmpty else { continue }
             _ = try store.enqueueMutation(
                 entityType: entity.type, operation: .delete, entityId: id, payload: nil, at: now)
             logger.notice(

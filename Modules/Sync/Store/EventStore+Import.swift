@@ -86,7 +86,8 @@ extension EventStore {
         let queuedDeletes = Set(try store.fetchPendingMutations().filter { $0.operation == .delete }.map(\.entityId))
         var created: Set<String> = []
         /// A restore (api-v1 §7 *Restores*): an entity deleted here and imported again replaces its queued delete with
-        /// a create — sent or not, the create brings it back on the server — and leaves the resurrection fence.
+        /// a create — sent or not, the create brings it back on the server — and leaves the resurrection fence; one
+        /// whose unsent create a delete cancelled is the import's again, not a delete to send (sync-engine §1.7).
         func restoring(_ type: MutationEntityType, id: String) throws {
             if queuedDeletes.contains(id) {
                 for mutation in try store.fetchMutations(entityId: id) where mutation.operation == .delete {
@@ -94,6 +95,7 @@ extension EventStore {
                 }
             }
             engineState.pendingDeleteIds.remove(id)
+            engineState.cancelledCreateIds.remove(id.lowercased())
         }
         try place(batch.eventTypes)
         try place(batch.geofences)
