@@ -88,14 +88,14 @@ struct CancelledCreateTests {
     }
 
     @Test(
-        "sync-engine §1.7 §5.2 a bootstrap whose snapshot holds an entity whose unsent create was cancelled queues its delete instead of writing it; the queue's discard of an unsent create counts as such a cancel"
+        "sync-engine §1.7 §5.2 a bootstrap whose snapshot holds an entity whose unsent create was cancelled queues its delete instead of writing it"
     )
     func bootstrapAnswersWithTheDelete() async throws {
         let (h, event) = try await deviceWithACopiedBackCreate()
         try await h.events.deleteEvent(id: event.id)
         let fence = try await h.events.createGeofence(name: "Office", latitude: 1, longitude: 2)
         _ = try h.model.createGeofence(user: h.network.userId, CreateGeofenceRequest(fence), key: nil)
-        #expect(try await h.engine.discardMutations(ids: try h.queue().map(\.id)) == 1)
+        try await h.events.deleteGeofence(id: fence.id)
         #expect(try h.engineState().cancelledCreateIds == [event.id, fence.id])
 
         let report = await h.engine.forceFullResync()
@@ -106,5 +106,18 @@ struct CancelledCreateTests {
         #expect(!h.model.geofences(of: h.network.userId).contains { $0.id == fence.id })
         #expect(try h.events.event(id: event.id) == nil && h.events.geofence(id: fence.id) == nil)
         #expect(try h.queue().isEmpty && h.engineState().cancelledCreateIds.isEmpty)
+    }
+
+    @Test(
+        "sync-engine §1.7 R9 a discard of an unsent create gives up the change, not the entity: nothing is remembered, and a copy the server holds comes back"
+    )
+    func discardIsNoCancel() async throws {
+        let (h, event) = try await deviceWithACopiedBackCreate()
+        #expect(try await h.engine.discardMutations(ids: try h.queue().map(\.id)) == 1)
+        #expect(try h.events.event(id: event.id) == nil && h.engineState().cancelledCreateIds.isEmpty)
+
+        #expect(await h.engine.performSync().outcome == .synced(bootstrapped: false))
+        #expect(h.serverEvents.contains { $0.id == event.id }, "not deleted on the server")
+        #expect(try h.events.event(id: event.id) != nil, "the server's copy is back")
     }
 }

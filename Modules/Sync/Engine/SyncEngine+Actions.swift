@@ -53,8 +53,6 @@ extension SyncEngine {
                 try store.setSyncStatus(.failed, entityType: mutation.entityType, id: mutation.entityId)
                 if mutation.operation == .create && !mutation.isSent {
                     try removeLocally(mutation.entityType, id: mutation.entityId, store)
-                    // sync-engine §1.7: as a local delete's cancel, the server may hold it all the same.
-                    engineState.cancelledCreateIds.insert(mutation.entityId.lowercased())
                 } else {
                     try store.markOwed(mutation.entityType, id: mutation.entityId, reason: .discarded)
                 }
