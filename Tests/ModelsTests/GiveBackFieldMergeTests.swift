@@ -79,4 +79,39 @@ struct GiveBackFieldMergeTests {
     static let pendingKept = GiveBackFieldMerge.keepingPending(
         ["properties.fa", "notes"], in: ["notes": "mine", "properties": ["fa": "mine", "fb": "given"]],
         held: ["notes": "theirs", "properties": ["fa": "held"]])
+
+    @Test(
+        "api-v1 §6.8 a merge resumed from a checkpoint of its first entries dates every field as one fed them all; the versions stay behind"
+    )
+    func resumesFromACheckpoint() throws {
+        var first = GiveBackFieldMerge()
+        first.add(["name": "Tea", "color": "#000000", "icon": "circle", "updated_at": "t10"], at: 10)
+        first.add(
+            ["name": "Tea", "color": "#111111", "icon": "circle", "updated_at": "t20"], at: 20, pending: ["color"],
+            writtenAt: 25)
+        // Through its text, as the server stores it.
+        let stored = try JSONText.parse(JSONText.string(first.checkpoint))
+        var resumed = try #require(GiveBackFieldMerge(resuming: stored))
+        resumed.add(["name": "Tea", "color": "#111111", "icon": "star", "updated_at": "t40"], at: 40)
+        let whole = history()
+        #expect(resumed.fieldTimes == ["name": 10, "color": 25, "icon": 40, "updated_at": 40])
+        #expect(whole.fieldTimes["name"] == 10 && whole.fieldTimes["icon"] == 40)
+        #expect(resumed.versions == [40], "a version compaction removed no longer counts as held")
+        let given: [String: JSONValue] = ["name": "Chai", "color": "#111111", "icon": "circle", "updated_at": "t30"]
+        let merged = resumed.merge(given, over: held, acknowledged: 30, rowTime: 40)
+        #expect(merged?["name"] == "Chai" && merged?["icon"] == "star", "the name changed last at 10, the icon at 40")
+        var deleted = first
+        deleted.add(nil, at: 50)
+        let afterDelete = try #require(GiveBackFieldMerge(resuming: deleted.checkpoint))
+        #expect(afterDelete.fieldTimes.isEmpty, "a checkpoint after a delete holds nothing before it")
+    }
+
+    @Test("api-v1 §6.8 a checkpoint that does not parse resumes nothing")
+    func malformedCheckpoint() {
+        #expect(GiveBackFieldMerge(resuming: "text") == nil)
+        #expect(GiveBackFieldMerge(resuming: ["field_times": ["name": "soon"], "previous": .null]) == nil)
+        #expect(GiveBackFieldMerge(resuming: ["field_times": ["name": 1.5], "previous": .null]) == nil)
+        #expect(GiveBackFieldMerge(resuming: ["field_times": [:], "previous": 3]) == nil)
+        #expect(GiveBackFieldMerge(resuming: ["field_times": [:], "previous": .null]) != nil)
+    }
 }

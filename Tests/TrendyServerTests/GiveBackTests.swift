@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TestSupport
 import Testing
 import TrendyServer
 import TrendyServerTesting
@@ -170,6 +171,60 @@ struct GiveBackTests {
             let metrics = String(
                 decoding: try await harness.send("GET", "/metrics", authenticated: false).body, as: UTF8.self)
             #expect(metrics.contains(#"trendy_given_back_total{outcome="applied"}"#), "\(metrics)")
+        }
+    }
+
+    @Test(
+        "api-v1 §6.8 §15.1 compaction keeps when each field last changed: a name lost by a restore comes back over a later edit of another field, a give-back's time included"
+    )
+    func fieldTimesThroughCompaction() async throws {
+        let (configuration, clock) = manualClockConfiguration()
+        try await ServerHarness.with(configuration) { harness in
+            // "Tea" as the backup held it, acknowledged long before everything else.
+            let type = try await harness.eventType("Tea")
+            let created = clock.now().millisecondsSince1970
+            let at = { (hours: Int64) in RFC3339.string(fromMilliseconds: created + hours * 3_600_000) }
+            clock.advance(by: 2 * 86_400)
+            // Written after the restore, on the backup's state: a later edit of the colour only.
+            #expect(
+                try await harness.send("PUT", "/api/v1/event-types/\(type)", json: #"{"color":"red"}"#).status == 200)
+            clock.advance(by: 3 * 86_400)
+            let horizon = { clock.now().millisecondsSince1970 - 86_400_000 }
+            #expect(try await harness.server.compactChangeLog(writtenBefore: horizon()).removed == 1, "the create")
+
+            // A device gives back the name it held acknowledged an hour after the create, before the colour's edit.
+            #expect(
+                try await Self.giveBack(
+                    harness,
+                    [Self.item(.eventType, type, at: at(1), data: #""name": "Chai", "color": "black", "icon": "cup""#)]
+                ) == [type: "applied"])
+            var held = try await harness.send("GET", "/api/v1/event-types/\(type)")
+            #expect(held.json?["name"] as? String == "Chai", "\(held.text)")
+            #expect(held.json?["color"] as? String == "red", "changed after the item's time")
+
+            // Another edit, then compaction removes the give-back's entry too: the name still counts at the hour
+            // it was given back with, so a device holding a later acknowledged name takes it, an earlier one not.
+            clock.advance(by: 86_400)
+            #expect(
+                try await harness.send("PUT", "/api/v1/event-types/\(type)", json: #"{"icon":"star"}"#).status == 200)
+            clock.advance(by: 2 * 86_400)
+            #expect(try await harness.server.compactChangeLog(writtenBefore: horizon()).removed >= 1)
+            #expect(
+                try await Self.giveBack(
+                    harness,
+                    [Self.item(.eventType, type, at: at(0), data: #""name": "Older", "color": "black", "icon": "cup""#)]
+                ) == [type: "kept"])
+            #expect(
+                try await Self.giveBack(
+                    harness,
+                    [
+                        Self.item(
+                            .eventType, type, at: at(2), data: #""name": "Masala", "color": "black", "icon": "cup""#)
+                    ]
+                ) == [type: "applied"])
+            held = try await harness.send("GET", "/api/v1/event-types/\(type)")
+            #expect(held.json?["name"] as? String == "Masala", "\(held.text)")
+            #expect(held.json?["color"] as? String == "red" && held.json?["icon"] as? String == "star", "\(held.text)")
         }
     }
 

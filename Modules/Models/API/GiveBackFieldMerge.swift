@@ -22,6 +22,46 @@ public struct GiveBackFieldMerge: Sendable {
     /// A merge that has seen no entry yet.
     public init() {}
 
+    /// A merge that goes on from `checkpoint`, what another one had learnt (``checkpoint``); nil when it is not one
+    /// (a database edited by hand): the caller then starts afresh from the entries it still holds.
+    public init?(resuming checkpoint: JSONValue) {
+        guard let members = checkpoint.objectValue, let times = members[Self.timesKey]?.objectValue,
+            let previous = members[Self.previousKey]
+        else { return nil }
+        for (field, time) in times {
+            guard case .number(let value) = time, let milliseconds = Int64(exactly: value) else { return nil }
+            fieldTimes[field] = milliseconds
+        }
+        switch members[Self.firstKey] {
+        case .number(let value)?:
+            guard let milliseconds = Int64(exactly: value) else { return nil }
+            firstTime = milliseconds
+        case .null?, nil: firstTime = nil
+        default: return nil
+        }
+        switch previous {
+        case .object(let fields): self.previous = fields
+        case .null: self.previous = nil
+        default: return nil
+        }
+    }
+
+    /// What this merge learnt from its entries, for compaction to keep in place of the entries it removes (api-v1
+    /// §6.8): each field's time, the first entry's, and the last snapshot, against which the next entry is compared.
+    /// The versions the entries held are left out, so that it stays the size of one entity however often it was
+    /// edited: a version compaction removed no longer counts as held.
+    public var checkpoint: JSONValue {
+        .object([
+            Self.timesKey: .object(fieldTimes.mapValues { .number(Double($0)) }),
+            Self.firstKey: firstTime.map { .number(Double($0)) } ?? .null,
+            Self.previousKey: previous.map(JSONValue.object) ?? .null,
+        ])
+    }
+
+    private static let timesKey = "field_times"
+    private static let firstKey = "first_time"
+    private static let previousKey = "previous"
+
     /// The next change entry of the entity: its snapshot (nil for a delete, after which the entity starts anew) and
     /// the time of the version it holds; for a give-back's entry, the members it wrote as `pending` and when it was
     /// written (those count at that time: a device's queued edit reached the server then, not with the version).

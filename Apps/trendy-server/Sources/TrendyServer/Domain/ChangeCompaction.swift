@@ -45,10 +45,15 @@ enum ChangeCompaction {
             while start < superseded.count {
                 let batch = Array(superseded[start..<min(start + deleteBatch, superseded.count)])
                 start += batch.count
+                // What the entries tell a give-back, folded before they go (api-v1 §6.8, §15.1); read apart, so
+                // that the write transaction stays short.
+                let checkpoints = try await storage.readLarge { db in
+                    try FieldTimes.checkpoints(before: batch, user: user, db)
+                }
                 var removed = 0
                 let took = try await clock.measure {
                     removed = try await storage.write(user: nil) { db in
-                        try delete(batch, user: user, devicesSeenSince: devicesSeenSince, db)
+                        try delete(batch, checkpoints, user: user, devicesSeenSince: devicesSeenSince, db)
                     }
                 }
                 report.longestWriteMilliseconds = max(report.longestWriteMilliseconds, took.milliseconds)
@@ -58,12 +63,12 @@ enum ChangeCompaction {
         return report
     }
 
-    /// The ids at or below `horizon` of changes with a newer change of the same entity, newest first.
+    /// The changes at or below `horizon` with a newer change of the same entity, newest first.
     private static func supersededChanges(
         of user: String, atOrBelow horizon: Int64, _ storage: any ServerStorage
-    ) async throws -> [Int64] {
-        var seen = Set<EntityKey>()
-        var superseded: [Int64] = []
+    ) async throws -> [FieldTimes.Removal] {
+        var seen = Set<FieldTimes.EntityKey>()
+        var superseded: [FieldTimes.Removal] = []
         var next = Int64.max
         while true {
             let below = next
@@ -74,35 +79,33 @@ enum ChangeCompaction {
                         ORDER BY id DESC LIMIT ?
                         """, arguments: [user, below, readPage]
                 ) { row in
-                    (
-                        id: row.int64(0),
-                        key: EntityKey(
-                            type: try row.decode(String.self, atIndex: 1), id: try row.decode(String.self, atIndex: 2))
-                    )
+                    FieldTimes.Removal(
+                        id: row.int64(0), type: try row.decode(String.self, atIndex: 1),
+                        entityId: try row.decode(String.self, atIndex: 2))
                 }
             }
-            for change in page where !seen.insert(change.key).inserted && change.id <= horizon {
-                superseded.append(change.id)
+            for change in page
+            where !seen.insert(FieldTimes.EntityKey(type: change.type, id: change.entityId)).inserted
+                && change.id <= horizon
+            {
+                superseded.append(change)
             }
             guard page.count == readPage, let last = page.last else { return superseded }
             next = last.id
         }
     }
 
-    /// Ids of different kinds never stand for one another, whatever ids clients chose.
-    private struct EntityKey: Hashable, Sendable {
-        let type: String
-        let id: String
-    }
-
-    /// Deletes those of `ids` no known device's feed range holds, in the transaction that reads the ranges: a range
-    /// a pull wrote before it is kept. Returns how many it deleted.
+    /// Deletes those of `removals` no known device's feed range holds, in the transaction that reads the ranges: a
+    /// range a pull wrote before it is kept. The entities' field times stay in `checkpoints`, written in the same
+    /// transaction. Returns how many it deleted.
     private static func delete(
-        _ ids: [Int64], user: String, devicesSeenSince: Int64, _ db: any StorageTransaction
+        _ removals: [FieldTimes.Removal], _ checkpoints: [FieldTimes.Checkpoint], user: String,
+        devicesSeenSince: Int64, _ db: any StorageTransaction
     ) throws -> Int {
         let ranges = try Devices.feedRanges(user: user, seenSince: devicesSeenSince, db)
-        let deleted = ids.filter { id in !ranges.contains { $0.contains(id) } }
+        let deleted = removals.map(\.id).filter { id in !ranges.contains { $0.contains(id) } }
         guard !deleted.isEmpty else { return 0 }
+        try FieldTimes.store(checkpoints, user: user, db)
         let marks = Array(repeating: "?", count: deleted.count).joined(separator: ", ")
         let arguments = deleted.map { $0 as any SQLValueConvertible }
         try db.execute(sql: "DELETE FROM changes WHERE user_id = ? AND id IN (\(marks))", arguments: [user] + arguments)

@@ -84,7 +84,7 @@ enum GiveBacks {
             }
             // A queued edit the device holds is its own to push, after this: the server's value stays meanwhile.
             members = GiveBackFieldMerge.keepingPending(item.pending, in: members, held: current)
-            let merge = try fieldMerge(item, request, db)
+            let merge = try FieldTimes.merge(user: request.userId, type: item.type, entityId: item.id, db)
             if held >= acknowledged {
                 // Newer as a whole, yet maybe not field by field: a write made since the restore to one field must
                 // not keep out an older acknowledged edit of another (`GiveBackFieldMerge`).
@@ -112,36 +112,6 @@ enum GiveBacks {
         _ = try run(item.type.create, item, request, db, body: data, parameters: parameters)
         try stamp(item, at: acknowledged, pending: item.pending, after: before, request, db)
         return .applied
-    }
-
-    /// The entity's change entries, in order, as `GiveBackFieldMerge` reads them: an entry a give-back wrote at the
-    /// time it gave back (`given_back_changes`), its `pending` members at the entry's own time, any other entry at
-    /// its snapshot's `updated_at`.
-    private static func fieldMerge(
-        _ item: Item, _ request: APIRequest, _ db: any StorageTransaction
-    ) throws -> GiveBackFieldMerge {
-        var merge = GiveBackFieldMerge()
-        try db.forEachRow(
-            """
-            SELECT c.data, g.acknowledged_at, c.created_at, g.pending FROM changes c
-            LEFT JOIN given_back_changes g ON g.change_id = c.id
-            WHERE c.user_id = ? AND c.entity_id = ? ORDER BY c.id
-            """, [request.userId, item.id]
-        ) { row in
-            let snapshot = row.isNull(0) ? nil : try JSONText.parse(row.decode([UInt8].self, atIndex: 0)).objectValue
-            let written = row.int64(2)
-            guard !row.isNull(1) else {
-                let time = snapshot?["updated_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)) ?? written
-                merge.add(snapshot, at: time)
-                return true
-            }
-            let pending =
-                row.isNull(3)
-                ? [] : try JSONText.parse(row.decode([UInt8].self, atIndex: 3)).arrayValue?.compactMap(\.stringValue)
-            merge.add(snapshot, at: row.int64(1), pending: Set(pending ?? []), writtenAt: written)
-            return true
-        }
-        return merge
     }
 
     /// Runs a route handler on the item, as if the device had sent that request now.

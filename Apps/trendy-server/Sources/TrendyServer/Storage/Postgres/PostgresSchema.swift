@@ -232,6 +232,23 @@ enum PostgresSchema {
                 """
             ]
         ),
+        // When each field of an entity last changed, kept for a give-back through the entries compaction removes
+        // (api-v1 §6.8, §15.1).
+        (
+            "v10-compacted-field-times",
+            [
+                """
+                CREATE TABLE compacted_field_times (
+                    user_id TEXT COLLATE "C" NOT NULL,
+                    entity_type TEXT NOT NULL,
+                    entity_id TEXT COLLATE "C" NOT NULL,
+                    through_change_id BIGINT NOT NULL,
+                    state TEXT NOT NULL,
+                    PRIMARY KEY (user_id, entity_type, entity_id)
+                )
+                """
+            ]
+        ),
     ]
 
     /// What a migration does besides its statements, by name: work that needs the server's code.

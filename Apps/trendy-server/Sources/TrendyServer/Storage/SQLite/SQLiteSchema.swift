@@ -200,6 +200,21 @@ enum SQLiteSchema {
                     ) WITHOUT ROWID
                     """)
         }
+        // When each field of an entity last changed, kept for a give-back through the entries compaction removes
+        // (api-v1 §6.8, §15.1).
+        migrator.registerMigration("v10-compacted-field-times") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE compacted_field_times (
+                        user_id TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        through_change_id INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        PRIMARY KEY (user_id, entity_type, entity_id)
+                    ) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }
 
