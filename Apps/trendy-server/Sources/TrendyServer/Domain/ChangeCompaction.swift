@@ -41,14 +41,18 @@ enum ChangeCompaction {
             // is known to be one compaction removed (api-v1 §6.5, §6.7).
             try await storage.write(user: nil) { db in try recordHorizon(horizon, user: user, db) }
             let superseded = try await supersededChanges(of: user, atOrBelow: horizon, storage)
+            // The last change each entity's stored checkpoint covers, as this run wrote them: a batch, newest first,
+            // mostly meets entities an earlier one covered, which need no read.
+            var covered: [FieldTimes.EntityKey: Int64] = [:]
             var start = 0
             while start < superseded.count {
                 let batch = Array(superseded[start..<min(start + deleteBatch, superseded.count)])
                 start += batch.count
                 // What the entries tell a give-back, folded before they go (api-v1 §6.8, §15.1); read apart, so
                 // that the write transaction stays short.
+                let uncovered = batch.filter { (covered[$0.key] ?? .min) < $0.id }
                 let checkpoints = try await storage.readLarge { db in
-                    try FieldTimes.checkpoints(before: batch, user: user, db)
+                    try FieldTimes.checkpoints(before: uncovered, user: user, db)
                 }
                 var removed = 0
                 let took = try await clock.measure {
@@ -56,6 +60,7 @@ enum ChangeCompaction {
                         try delete(batch, checkpoints, user: user, devicesSeenSince: devicesSeenSince, db)
                     }
                 }
+                for checkpoint in checkpoints { covered[checkpoint.key] = checkpoint.through }
                 report.longestWriteMilliseconds = max(report.longestWriteMilliseconds, took.milliseconds)
                 report.removed += removed
             }
@@ -80,14 +85,12 @@ enum ChangeCompaction {
                         """, arguments: [user, below, readPage]
                 ) { row in
                     FieldTimes.Removal(
-                        id: row.int64(0), type: try row.decode(String.self, atIndex: 1),
-                        entityId: try row.decode(String.self, atIndex: 2))
+                        id: row.int64(0),
+                        key: FieldTimes.EntityKey(
+                            type: try row.decode(String.self, atIndex: 1), id: try row.decode(String.self, atIndex: 2)))
                 }
             }
-            for change in page
-            where !seen.insert(FieldTimes.EntityKey(type: change.type, id: change.entityId)).inserted
-                && change.id <= horizon
-            {
+            for change in page where !seen.insert(change.key).inserted && change.id <= horizon {
                 superseded.append(change)
             }
             guard page.count == readPage, let last = page.last else { return superseded }
@@ -103,9 +106,10 @@ enum ChangeCompaction {
         devicesSeenSince: Int64, _ db: any StorageTransaction
     ) throws -> Int {
         let ranges = try Devices.feedRanges(user: user, seenSince: devicesSeenSince, db)
+        // Stored whatever is deleted: the run counts them as written (`covered`).
+        try FieldTimes.store(checkpoints, user: user, db)
         let deleted = removals.map(\.id).filter { id in !ranges.contains { $0.contains(id) } }
         guard !deleted.isEmpty else { return 0 }
-        try FieldTimes.store(checkpoints, user: user, db)
         let marks = Array(repeating: "?", count: deleted.count).joined(separator: ", ")
         let arguments = deleted.map { $0 as any SQLValueConvertible }
         try db.execute(sql: "DELETE FROM changes WHERE user_id = ? AND id IN (\(marks))", arguments: [user] + arguments)

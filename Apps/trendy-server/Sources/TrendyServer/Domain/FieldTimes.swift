@@ -16,8 +16,7 @@ import Models
 enum FieldTimes {
     /// One entity's checkpoint: the merge of its change entries up to and including `through`.
     struct Checkpoint: Sendable {
-        let type: String
-        let entityId: String
+        let key: EntityKey
         let through: Int64
         let state: String
     }
@@ -25,8 +24,7 @@ enum FieldTimes {
     /// One change entry compaction is about to remove.
     struct Removal: Sendable {
         let id: Int64
-        let type: String
-        let entityId: String
+        let key: EntityKey
     }
 
     /// The merge of every change of the entity: its checkpoint, then the entries written after it.
@@ -42,17 +40,14 @@ enum FieldTimes {
         before removals: [Removal], user: String, _ db: any StorageTransaction
     ) throws -> [Checkpoint] {
         var newest: [EntityKey: Int64] = [:]
-        for removal in removals {
-            let key = EntityKey(type: removal.type, id: removal.entityId)
-            newest[key] = max(newest[key] ?? .min, removal.id)
-        }
+        for removal in removals { newest[removal.key] = max(newest[removal.key] ?? .min, removal.id) }
         var checkpoints: [Checkpoint] = []
         for (key, last) in newest {
             let (merge, through) = try resume(user: user, type: key.type, entityId: key.id, db)
             guard through < last else { continue }
             let folded = try fold(merge, user: user, type: key.type, entityId: key.id, after: through, upTo: last, db)
             checkpoints.append(
-                Checkpoint(type: key.type, entityId: key.id, through: last, state: JSONText.string(folded.checkpoint)))
+                Checkpoint(key: key, through: last, state: JSONText.string(folded.checkpoint)))
         }
         return checkpoints
     }
@@ -68,7 +63,7 @@ enum FieldTimes {
                         through_change_id = excluded.through_change_id, state = excluded.state
                     WHERE excluded.through_change_id > compacted_field_times.through_change_id
                     """,
-                arguments: [user, checkpoint.type, checkpoint.entityId, checkpoint.through, checkpoint.state])
+                arguments: [user, checkpoint.key.type, checkpoint.key.id, checkpoint.through, checkpoint.state])
         }
     }
 
