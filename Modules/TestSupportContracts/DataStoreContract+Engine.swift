@@ -41,7 +41,8 @@ extension DataStoreContract {
                 breakerMultiplier: 4, breakerRetryAfterHint: 12.5, quietUntil: Build.instant.addingTimeInterval(60),
                 lastSuccessAt: Build.instant, serverRoot: "http://127.0.0.1:8080", accountUserId: Build.id(42),
                 unfetchedDefinitionTypes: [Build.id(3)], serverFeatures: ServerFeatures(["after", "stream"]),
-                serverHistoryId: "history-1", cancelledCreateIds: [Build.id(5), Build.id(6)])
+                serverHistoryId: "history-1", cancelledCreateIds: [Build.id(5), Build.id(6)],
+                headCheckStart: FeedPosition(cursor: 7, createdAt: Build.instant))
             try subject.saved { try $0.saveEngineState(state) }
             #expect(try subject.read { try $0.loadEngineState() } == state)
             var cleared = state
@@ -52,6 +53,7 @@ extension DataStoreContract {
             cleared.unfetchedDefinitionTypes = []
             cleared.cursorCreatedAt = nil
             cleared.cancelledCreateIds = []
+            cleared.headCheckStart = nil
             try subject.saved { try $0.saveEngineState(cleared) }
             // S17: Cursor, bootstrap_requested, pending_delete_ids, breaker fields, quiet_until, last_success_at…
             #expect(try subject.read { try $0.loadEngineState() } == cleared)

@@ -452,6 +452,32 @@ struct PullTests {
     }
 
     @Test(
+        "R15 the same, the pull cut off after a page that went past the version's time: the next pull that reaches the head checks from where the first began, and gives it back"
+    )
+    func versionMissingAtTheHeadAcrossACutOffPull() async throws {
+        let (a, b, type) = try await twoDevices()
+        try await a.acknowledgeThenLoseByHand(
+            { _ = try await a.events.updateEventType(id: type.id) { $0.color = "#A0A0A0" } },
+            restoring: a.model.backUp())
+        // Written on the copy after a's edit, two changes: a's pull reads the first, then its connection drops.
+        for name in ["Tea", "Mate"] { _ = try await b.events.createEventType(name: name) }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        let firstPage = try a.model.changes(user: a.network.userId, since: try a.engineState().position, limit: 1)
+        #expect(firstPage.hasMore && firstPage.changes.count == 1)
+        a.network.enqueue(firstPage, for: .getChanges)
+        a.network.enqueue(NetworkError.transport("the connection dropped"), for: .getChanges)
+        #expect(await a.engine.performSync().outcome != .synced(bootstrapped: false))
+        #expect(try a.engineState().cursor == firstPage.nextCursor, "the first page is applied")
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEventType(id: type.id) { $0.icon = "leaf" }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+
+        for device in [a, b] { _ = await device.engine.performSync() }
+        try expectBothEdits(of: type, on: [a, b])
+    }
+
+    @Test(
         "R15 a sent create of an entity the device held acknowledged (a refused give-back kept as a create, retried) goes back dated that version, not its send: a later edit of another device wins"
     )
     func retriedCreateGoesBackAsItsVersion() async throws {

@@ -41,6 +41,10 @@ public struct EngineState: Sendable, Hashable {
     /// copy of this database put back from before the create was sent still counts it unsent, so the server may hold
     /// it; server data of one is answered with a delete instead of being written.
     public var cancelledCreateIds: Set<String>
+    /// Where the pull began whose check at the feed's head (R15 *Acknowledgments*) no pull has made yet: set by a
+    /// pull's first page that is not its last, cleared by the page that reaches the head and by a bootstrap. A pull
+    /// cut off after pages that went past a version's time leaves it, so the next pull checks from there.
+    public var headCheckStart: FeedPosition?
 
     /// A state; the defaults are a database that never synced.
     public init(
@@ -60,7 +64,8 @@ public struct EngineState: Sendable, Hashable {
         geofencesRefreshedAt: Date? = nil,
         serverFeatures: ServerFeatures = ServerFeatures(),
         serverHistoryId: String? = nil,
-        cancelledCreateIds: Set<String> = []
+        cancelledCreateIds: Set<String> = [],
+        headCheckStart: FeedPosition? = nil
     ) {
         self.cursor = cursor
         self.cursorCreatedAt = cursorCreatedAt
@@ -79,6 +84,7 @@ public struct EngineState: Sendable, Hashable {
         self.serverFeatures = serverFeatures
         self.serverHistoryId = serverHistoryId
         self.cancelledCreateIds = cancelledCreateIds
+        self.headCheckStart = headCheckStart
     }
 }
 

@@ -20,15 +20,23 @@ enum Schema {
         migrator.registerMigration("v10-folded-edits", migrate: addFoldedEdits)
         migrator.registerMigration("v11-device-identity", migrate: addDeviceIdentity)
         migrator.registerMigration("v12-cancelled-creates", migrate: addCancelledCreates)
+        migrator.registerMigration("v13-head-check-start", migrate: addHeadCheckStart)
         return migrator
     }
 
-    /// The id this database sends as its device (api-v1 §16), made once, here: a database is one device.
+    /// Where the pull began whose check at the feed's head no pull has made yet (sync-engine R15).
+    private static func addHeadCheckStart(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sync_engine_state ADD COLUMN head_check_cursor INTEGER")
+        try db.execute(sql: "ALTER TABLE sync_engine_state ADD COLUMN head_check_created_at INTEGER")
+    }
+
     /// The ids whose unsent create a local delete cancelled, until a completed pull (sync-engine §1.7).
     private static func addCancelledCreates(_ db: Database) throws {
         try db.execute(
             sql: "ALTER TABLE sync_engine_state ADD COLUMN cancelled_create_ids TEXT NOT NULL DEFAULT '[]'")
     }
+
+    /// The id this database sends as its device (api-v1 §16), made once, here: a database is one device.
 
     private static func addDeviceIdentity(_ db: Database) throws {
         try db.execute(

@@ -94,7 +94,10 @@ enum EngineRows {
             geofencesRefreshedAt: try Column.optionalDate(row, 12),
             serverFeatures: ServerFeatures(try Column.stringSet(row, 13)),
             serverHistoryId: try row.decode(String?.self, atIndex: 15),
-            cancelledCreateIds: try Column.stringSet(row, 16)
+            cancelledCreateIds: try Column.stringSet(row, 16),
+            headCheckStart: try row.decode(Int64?.self, atIndex: 17).map {
+                FeedPosition(cursor: $0, createdAt: try Column.optionalDate(row, 18))
+            }
         )
     }
 
@@ -102,7 +105,8 @@ enum EngineRows {
         "cursor", "bootstrap_requested", "pending_delete_ids", "breaker_consecutive_429", "breaker_backoff_until",
         "breaker_multiplier", "breaker_retry_after_hint", "quiet_until", "last_success_at", "server_root",
         "account_user_id", "unfetched_definition_types", "geofences_refreshed_at", "server_features",
-        "cursor_created_at", "server_history_id", "cancelled_create_ids",
+        "cursor_created_at", "server_history_id", "cancelled_create_ids", "head_check_cursor",
+        "head_check_created_at",
     ]
     static let loadStateSQL = "SELECT \(stateColumnNames.joined(separator: ", ")) FROM sync_engine_state WHERE id = 1"
     static let saveStateSQL =
@@ -120,7 +124,8 @@ enum EngineRows {
             state.serverRoot, state.accountUserId, Column.json(state.unfetchedDefinitionTypes.sorted()),
             Column.milliseconds(state.geofencesRefreshedAt), Column.json(state.serverFeatures.names.sorted()),
             Column.milliseconds(state.cursorCreatedAt), state.serverHistoryId,
-            Column.json(state.cancelledCreateIds.sorted()),
+            Column.json(state.cancelledCreateIds.sorted()), state.headCheckStart?.cursor,
+            Column.milliseconds(state.headCheckStart?.createdAt),
         ]
     }
 

@@ -216,6 +216,7 @@ extension SyncEngine {
             }
             try store.clearStagedEvents()
             engineState.position = position
+            engineState.headCheckStart = nil  // the snapshot settled every version it held
             engineState.bootstrapRequested = false
             engineState.unfetchedDefinitionTypes = snapshot.unfetchedTypes
             engineState.geofencesRefreshedAt = now  // the snapshot held every geofence (S78's clock restarts)

@@ -87,10 +87,14 @@ extension SyncEngine {
                 if passing.unbroken {
                     try oweVersionsMissing(atHeadFrom: passing.start, settled, engineState, fences, store)
                 }
+                engineState.headCheckStart = nil
                 // sync-engine §1.7: the feed from before each cancel to its head holds no copy the server took. An
                 // owed entity waits for its read-back, which answers it.
                 let owed = Set(try store.owedEntities().map(\.id))
                 engineState.cancelledCreateIds.subtract(passing.cancelledAtStart.subtracting(owed))
+            } else if engineState.headCheckStart == nil {
+                // R15: a pull cut off after this page leaves its check to the next pull, from here.
+                engineState.headCheckStart = passing.start
             }
             if page.nextCursor > engineState.cursor {
                 engineState.position = page.nextPosition(after: engineState.position)
@@ -164,7 +168,8 @@ extension SyncEngine {
         let cancelledAtStart: Set<String>
 
         init(from engineState: EngineState) {
-            start = engineState.position
+            // R15: a pull cut off after pages it applied left its check at the head to this one.
+            start = engineState.headCheckStart ?? engineState.position
             cursor = engineState.cursor
             cancelledAtStart = engineState.cancelledCreateIds
         }
