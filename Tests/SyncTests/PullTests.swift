@@ -478,6 +478,31 @@ struct PullTests {
     }
 
     @Test(
+        "R15 on a server copied back by hand, another device's give-back of an older version comes before the echo of the one this device holds, which never comes: the older entry is not written over the row, and the version goes back whole"
+    )
+    func olderVersionBeforeAMissingEchoIsNotApplied() async throws {
+        let (a, b, type) = try await twoDevices()
+        let copy = a.model.backUp()
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEventType(id: type.id) { $0.icon = "star" }
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        // a's later edit of the same field, acknowledged; its pull fails; the copy put back by hand still holds a's
+        // position, not b's.
+        try await a.acknowledgeThenLoseByHand(
+            { _ = try await a.events.updateEventType(id: type.id) { $0.icon = "leaf" } }, restoring: copy)
+        // b's cursor is above every change of the copy: it gives back its version, older than a's, and bootstraps.
+        _ = await b.engine.performSync()
+        #expect(a.serverEventTypes.first { $0.id == type.id }?.fields.icon == "star", "b's version is back")
+
+        for device in [a, b, a, b] { _ = await device.engine.performSync() }
+        #expect(a.serverEventTypes.first { $0.id == type.id }?.fields.icon == "leaf", "a's later version on the server")
+        for device in [a, b] {
+            #expect(try device.events.eventType(id: type.id)?.icon == "leaf", "a's later version on every device")
+            #expect(try device.owed().isEmpty && device.queue().isEmpty)
+        }
+    }
+
+    @Test(
         "R15 a sent create of an entity the device held acknowledged (a refused give-back kept as a create, retried) goes back dated that version, not its send: a later edit of another device wins"
     )
     func retriedCreateGoesBackAsItsVersion() async throws {

@@ -284,7 +284,7 @@ struct RulesTests {
         #expect(SyncConfiguration.throughput().geofenceRefreshInterval == 3600)
     }
     @Test(
-        "R15 a pull passes over a version held acknowledged after its start when a later one comes before its echo, on any page; an echo, an older version or a version from before the start does not"
+        "R15 a pull passes over a version held acknowledged after its start when a later one comes before its echo, on any page; an echo, an older version or a version from before the start does not; an older version before the echo is held back"
     )
     func passedOverVersions() {
         let start = Date(millisecondsSince1970: 1_767_225_600_000)
@@ -303,23 +303,28 @@ struct RulesTests {
         let position = FeedPosition(cursor: 1, createdAt: start)
         // First page: the echo of one held version, then a later version of it; a later version of one held from
         // before the pull's start; an older version of one whose echo has not come; an entity held at no version.
-        let first = PassedOverVersion.entities(
-            in: [entry("echoed", 10), entry("echoed", 20), entry("old", 30), entry("lost", 5), entry("new", 35)],
+        let first = PassedOverVersion.judge(
+            [entry("echoed", 10), entry("echoed", 20), entry("old", 30), entry("lost", 5), entry("new", 35)],
             held: versions, pullingFrom: position, settled: &settled)
-        #expect(first.isEmpty, "an echo first, an older version, a version from before the start: nothing passed over")
+        #expect(
+            first.passedOver.isEmpty,
+            "an echo first, an older version, a version from before the start: nothing passed over")
+        #expect(first.older == [5], "the older version of the one whose echo has not come is not written")
         // Second page: the pull's own first page recorded `new` at 35; its next version is no loss. A later version
         // of the one whose echo never came is.
         versions["new"] = held("new", 35)
-        let second = PassedOverVersion.entities(
-            in: [entry("echoed", 40), entry("new", 45), entry("lost", 50), entry("lost", 60)], held: versions,
+        let second = PassedOverVersion.judge(
+            [entry("echoed", 40), entry("new", 45), entry("lost", 50), entry("lost", 60)], held: versions,
             pullingFrom: position, settled: &settled)
-        #expect(second.map(\.id) == ["lost"], "named once")
+        #expect(second.passedOver.map(\.id) == ["lost"], "named once")
+        #expect(second.older.isEmpty)
         // A position without its time tells nothing.
         var none: Set<String> = []
         #expect(
-            PassedOverVersion.entities(
-                in: [entry("lost", 50)], held: versions, pullingFrom: FeedPosition(cursor: 1), settled: &none
-            ).isEmpty)
+            PassedOverVersion.judge(
+                [entry("lost", 5), entry("lost", 50)], held: versions, pullingFrom: FeedPosition(cursor: 1),
+                settled: &none
+            ).passedOver.isEmpty)
     }
 
     @Test(

@@ -79,10 +79,17 @@ extension SyncEngine {
             var fences = try Fences(store: store, engineState: engineState)
             var settled = passing.settled
             defer { passing.settled = settled }
-            if try oweVersionsPassedOver(by: page.changes, from: passing.start, &settled, engineState, fences, store) {
+            let judgment = try judgeHeldVersions(in: page.changes, from: passing.start, &settled, engineState, store)
+            if try oweGiveBacks(judgment.passedOver, fences, store) {
                 fences = try Fences(store: store, engineState: engineState)
             }
-            for entry in page.changes { try apply(entry, fences, store, &counters) }
+            for entry in page.changes {
+                if judgment.older.contains(entry.id) {
+                    counters.fenced += 1
+                } else {
+                    try apply(entry, fences, store, &counters)
+                }
+            }
             if !page.hasMore {
                 if passing.unbroken {
                     try oweVersionsMissing(atHeadFrom: passing.start, settled, engineState, fences, store)
@@ -106,23 +113,27 @@ extension SyncEngine {
         }
     }
 
-    /// R15: makes each entity owed a give-back whose version, held acknowledged since after the device's position,
-    /// `entries` pass over (`PassedOverVersion`), so that the fence keeps the entries off it until the version went
-    /// back (the round pays the debt after its pull). Only against a server that takes versions back. True when
-    /// it made one.
-    private func oweVersionsPassedOver(
-        by entries: [ChangeEntry], from start: FeedPosition, _ settled: inout Set<String>, _ engineState: EngineState,
-        _ fences: Fences, _ store: any DataStoreProtocol
-    ) throws -> Bool {
-        guard engineState.serverFeatures.has(ServerFeatures.digest), start.createdAt != nil,
-            network.serverHistory != nil
-        else { return false }
+    /// R15: what `entries` do to the versions this device holds acknowledged since after the device's position
+    /// (`PassedOverVersion`): the entities they pass over, to be owed a give-back, so that the fence keeps the entries
+    /// off them until the version went back (the round pays the debt after its pull), and the entries of an older
+    /// version that come before a held version's echo, not to be written. Only against a server that takes versions
+    /// back.
+    private func judgeHeldVersions(
+        in entries: [ChangeEntry], from start: FeedPosition, _ settled: inout Set<String>, _ engineState: EngineState,
+        _ store: any DataStoreProtocol
+    ) throws -> PassedOverVersion.Judgment {
+        guard checksHeldVersions(from: start, engineState) else { return PassedOverVersion.Judgment() }
         let ids = Set(entries.compactMap { $0.acknowledgedVersion?.id })
-        guard !ids.isEmpty else { return false }
+        guard !ids.isEmpty else { return PassedOverVersion.Judgment() }
         var held: [String: AcknowledgedVersion] = [:]
         for version in try store.acknowledgedVersions(ids: ids) { held[version.id] = version }
-        let passedOver = PassedOverVersion.entities(in: entries, held: held, pullingFrom: start, settled: &settled)
-        return try oweGiveBacks(passedOver, fences, store)
+        return PassedOverVersion.judge(entries, held: held, pullingFrom: start, settled: &settled)
+    }
+
+    /// R15: whether a pull from `start` watches the versions this device holds: against a server that takes them
+    /// back (digest and history), from a position with its time.
+    private func checksHeldVersions(from start: FeedPosition, _ engineState: EngineState) -> Bool {
+        engineState.serverFeatures.has(ServerFeatures.digest) && start.createdAt != nil && network.serverHistory != nil
     }
 
     /// R15: at the feed's head, makes each entity owed a give-back whose version, held acknowledged since after the
@@ -131,9 +142,7 @@ extension SyncEngine {
         atHeadFrom start: FeedPosition, _ settled: Set<String>, _ engineState: EngineState, _ fences: Fences,
         _ store: any DataStoreProtocol
     ) throws {
-        guard engineState.serverFeatures.has(ServerFeatures.digest), let startTime = start.createdAt,
-            network.serverHistory != nil
-        else { return }
+        guard checksHeldVersions(from: start, engineState), let startTime = start.createdAt else { return }
         let held = try store.acknowledgedVersions(ids: nil, acknowledgedAfter: startTime)
         try oweGiveBacks(
             PassedOverVersion.missingAtTheHead(held: held, pullingFrom: start, settled: settled), fences, store)

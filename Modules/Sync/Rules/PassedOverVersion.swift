@@ -13,17 +13,29 @@ import Models
 /// (api-v1 §6.8): the give-back then finds the server holding the version already, and the read-back writes its
 /// state.
 enum PassedOverVersion {
+    /// What a page's entries do to the versions a device holds: those they pass over, and the entries that must not
+    /// be written.
+    struct Judgment {
+        /// The entities whose held version a later version comes before.
+        var passedOver: [(type: MutationEntityType, id: String)] = []
+        /// Change ids of entries that bring an older version of an entity before its held version's echo: written,
+        /// they would take that version's fields away, and if the echo never comes (the server lost it) the row
+        /// would go back without them. The echo, when it comes, holds everything they did.
+        var older: Set<Int64> = []
+    }
+
     /// The entities of `entries` (a page, in feed order) whose held version (`held`, by lowercased id) was
     /// acknowledged after the time of `position`, where the pull began, and is passed over: a later version of it
-    /// comes before its echo. `settled` carries from page to page the entities the pull is done with: echoed, named,
-    /// or first met with nothing to watch for (no such version held, or a delete). Only an entity's entries before
-    /// it settles count: the pull's own pages record later versions as they apply them.
-    static func entities(
-        in entries: [ChangeEntry], held: [String: AcknowledgedVersion], pullingFrom position: FeedPosition,
+    /// comes before its echo; and the entries of such entities that bring an older version first. `settled` carries
+    /// from page to page the entities the pull is done with: echoed, named, or first met with nothing to watch for
+    /// (no such version held, or a delete). Only an entity's entries before it settles count: the pull's own pages
+    /// record later versions as they apply them.
+    static func judge(
+        _ entries: [ChangeEntry], held: [String: AcknowledgedVersion], pullingFrom position: FeedPosition,
         settled: inout Set<String>
-    ) -> [(type: MutationEntityType, id: String)] {
-        guard let positionTime = position.createdAt?.millisecondsSince1970 else { return [] }
-        var passedOver: [(type: MutationEntityType, id: String)] = []
+    ) -> Judgment {
+        guard let positionTime = position.createdAt?.millisecondsSince1970 else { return Judgment() }
+        var judgment = Judgment()
         for entry in entries {
             guard let version = entry.acknowledgedVersion, !settled.contains(version.id) else { continue }
             guard !version.deleted, let mine = held[version.id], !mine.deleted,
@@ -38,11 +50,13 @@ enum PassedOverVersion {
                 settled.insert(version.id)
             } else if versionAt > mineAt {
                 settled.insert(version.id)
-                passedOver.append((version.entityType, version.id))
+                judgment.passedOver.append((version.entityType, version.id))
+            } else {
+                // An older version: the echo may still follow, and brings what this one did.
+                judgment.older.insert(entry.id)
             }
-            // An older version: the echo may still follow.
         }
-        return passedOver
+        return judgment
     }
 
     /// The entities whose held version (`held`), acknowledged after the time of `position`, a pull that read the
