@@ -48,9 +48,8 @@ public struct GiveBackFieldMerge: Sendable {
 
     /// What this merge learnt from its entries, for compaction to keep in place of the entries it removes
     /// (api-v1 §6.8): each field's time, the first entry's, and the last snapshot, against which the next entry is
-    /// compared.
-    /// The versions the entries held are left out, so that it stays the size of one entity however often it was
-    /// edited: a version compaction removed no longer counts as held.
+    /// compared. The versions the entries held are left out, so that it stays the size of one entity however often
+    /// it was edited: a version compaction removed no longer counts as held.
     public var checkpoint: JSONValue {
         .object([
             Self.timesKey: .object(fieldTimes.mapValues { .number(Double($0)) }),

@@ -37,7 +37,6 @@ enum Schema {
     }
 
     /// The id this database sends as its device (api-v1 §16), made once, here: a database is one device.
-
     private static func addDeviceIdentity(_ db: Database) throws {
         try db.execute(
             sql: """
