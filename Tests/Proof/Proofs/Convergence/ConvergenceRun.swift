@@ -130,6 +130,9 @@ final class ConvergenceRun {
             await client.startLive()
         }
         log.note("faults: \(settings.faults.summary)")
+        // Devices whose last pull was cut off after pages it applied, its check at the feed's head left to the next
+        // pull (sync-engine R15): counted each time one starts carrying it.
+        var carryingHeadCheck: Set<String> = []
         for step in 0..<settings.operations {
             let index = Int.random(in: 0..<clients.count, using: &random)
             let operation = Operation.random(using: &random)
@@ -137,6 +140,14 @@ final class ConvergenceRun {
             try acknowledgeFieldWrites()
             let line = try await apply(operation, on: index)
             log.note("\(step): \(line)")
+            for client in clients {
+                let carried = try client.stores.saved { try $0.loadEngineState() }.headCheckStart != nil
+                if carried && carryingHeadCheck.insert(client.name).inserted {
+                    moves["a pull cut off, its head check carried to the next", default: 0] += 1
+                } else if !carried {
+                    carryingHeadCheck.remove(client.name)
+                }
+            }
             if random.chance(0.04) {
                 log.note("\(step): quiet check: \(try await quietCheck(servers[0]))")
             }

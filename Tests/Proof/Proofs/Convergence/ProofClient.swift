@@ -80,6 +80,9 @@ struct ProofClient {
             configuration.live = Self.liveTimings
             // Bootstraps list events four at a time: the faults then meet listings after pages are staged (S82, R11).
             configuration.bootstrapEventsPageSize = 4
+            // Pulls of eight changes a page: faults and kills then cut pulls between pages, whose check at the feed's
+            // head the next pull must make (sync-engine R15).
+            configuration.changeFeedPageSize = 8
             let engine = SyncEngine(
                 networkClient: client, dataStoreFactory: stores, hashing: CryptoSHA256(), clock: clock,
                 configuration: configuration)
