@@ -175,6 +175,52 @@ struct GiveBackTests {
     }
 
     @Test(
+        "api-v1 §15.1 a delete and an edit of the incarnation it ended, acknowledged after it by a server that had lost the delete, end deleted in either order; a re-creation after the delete stays in either order"
+    )
+    func deleteAndLaterEditInEitherOrder() async throws {
+        try await ServerHarness.with { harness in
+            let (deletedAt, editedAt) = ("2099-01-01T00:00:00.000Z", "2099-02-01T00:00:00.000Z")
+            for deleteFirst in [true, false] {
+                // As a backup holds it: created long before the delete one device made; another device's edit of it
+                // went through later on a copy of the file that had lost the delete.
+                let name = deleteFirst ? "Ended first" : "Ended second"
+                let type = try await harness.eventType(name)
+                let createdAt = try #require(
+                    try await harness.send("GET", "/api/v1/event-types/\(type)").json?["created_at"] as? String)
+                let delete = Self.item(.eventType, type, at: deletedAt, deleted: true)
+                let edit = Self.item(
+                    .eventType, type, at: editedAt,
+                    data: #""name": "\#(name)", "color": "blue", "icon": "cup", "created_at": "\#(createdAt)""#)
+                let outcomes = try await Self.giveBack(harness, [deleteFirst ? delete : edit])
+                let then = try await Self.giveBack(harness, [deleteFirst ? edit : delete])
+                #expect(
+                    [outcomes[type], then[type]] == (deleteFirst ? ["applied", "deleted"] : ["applied", "applied"]),
+                    "\(name)")
+                let held = try await harness.send("GET", "/api/v1/event-types/\(type)")
+                #expect(held.problemType == "deleted", "\(name): \(held.text)")
+            }
+            // A re-creation after the delete (its creation time later) is another incarnation: it stays either way.
+            for deleteFirst in [true, false] {
+                let type = ServerHarness.newId()
+                let name = deleteFirst ? "Again first" : "Again second"
+                let delete = Self.item(.eventType, type, at: deletedAt, deleted: true)
+                let recreated = Self.item(
+                    .eventType, type, at: editedAt,
+                    data:
+                        #""name": "\#(name)", "color": "blue", "icon": "cup", "created_at": "2099-01-15T00:00:00.000Z""#
+                )
+                let outcomes = try await Self.giveBack(harness, [deleteFirst ? delete : recreated])
+                let then = try await Self.giveBack(harness, [deleteFirst ? recreated : delete])
+                #expect(
+                    [outcomes[type], then[type]] == (deleteFirst ? ["applied", "applied"] : ["applied", "kept"]),
+                    "\(name)")
+                let held = try await harness.send("GET", "/api/v1/event-types/\(type)")
+                #expect(held.json?["name"] as? String == name, "\(name): \(held.text)")
+            }
+        }
+    }
+
+    @Test(
         "api-v1 §6.8 §15.1 compaction keeps when each field last changed: a name lost by a restore comes back over a later edit of another field, a give-back's time included"
     )
     func fieldTimesThroughCompaction() async throws {

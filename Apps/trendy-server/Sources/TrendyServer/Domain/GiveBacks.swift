@@ -60,9 +60,10 @@ enum GiveBacks {
         let acknowledged = item.acknowledgedAt
         if item.deleted {
             if held != nil {
-                // A delete wins over the edits made since, as it does without a restore (an edit of a deleted entity
-                // is refused); only a create of the id since (a restore of it, api-v1 §7) keeps the row.
-                if let created = try lastCreated(item, request, db), created >= acknowledged { return .kept }
+                // A delete ends the incarnation it finds and wins over the edits made of it since, as it does without
+                // a restore (an edit of a deleted entity is refused); only an incarnation created after it (a create
+                // of the id since, a restore of it, api-v1 §7) keeps the row.
+                if try incarnation(item, table, request, db) > acknowledged { return .kept }
                 _ = try run(item.type.delete, item, request, db, parameters: ["id": item.id])
             }
             // Remember the delete at its first acknowledgment, so that an older version given back later is
@@ -100,7 +101,9 @@ enum GiveBacks {
             try stamp(item, at: max(held, acknowledged), pending: [], after: before, request, db)
             return .applied
         }
-        if let deletedAt, deletedAt >= acknowledged { return .deleted }
+        // The same rule from the other side: a version of an incarnation created at or before the delete is of the
+        // entity the delete ended, whenever it was acknowledged (an edit a server that had lost the delete took).
+        if let deletedAt, deletedAt >= item.createdAt { return .deleted }
         let before = try latestChange(request, db)
         var parameters = ["id": item.id]
         if item.type == .propertyDefinition {
@@ -127,20 +130,26 @@ enum GiveBacks {
         return try handler(inner, db)
     }
 
-    /// The user's latest change id, before an item's write.
-    /// When the id's latest create was made: a given-back one at the time it was given back with
-    /// (`given_back_changes`), any other at its entry's time; nil when the log no longer holds one.
-    private static func lastCreated(_ item: Item, _ request: APIRequest, _ db: any StorageTransaction) throws -> Int64?
-    {
-        try db.value(
+    /// When the held row's incarnation began: the earlier of its `created_at` (a create's time, or the creation time
+    /// a give-back brought) and its latest create entry's (a given-back one at the time it was given back with,
+    /// `given_back_changes`, any other at its entry's time), which a give-back of an older server's row lacking
+    /// `created_at` left as the only true one.
+    private static func incarnation(
+        _ item: Item, _ table: String, _ request: APIRequest, _ db: any StorageTransaction
+    ) throws -> Int64 {
+        let createdAt = try db.value(
+            Int64.self, sql: "SELECT created_at FROM \(table) WHERE id = ?", arguments: [item.id])
+        let lastCreate = try db.value(
             Int64.self,
             sql: """
                 SELECT COALESCE(g.acknowledged_at, c.created_at) FROM changes c
                 LEFT JOIN given_back_changes g ON g.change_id = c.id
                 WHERE c.user_id = ? AND c.entity_id = ? AND c.operation = 'create' ORDER BY c.id DESC LIMIT 1
                 """, arguments: [request.userId, item.id])
+        return min(createdAt ?? .max, lastCreate ?? .max)
     }
 
+    /// The user's latest change id, before an item's write.
     private static func latestChange(_ request: APIRequest, _ db: any StorageTransaction) throws -> Int64 {
         try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [request.userId])
             ?? 0
@@ -189,6 +198,14 @@ enum GiveBacks {
         let data: [String: JSONValue]?
         /// Members of `data` holding the device's queued edits (`GiveBackItem.pending`).
         let pending: [String]
+
+        /// When the version's incarnation began, as far as the item says: its `created_at`, never after its
+        /// acknowledgment; the acknowledgment itself for an item without one (an event: devices keep no creation
+        /// time of events).
+        var createdAt: Int64 {
+            let given = data?["created_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:))
+            return min(given ?? acknowledgedAt, acknowledgedAt)
+        }
 
         /// `GiveBackItem.applicationRank`: the one order of api-v1 §15.1.
         var rank: Int { GiveBackItem.applicationRank(of: type, deleted: deleted) }
