@@ -159,6 +159,52 @@ extension NetworkClientContract {
             #expect(try await client.fetchEntity(.eventType, id: recreated.id) != nil)
         },
         check(
+            "N12 api-v1 §15.1 a delete and an edit of the incarnation it ended end deleted in either order; a "
+                + "re-creation after the delete stays in either order"
+        ) { subject in
+            let client = subject.client
+            func delete(_ id: String, at time: Date) async throws -> GiveBackOutcome? {
+                try await client.giveBack([
+                    GiveBackItem(entityType: .eventType, id: id, acknowledgedAt: time, deleted: true, data: nil)
+                ]).results.first?.outcome
+            }
+            func version(_ type: APIEventType, at time: Date) async throws -> GiveBackOutcome? {
+                try await client.giveBack([item(type, .eventType, at: time)]).results.first?.outcome
+            }
+            for deleteFirst in [true, false] {
+                // Held as a backup holds it; one device deleted it, another edited it later through a copy of the
+                // server's file that had lost the delete.
+                var edited = try await eventType(client, name: "Ended \(newId().suffix(6))")
+                let created = try #require(edited.createdAt)
+                edited.color = "#123456"
+                let (deletedAt, editedAt) = (created.addingTimeInterval(3600), created.addingTimeInterval(7200))
+                if deleteFirst {
+                    #expect(try await delete(edited.id, at: deletedAt) == .applied)
+                    #expect(try await version(edited, at: editedAt) == .deleted, "an edit of what the delete ended")
+                } else {
+                    #expect(try await version(edited, at: editedAt) == .applied)
+                    #expect(try await delete(edited.id, at: deletedAt) == .applied, "it ends the edited incarnation")
+                }
+                #expect(try await client.fetchEntity(.eventType, id: edited.id) == nil, "deleteFirst: \(deleteFirst)")
+            }
+            let user = try await eventType(client, name: "Owner \(newId().suffix(6))").userId
+            for deleteFirst in [true, false] {
+                let deletedAt = Date(timeIntervalSince1970: 1_767_225_600)
+                let again = APIEventType(
+                    id: newId(), userId: user, fields: EventTypeFields(name: "Again \(newId().suffix(6))"),
+                    createdAt: deletedAt.addingTimeInterval(1800))
+                let recreatedAt = deletedAt.addingTimeInterval(3600)
+                if deleteFirst {
+                    #expect(try await delete(again.id, at: deletedAt) == .applied)
+                    #expect(try await version(again, at: recreatedAt) == .applied, "created after the delete")
+                } else {
+                    #expect(try await version(again, at: recreatedAt) == .applied)
+                    #expect(try await delete(again.id, at: deletedAt) == .kept, "created after the delete")
+                }
+                #expect(try await client.fetchEntity(.eventType, id: again.id) != nil, "deleteFirst: \(deleteFirst)")
+            }
+        },
+        check(
             "N14 api-v1 §6.6 a delete answers the time the server recorded for it, the feed's deleted_at; a repeated one's 404 "
                 + "deleted says the same time"
         ) { subject in

@@ -67,6 +67,21 @@ public struct GiveBackItem: Sendable, Hashable, Codable {
 
     /// This item's `applicationRank`.
     public var applicationRank: Int { Self.applicationRank(of: entityType, deleted: deleted) }
+
+    /// When the incarnation of an item's version began, in milliseconds (api-v1 §15.1): its `created_at`, never
+    /// after its acknowledgment; the acknowledgment itself for an item without one (an event: devices keep no
+    /// creation time of events).
+    public static func incarnationBegan(createdAt: Int64?, acknowledgedAt: Int64) -> Int64 {
+        min(createdAt ?? acknowledgedAt, acknowledgedAt)
+    }
+
+    /// Whether a delete made at `deletedAt` ended the incarnation that began at `began` (api-v1 §15.1): a delete
+    /// ends the incarnation it finds, one created at or before it, however late an edit of that incarnation was
+    /// acknowledged since; one created after it is another. Both sides of the rule — a delete given back over a row,
+    /// a version given back over a remembered delete — ask it, so the two items end the same in either order.
+    public static func deleteEnds(incarnationBegan began: Int64, deletedAt: Int64) -> Bool {
+        began <= deletedAt
+    }
 }
 
 /// `POST /api/v1/sync/give-back`'s body.

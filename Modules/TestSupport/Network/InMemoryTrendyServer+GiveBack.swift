@@ -31,19 +31,20 @@ extension InMemoryTrendyServer {
         let id = item.id.lowercased()
         let acknowledged = item.acknowledgedAt.millisecondsSince1970
         let key = TombstoneKey(user: user, type: item.entityType, id: id)
-        let (owner, held, deletedAt, createdAt) = state.withLock { state in
+        let (owner, held, deletedAt, began) = state.withLock { state in
             let stored = Self.stored(state, item.entityType, id)
-            return (
-                stored?.userId, stored?.updatedAt?.millisecondsSince1970, state.tombstones[key],
-                Self.lastCreated(id, user: user, state)
-            )
+            // When the held row's incarnation began: the earlier of its `created_at` and its latest create entry's
+            // time, as trendy-server reads it.
+            let began = min(
+                stored?.createdAt?.millisecondsSince1970 ?? .max, Self.lastCreated(id, user: user, state) ?? .max)
+            return (stored?.userId, stored?.updatedAt?.millisecondsSince1970, state.tombstones[key], began)
         }
         if let owner, owner != user { throw Problems.conflict("id: the id is taken", existingId: nil) }
         if item.deleted {
             if held != nil {
-                // api-v1 §15.1: a delete wins over the edits made since, as without a restore; only a create of
-                // the id at or after the delete (a given-back create included) keeps the row.
-                if let createdAt, createdAt >= acknowledged { return .kept }
+                // api-v1 §15.1: a delete ends the incarnation it finds and wins over the edits of it since, as
+                // without a restore; only an incarnation created after it keeps the row.
+                if !GiveBackItem.deleteEnds(incarnationBegan: began, deletedAt: acknowledged) { return .kept }
                 switch item.entityType {
                 case .eventType: try deleteEventType(user: user, id: id)
                 case .event: try deleteEvent(user: user, id: id)
@@ -56,7 +57,12 @@ extension InMemoryTrendyServer {
             }
             return held != nil || deletedAt == nil ? .applied : .kept
         }
-        if held == nil, let deletedAt, deletedAt >= acknowledged { return .deleted }
+        let itemBegan = GiveBackItem.incarnationBegan(
+            createdAt: item.data?["created_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)),
+            acknowledgedAt: acknowledged)
+        if held == nil, let deletedAt, GiveBackItem.deleteEnds(incarnationBegan: itemBegan, deletedAt: deletedAt) {
+            return .deleted
+        }
         var data = item.data ?? .null
         var stamp = item.acknowledgedAt
         if let held {
@@ -172,12 +178,12 @@ extension InMemoryTrendyServer {
 
     private static func stored(
         _ state: State, _ type: MutationEntityType, _ id: String
-    ) -> (userId: String, updatedAt: Date?)? {
+    ) -> (userId: String, createdAt: Date?, updatedAt: Date?)? {
         switch type {
-        case .eventType: state.eventTypes[id].map { ($0.userId, $0.updatedAt) }
-        case .event: state.events[id].map { ($0.userId, $0.updatedAt) }
-        case .geofence: state.geofences[id].map { ($0.userId, $0.updatedAt) }
-        case .propertyDefinition: state.definitions[id].map { ($0.userId, $0.updatedAt) }
+        case .eventType: state.eventTypes[id].map { ($0.userId, $0.createdAt, $0.updatedAt) }
+        case .event: state.events[id].map { ($0.userId, $0.createdAt, $0.updatedAt) }
+        case .geofence: state.geofences[id].map { ($0.userId, $0.createdAt, $0.updatedAt) }
+        case .propertyDefinition: state.definitions[id].map { ($0.userId, $0.createdAt, $0.updatedAt) }
         }
     }
 

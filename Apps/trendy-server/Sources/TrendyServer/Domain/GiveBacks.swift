@@ -63,7 +63,8 @@ enum GiveBacks {
                 // A delete ends the incarnation it finds and wins over the edits made of it since, as it does without
                 // a restore (an edit of a deleted entity is refused); only an incarnation created after it (a create
                 // of the id since, a restore of it, api-v1 §7) keeps the row.
-                if try incarnation(item, table, request, db) > acknowledged { return .kept }
+                let began = try incarnation(item, table, request, db)
+                if !GiveBackItem.deleteEnds(incarnationBegan: began, deletedAt: acknowledged) { return .kept }
                 _ = try run(item.type.delete, item, request, db, parameters: ["id": item.id])
             }
             // Remember the delete at its first acknowledgment, so that an older version given back later is
@@ -103,7 +104,9 @@ enum GiveBacks {
         }
         // The same rule from the other side: a version of an incarnation created at or before the delete is of the
         // entity the delete ended, whenever it was acknowledged (an edit a server that had lost the delete took).
-        if let deletedAt, deletedAt >= item.createdAt { return .deleted }
+        if let deletedAt, GiveBackItem.deleteEnds(incarnationBegan: item.incarnationBegan, deletedAt: deletedAt) {
+            return .deleted
+        }
         let before = try latestChange(request, db)
         var parameters = ["id": item.id]
         if item.type == .propertyDefinition {
@@ -199,12 +202,11 @@ enum GiveBacks {
         /// Members of `data` holding the device's queued edits (`GiveBackItem.pending`).
         let pending: [String]
 
-        /// When the version's incarnation began, as far as the item says: its `created_at`, never after its
-        /// acknowledgment; the acknowledgment itself for an item without one (an event: devices keep no creation
-        /// time of events).
-        var createdAt: Int64 {
-            let given = data?["created_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:))
-            return min(given ?? acknowledgedAt, acknowledgedAt)
+        /// `GiveBackItem.incarnationBegan(createdAt:acknowledgedAt:)` of this item.
+        var incarnationBegan: Int64 {
+            GiveBackItem.incarnationBegan(
+                createdAt: data?["created_at"]?.stringValue.flatMap(RFC3339.milliseconds(from:)),
+                acknowledgedAt: acknowledgedAt)
         }
 
         /// `GiveBackItem.applicationRank`: the one order of api-v1 §15.1.
