@@ -29,7 +29,7 @@ SHIPPED_BIN := $(CURDIR)/.build-shipped
 OPTIMIZED := -c release -Xswiftc -enable-testing
 
 .PHONY: demo test test-fast test-postgres build build-optimized shipped shipped-cli chaos-short lint format deps bench bench-thresholds bench-servers bench-tables bench-user \
-	bench-large bench-scale bench-compaction bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-restore chaos-postgres fuzz-build schemathesis man install docs \
+	bench-large bench-scale bench-compaction bench-digest bench-live bench-security bench-server wrk profile-cli proof chaos chaos-restore chaos-postgres fuzz-build schemathesis man install docs api-check \
 	clean
 
 ## Build, start trendy-server on a temporary database, and walk through trendyctl on two devices.
@@ -48,6 +48,7 @@ test: deps
 	$(MAKE) --no-print-directory chaos-short
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory docs
+	$(MAKE) --no-print-directory api-check
 
 ## The quick loop while working: a debug build, then every suite but the proofs, the concurrent-feed check and
 ## PostgreSQL (about 50 s of tests on two cores after an incremental build), against the debug binaries. It is no
@@ -332,6 +333,13 @@ docs: deps
 	done
 	@echo "documentation: $$(ls .build/docs)"
 	@scripts/doc-coverage $(DOCC_MODULES)
+
+## The library products' public API against the last release CHANGELOG.md names: the comparison of `swift package
+## diagnose-api-breaking-changes` (swift-api-digester, run directly: the SwiftPM command cannot load a module of this
+## package on Linux, scripts/api-check says why), on the optimized build, against the release's baselines kept in
+## api/baselines. A break fails unless api/announced-breaks.txt lists it and the CHANGELOG announces a major release.
+api-check: deps
+	@scripts/api-check
 
 ## Install missing system packages with apt when possible; otherwise say what is missing.
 deps:
