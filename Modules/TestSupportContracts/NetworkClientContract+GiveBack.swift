@@ -164,12 +164,14 @@ extension NetworkClientContract {
         ) { subject in
             let client = subject.client
             func delete(_ id: String, at time: Date) async throws -> GiveBackOutcome? {
-                try await client.giveBack([
+                let answer = try await client.giveBack([
                     GiveBackItem(entityType: .eventType, id: id, acknowledgedAt: time, deleted: true, data: nil)
-                ]).results.first?.outcome
+                ])
+                return answer.results.first?.outcome
             }
             func version(_ type: APIEventType, at time: Date) async throws -> GiveBackOutcome? {
-                try await client.giveBack([item(type, .eventType, at: time)]).results.first?.outcome
+                let answer = try await client.giveBack([item(type, .eventType, at: time)])
+                return answer.results.first?.outcome
             }
             for deleteFirst in [true, false] {
                 // Held as a backup holds it; one device deleted it, another edited it later through a copy of the
