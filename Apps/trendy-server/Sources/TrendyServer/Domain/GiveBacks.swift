@@ -134,9 +134,9 @@ enum GiveBacks {
     }
 
     /// When the held row's incarnation began: the earlier of its `created_at` (a create's time, or the creation time
-    /// a give-back brought) and its latest create entry's (a given-back one at the time it was given back with,
-    /// `given_back_changes`, any other at its entry's time), which a give-back of an older server's row lacking
-    /// `created_at` left as the only true one.
+    /// a give-back brought) and its latest create entry's time (a given-back create's at the time it was given back
+    /// with, `given_back_changes`). A row a give-back created without a `created_at` (an event) holds the
+    /// give-back's own time there; its entry holds the true one.
     private static func incarnation(
         _ item: Item, _ table: String, _ request: APIRequest, _ db: any StorageTransaction
     ) throws -> Int64 {
