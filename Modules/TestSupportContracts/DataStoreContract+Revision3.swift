@@ -53,14 +53,17 @@ extension DataStoreContract {
             #expect(try subject.read { try $0.owedEntities() }.last?.reason == .verify, "once paid, another debt")
         },
         check(
-            "DS20 DS21 acknowledged versions: the latest per entity wins, a delete included; filtered by id and by time; rolled back unsaved"
+            "DS20 DS21 acknowledged versions: the latest per entity wins, a delete included, with its creation time; filtered by id and by time; rolled back unsaved"
         ) {
             subject in
             func at(_ seconds: Int64) -> Date { Date(millisecondsSince1970: 1_800_000_000_000 + seconds * 1000) }
             try subject.saved { store throws in
                 try store.recordAcknowledged([
-                    AcknowledgedVersion(entityType: .event, id: Build.id(1), acknowledgedAt: at(10), deleted: false),
-                    AcknowledgedVersion(entityType: .eventType, id: Build.id(2), acknowledgedAt: at(5), deleted: false),
+                    AcknowledgedVersion(
+                        entityType: .event, id: Build.id(1), acknowledgedAt: at(10), deleted: false, createdAt: at(2)),
+                    AcknowledgedVersion(
+                        entityType: .eventType, id: Build.id(2), acknowledgedAt: at(5), deleted: false, createdAt: at(1)
+                    ),
                 ])
                 // An older acknowledgment arriving late (a stale page) changes nothing; a later delete replaces.
                 try store.recordAcknowledged([
@@ -71,7 +74,8 @@ extension DataStoreContract {
             let all = try subject.read { try $0.acknowledgedVersions(ids: nil) }
             #expect(
                 all == [
-                    AcknowledgedVersion(entityType: .event, id: Build.id(1), acknowledgedAt: at(10), deleted: false),
+                    AcknowledgedVersion(
+                        entityType: .event, id: Build.id(1), acknowledgedAt: at(10), deleted: false, createdAt: at(2)),
                     AcknowledgedVersion(entityType: .eventType, id: Build.id(2), acknowledgedAt: at(20), deleted: true),
                 ])
             #expect(try subject.read { try $0.acknowledgedVersions(ids: [Build.id(2)]) }.map(\.id) == [Build.id(2)])

@@ -149,47 +149,60 @@ struct ServerRestoreTests {
     }
 
     @Test(
-        "R15 api-v1 §15.1 a type deleted on one device, then edited on another through a copy put back by hand that had lost the delete: after a second copy the delete wins, whichever device gives back first",
+        "R15 api-v1 §15.1 a type and an event deleted on one device, then edited on another through a copy put back by hand that had lost the deletes: after a second copy the deletes win, whichever device gives back first",
         arguments: [true, false]
     )
     func deleteThenEditThroughACopy(laptopFirst: Bool) async throws {
         let (folder, file, backup) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
 
-        // Both devices hold "Early", the backup too. The laptop deletes it.
-        let (port, laptop, phone) = try await Self.backedUp(file, to: backup, phoneSyncs: true)
-        var server = try await Self.start(file, port: port)
+        // Both devices hold the types "Early" and "Kept" and an event of "Kept"; so does the backup.
+        var server = try await Self.start(file)
+        let port = try #require(URL(string: server.url)?.port)
+        let laptop = try CLI(server: server.url, token: "restore-token")
+        let phone = try CLI(server: server.url, token: "restore-token")
+        _ = try await laptop.json("types", "add", "Early")
+        _ = try await laptop.json("types", "add", "Kept")
+        let event = try #require(try await laptop.json("events", "add", "Kept", "--notes", "first")["id"]?.stringValue)
+        #expect(try await laptop.json("sync")["outcome"] == "synced")
+        #expect(try await phone.json("sync")["outcome"] == "synced")
+        #expect(await server.terminate() == 0)
+        try Self.copyFile(file, to: backup)
+
+        // The laptop deletes the type and the event.
+        server = try await Self.start(file, port: port)
         _ = try await laptop.run("types", "rm", "Early")
+        _ = try await laptop.run("events", "rm", event)
         #expect(try await laptop.json("sync")["outcome"] == "synced")
         #expect(await server.terminate() == 0)
 
-        // The copy put back by hand lost the delete; the phone, whose position the copy still holds, edits "Early"
-        // and the server takes the edit.
+        // The copy put back by hand lost the deletes; the phone, whose position the copy still holds, edits both and
+        // the server takes the edits.
         try Self.putBack(backup, as: file)
         server = try await Self.start(file, port: port)
         _ = try await phone.json("types", "edit", "Early", "--color", "#123456")
+        _ = try await phone.json("events", "edit", event, "--notes", "edited")
         #expect(try await phone.json("sync")["outcome"] == "synced")
         #expect(await server.terminate() == 0)
 
-        // The copy again: both the delete and the edit are lost. Each device gives back what it holds, the delete
-        // and the later edit of the entity it ended, in one order or the other.
+        // The copy again: the deletes and the edits are lost. Each device gives back what it holds, the deletes and
+        // the later edits of what they ended, in one order or the other. The deletes are taken either way; the
+        // edits only when they come first (then the deletes end them), else they are answered deleted, uncounted.
         try Self.putBack(backup, as: file)
         server = try await Self.start(file, port: port)
         defer { server.stop() }
-        // The laptop's delete is taken either way; the phone's edit only when it comes first (then the delete
-        // ends it), else it is answered deleted and not counted.
-        for (device, givenBack) in laptopFirst ? [(laptop, 1), (phone, 0)] : [(phone, 1), (laptop, 1)] {
+        for (device, givenBack) in laptopFirst ? [(laptop, 2), (phone, 0)] : [(phone, 2), (laptop, 2)] {
             let sync = try await device.run("sync", "--json")
             #expect(sync.status == 0 && sync.json?["given_back"]?.intValue == givenBack, "\(sync)")
         }
-        for device in [laptop, phone] {
+        let fresh = try CLI(server: server.url, token: "restore-token")
+        for device in [laptop, phone, fresh] {
             #expect(try await device.run("sync").status == 0)
-            #expect(try await Self.names(device) == [], "the delete wins")
+            #expect(try await Self.names(device) == ["Kept"], "the deletes win")
+            let events = try await device.json("events", "list").arrayValue ?? []
+            #expect(events.isEmpty, "\(events)")
             let verify = try await device.run("sync", "--verify")
             #expect(verify.status == 0, "\(verify)")
         }
-        let fresh = try CLI(server: server.url, token: "restore-token")
-        #expect(try await fresh.json("sync")["outcome"] == "synced")
-        #expect(try await Self.names(fresh) == [], "the server holds the delete")
     }
 }

@@ -44,7 +44,18 @@ public enum APIEntity: Sendable, Hashable {
     /// The acknowledgment this copy stands for, when the server sent its time (sync-engine R15).
     public var acknowledgedVersion: AcknowledgedVersion? {
         updatedAt.map {
-            AcknowledgedVersion(entityType: entityType, id: id.lowercased(), acknowledgedAt: $0, deleted: false)
+            AcknowledgedVersion(
+                entityType: entityType, id: id.lowercased(), acknowledgedAt: $0, deleted: false, createdAt: createdAt)
+        }
+    }
+
+    /// When the server created it (its `created_at`), when the copy says.
+    public var createdAt: Date? {
+        switch self {
+        case .eventType(let type): type.createdAt
+        case .event(let event): event.createdAt
+        case .geofence(let fence): fence.createdAt
+        case .propertyDefinition(let definition): definition.createdAt
         }
     }
 

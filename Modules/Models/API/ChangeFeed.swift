@@ -120,6 +120,8 @@ extension ChangeEntry {
         let deleted = operation == .delete
         let updated = data?["updated_at"]?.stringValue.flatMap(RFC3339.date(from:))
         guard let at = deleted ? (deletedAt ?? createdAt) : (updated ?? createdAt) else { return nil }
-        return AcknowledgedVersion(entityType: type, id: entityId.lowercased(), acknowledgedAt: at, deleted: deleted)
+        return AcknowledgedVersion(
+            entityType: type, id: entityId.lowercased(), acknowledgedAt: at, deleted: deleted,
+            createdAt: deleted ? nil : data?["created_at"]?.stringValue.flatMap(RFC3339.date(from:)))
     }
 }

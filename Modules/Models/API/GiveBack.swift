@@ -69,8 +69,7 @@ public struct GiveBackItem: Sendable, Hashable, Codable {
     public var applicationRank: Int { Self.applicationRank(of: entityType, deleted: deleted) }
 
     /// When the incarnation of an item's version began, in milliseconds (api-v1 §15.1): its `created_at`, never
-    /// after its acknowledgment; the acknowledgment itself for an item without one (an event: devices keep no
-    /// creation time of events).
+    /// after its acknowledgment; the acknowledgment itself for an item without one.
     public static func incarnationBegan(createdAt: Int64?, acknowledgedAt: Int64) -> Int64 {
         min(createdAt ?? acknowledgedAt, acknowledgedAt)
     }

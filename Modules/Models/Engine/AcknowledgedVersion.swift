@@ -12,12 +12,19 @@ public struct AcknowledgedVersion: Sendable, Hashable {
     public var acknowledgedAt: Date
     /// True when the version is a delete.
     public var deleted: Bool
+    /// When the version's incarnation was created, as the server said (its `created_at`); nil for a delete or when
+    /// the server did not say. Devices keep no creation time of events in their rows: an event's give-back takes it
+    /// from here, so that the server tells an edit of an event a delete ended from a re-creation (api-v1 §15.1).
+    public var createdAt: Date?
 
     /// The version of `id` the server acknowledged at `acknowledgedAt`.
-    public init(entityType: MutationEntityType, id: String, acknowledgedAt: Date, deleted: Bool) {
+    public init(
+        entityType: MutationEntityType, id: String, acknowledgedAt: Date, deleted: Bool, createdAt: Date? = nil
+    ) {
         self.entityType = entityType
         self.id = id
         self.acknowledgedAt = acknowledgedAt
         self.deleted = deleted
+        self.createdAt = createdAt
     }
 }

@@ -21,7 +21,14 @@ enum Schema {
         migrator.registerMigration("v11-device-identity", migrate: addDeviceIdentity)
         migrator.registerMigration("v12-cancelled-creates", migrate: addCancelledCreates)
         migrator.registerMigration("v13-head-check-start", migrate: addHeadCheckStart)
+        migrator.registerMigration("v14-acknowledged-created-at", migrate: addAcknowledgedCreatedAt)
         return migrator
+    }
+
+    /// When each acknowledged version's incarnation was created, as the server said: what an event's give-back
+    /// carries, since event rows keep no creation time (api-v1 §15.1). Versions recorded before have none.
+    private static func addAcknowledgedCreatedAt(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE acknowledged_versions ADD COLUMN created_at INTEGER")
     }
 
     /// Where the pull began whose check at the feed's head no pull has made yet (sync-engine R15).

@@ -12,16 +12,17 @@ extension LocalStore {
             // One statement, prepared once: a bootstrap records every entity it takes.
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO acknowledged_versions (entity_type, entity_id, acknowledged_at, deleted)
-                    VALUES (?, ?, ?, ?)
+                    INSERT INTO acknowledged_versions (entity_type, entity_id, acknowledged_at, deleted, created_at)
+                    VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (entity_id, entity_type) DO UPDATE SET
-                        acknowledged_at = excluded.acknowledged_at, deleted = excluded.deleted
+                        acknowledged_at = excluded.acknowledged_at, deleted = excluded.deleted,
+                        created_at = excluded.created_at
                     WHERE excluded.acknowledged_at >= acknowledged_versions.acknowledged_at
                     """)
             for version in versions {
                 try statement.execute(arguments: [
                     version.entityType.rawValue, version.id.lowercased(), version.acknowledgedAt.millisecondsSince1970,
-                    version.deleted,
+                    version.deleted, version.createdAt?.millisecondsSince1970,
                 ])
             }
         }
@@ -29,7 +30,7 @@ extension LocalStore {
 
     public func acknowledgedVersions(ids: Set<String>?, acknowledgedAfter: Date?) throws -> [AcknowledgedVersion] {
         try perform { db in
-            var sql = "SELECT entity_type, entity_id, acknowledged_at, deleted FROM acknowledged_versions"
+            var sql = "SELECT entity_type, entity_id, acknowledged_at, deleted, created_at FROM acknowledged_versions"
             var arguments: StatementArguments = []
             if let acknowledgedAfter {
                 // By the index on the time: a pull asks for what its own position's time leaves out.
@@ -58,7 +59,8 @@ extension LocalStore {
                 return AcknowledgedVersion(
                     entityType: type, id: try row.decode(String.self, atIndex: 1),
                     acknowledgedAt: Date(millisecondsSince1970: try row.decode(Int64.self, atIndex: 2)),
-                    deleted: try row.decode(Bool.self, atIndex: 3))
+                    deleted: try row.decode(Bool.self, atIndex: 3),
+                    createdAt: try row.decode(Int64?.self, atIndex: 4).map(Date.init(millisecondsSince1970:)))
             }
             return versions.sorted { ($0.acknowledgedAt, $0.id) < ($1.acknowledgedAt, $1.id) }
         }

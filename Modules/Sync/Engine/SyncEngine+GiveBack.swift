@@ -104,8 +104,8 @@ extension SyncEngine {
                     taken.append(
                         AcknowledgedVersion(
                             entityType: item.entityType, id: result.id.lowercased(),
-                            acknowledgedAt: item.acknowledgedAt,
-                            deleted: item.deleted))
+                            acknowledgedAt: item.acknowledgedAt, deleted: item.deleted,
+                            createdAt: item.data?["created_at"]?.stringValue.flatMap(RFC3339.date(from:))))
                 }
                 if let create = sentCreates[result.id.lowercased()] {
                     // Not counted: nobody knows whether the server had it (the report counts what it had lost).
@@ -369,7 +369,7 @@ extension SyncEngine {
                 let version = acknowledged[entity.id]
                 if let create = sentCreates[entity.id],
                     let datedAt = version.flatMap({ $0.deleted ? nil : $0.acknowledgedAt }) ?? create.firstSentAt,
-                    let data = try Self.restObject(entity.type, id: entity.id, store)
+                    let data = try Self.restObject(entity.type, id: entity.id, createdAt: version?.createdAt, store)
                 {
                     // Dated its first send only when nobody acknowledged the entity before: a create of an entity
                     // the device held acknowledged (a refused give-back kept as a create, then retried) is that
@@ -381,7 +381,8 @@ extension SyncEngine {
                             entityType: entity.type, id: entity.id, acknowledgedAt: datedAt, deleted: false,
                             data: data, pending: pending[entity.id, default: []].union(folded).sorted()))
                     given[entity.id] = create
-                } else if let data = try Self.restObject(entity.type, id: entity.id, store),
+                } else if let data = try Self.restObject(
+                    entity.type, id: entity.id, createdAt: version?.createdAt, store),
                     !created.contains(entity.id)
                 {
                     // Held here. Without an acknowledgment, only an entity the server lacks goes back, dated no
@@ -428,9 +429,11 @@ extension SyncEngine {
         }
     }
 
-    /// The local row as the REST object the server's create reads (api-v1 §4), with its id and creation time.
+    /// The local row as the REST object the server's create reads (api-v1 §4), with its id and creation time: the
+    /// row's, or for an event, whose row keeps none, `createdAt` (the acknowledged version's), by which the server
+    /// tells an edit of what a delete ended from a re-creation (api-v1 §15.1).
     private static func restObject(
-        _ type: MutationEntityType, id: String, _ store: any DataStoreProtocol
+        _ type: MutationEntityType, id: String, createdAt: Date?, _ store: any DataStoreProtocol
     ) throws -> JSONValue? {
         var members: [String: JSONValue]
         switch type {
@@ -441,6 +444,7 @@ extension SyncEngine {
         case .event:
             guard let row = try store.findEvent(id: id) else { return nil }
             members = try JSONValueEncoder.encode(CreateEventRequest(row)).objectValue ?? [:]
+            if let createdAt { members["created_at"] = .string(RFC3339.string(from: createdAt)) }
         case .geofence:
             guard let row = try store.findGeofence(id: id) else { return nil }
             members = try JSONValueEncoder.encode(CreateGeofenceRequest(row)).objectValue ?? [:]
