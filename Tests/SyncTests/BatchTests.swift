@@ -322,7 +322,7 @@ struct BatchTests {
     }
 
     @Test(
-        "R15 a create whose answer was lost before a restore goes back dated its first send: another device's later edit of it wins, whoever syncs first",
+        "R15 a create whose answer was lost before a restore goes back dated when it was queued: another device's later edit of it wins, whoever syncs first",
         arguments: [true, false])
     func lostAnswerCreateGoesBack(_ creatorFirst: Bool) async throws {
         let (a, b, type) = try await twoDevices()
@@ -348,6 +348,44 @@ struct BatchTests {
             #expect(try device.events.event(id: event.id)?.notes == "from b")
             #expect(try device.queue().isEmpty && (try device.saved { try $0.unansweredBatches() }).isEmpty)
         }
+    }
+
+    @Test(
+        "R15 a create queued in a copy of the device's database put back from before its send, sent again after another device's edit with its answer lost, goes back dated when it was queued: the edit stands"
+    )
+    func putBackCreateGoesBackDatedWhenQueued() async throws {
+        let (a, b, type) = try await twoDevices()
+        let queuedAt = a.clock.now()
+        // The server takes the event (here from b, as it took the first send the copy forgot) and a later edit.
+        a.clock.advance(by: 10)
+        let event = try await b.event(type, 1) { $0.notes = "first" }
+        _ = await b.engine.performSync()
+        a.clock.advance(by: 10)
+        _ = try await b.events.updateEvent(id: event.id) { $0.notes = "from b" }
+        _ = await b.engine.performSync()
+        let backup = a.model.backUp()
+        // a's database, a copy put back from before the create's first send: the row as first written, its create
+        // queued back then and never sent as far as the copy knows, nothing acknowledged.
+        var stale = event
+        stale.syncStatus = .pending
+        let store = a.stores.makeDataStore()
+        try store.insert(stale)
+        _ = try store.enqueueMutation(
+            entityType: .event, operation: .create, entityId: event.id, payload: try MutationPayload.create(stale),
+            at: queuedAt)
+        try store.save()
+        // Sent again now, after b's edit, and its answer lost; then the server goes back to a backup that holds the
+        // edit, so a gives back.
+        a.clock.advance(by: 10)
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        _ = await a.engine.performSync()
+        #expect(try a.mutations(of: event.id).first?.isSent == true)
+        a.model.restore(backup)
+        _ = await a.engine.performSync()
+        _ = await a.engine.performSync()
+        #expect(a.serverEvents.first { $0.id == event.id }?.notes == "from b", "the later acknowledged edit stands")
+        #expect(try a.events.event(id: event.id)?.notes == "from b")
+        #expect(try a.queue().isEmpty)
     }
 
     @Test(

@@ -337,8 +337,10 @@ extension SyncEngine {
             let queue = try store.fetchPendingMutations()
             // A create sent before whose answer never came (lost, or the process killed) may have been taken by the
             // history the server lost, and other devices may have edited it since: sent again now, it would be a new
-            // write that beats their acknowledged versions. It goes back instead, dated its first send, which every
-            // later acknowledgment passes; the answer settles it. Only where a loss is likely.
+            // write that beats their acknowledged versions. It goes back instead, dated when it was queued (the time
+            // of what it sends), which every later acknowledgment passes; the answer settles it. Not its first send:
+            // a copy of the device's database put back from before that send sends it again later than other
+            // devices' edits of what the server took the first time. Only where a loss is likely.
             let acknowledged = Dictionary(
                 try store.acknowledgedVersions(ids: Set(differing.map(\.id))).map { ($0.id, $0) },
                 uniquingKeysWith: { _, last in last })
@@ -368,10 +370,10 @@ extension SyncEngine {
             for entity in differing {
                 let version = acknowledged[entity.id]
                 if let create = sentCreates[entity.id],
-                    let datedAt = version.flatMap({ $0.deleted ? nil : $0.acknowledgedAt }) ?? create.firstSentAt,
                     let data = try Self.restObject(entity.type, id: entity.id, createdAt: version?.createdAt, store)
                 {
-                    // Dated its first send only when nobody acknowledged the entity before: a create of an entity
+                    let datedAt = version.flatMap({ $0.deleted ? nil : $0.acknowledgedAt }) ?? create.createdAt
+                    // Dated when queued only when nobody acknowledged the entity before: a create of an entity
                     // the device held acknowledged (a refused give-back kept as a create, then retried) is that
                     // version as held, which any later acknowledgment of another device beats.
                     // Edits folded into the create since it was queued hold no acknowledged value either.
