@@ -207,6 +207,32 @@ extension NetworkClientContract {
             }
         },
         check(
+            "N1 api-v1 §7 §15.1 a create or a batch sent again with the time it was queued counts from then: a delete "
+                + "given back from between that time and the re-send ends it; a first send's creates stay"
+        ) { subject in
+            let client = subject.client
+            // The server's clock, read from a first send; the re-sends were queued two hours before it, and another
+            // device's delete of what their first sends created, made an hour later, is given back now.
+            let plain = try await eventType(client, name: "Plain \(newId().suffix(6))")
+            let now = try #require(plain.createdAt)
+            let (queuedAt, deletedAt) = (now.addingTimeInterval(-7200), now.addingTimeInterval(-3600))
+            let dated = try await client.create(
+                CreateEventTypeRequest(id: newId(), name: "Dated \(newId().suffix(6))", color: "#8B4513", icon: "cup"),
+                idempotencyKey: key(), queuedAt: queuedAt)
+            let event = event(id: UUIDv7.generate(at: queuedAt), type: plain.id, at: queuedAt)
+            let batch = try await client.createEventsBatch([event], idempotencyKey: key(), queuedAt: queuedAt)
+            #expect(batch.created.map(\.id) == [event.id?.lowercased()])
+            let answer = try await client.giveBack(
+                [(.event, event.id ?? ""), (.eventType, dated.id), (.eventType, plain.id)].map { type, id in
+                    GiveBackItem(entityType: type, id: id, acknowledgedAt: deletedAt, deleted: true, data: nil)
+                })
+            let outcomes = Dictionary(uniqueKeysWithValues: answer.results.map { ($0.id, $0.outcome) })
+            #expect(outcomes == [event.id?.lowercased() ?? "": .applied, dated.id: .applied, plain.id: .kept])
+            #expect(try await client.fetchEntity(.event, id: event.id ?? "") == nil, "ended by the delete")
+            #expect(try await client.fetchEntity(.eventType, id: dated.id) == nil, "ended by the delete")
+            #expect(try await client.fetchEntity(.eventType, id: plain.id) != nil, "created after the delete")
+        },
+        check(
             "N14 api-v1 §6.6 a delete answers the time the server recorded for it, the feed's deleted_at; a repeated one's 404 "
                 + "deleted says the same time"
         ) { subject in

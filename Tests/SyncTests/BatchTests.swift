@@ -389,6 +389,65 @@ struct BatchTests {
     }
 
     @Test(
+        "R15 api-v1 §7 a batch whose answer was lost, sent again to a copy of the server put back by hand that never saw it, says when its event was queued: another device's delete of the event, given back after, ends it"
+    )
+    func resentBatchSaysWhenItsEventsWereQueued() async throws {
+        let (a, b, type) = try await twoDevices()
+        let copy = a.model.backUp()  // holds both devices' positions
+        let event = try await a.event(type, 1)
+        let queuedAt = try #require(try a.mutations(of: event.id).first?.createdAt)
+        a.clock.advance(by: 10)
+        // The first send: the server takes it, and its answer is lost.
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        #expect(await a.engine.performSync().outcome.name == "offline")
+        let batch = try #require(try a.saved { try $0.unansweredBatches() }.first)
+        let requests = try batch.members.map { try JSONCoding.decode(CreateEventRequest.self, from: $0.payload) }
+        _ = try a.model.createEventsBatch(user: a.network.userId, requests, key: batch.key)
+        let firstSend = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
+        #expect(firstSend.arguments[MockNetworkClient.queuedAtArgument] == nil, "a first send says nothing")
+        // Another device deletes the event; then the copy is put back by hand, with no new history.
+        a.clock.advance(by: 10)
+        _ = await b.engine.performSync()
+        try await b.events.deleteEvent(id: event.id)
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        a.clock.advance(by: 10)
+        a.model.restore(copy, announcing: false)
+
+        a.network.resetCalls()
+        _ = await a.engine.performSync()
+        let resent = try #require(a.network.calls(of: .createEventsBatchWithIdempotency).first)
+        #expect(resent.idempotencyKey == batch.key)
+        #expect(resent.arguments[MockNetworkClient.queuedAtArgument] == RFC3339.string(from: queuedAt))
+        #expect(a.serverEvents.map(\.id) == [event.id], "the copy never saw it: created anew")
+        // b's position is past the copy's head: it gives its delete back, which ends what the re-send created.
+        _ = await b.engine.performSync()
+        _ = await b.engine.performSync()
+        _ = await a.engine.performSync()
+        #expect(a.serverEvents.isEmpty, "the delete stands")
+        #expect(try a.events.event(id: event.id) == nil)
+        #expect(try b.events.event(id: event.id) == nil)
+    }
+
+    @Test(
+        "R15 api-v1 §7 a type's create sent again after its answer was lost says when it was queued; a first send does not"
+    )
+    func resentCreateSaysWhenItWasQueued() async throws {
+        let h = try SyncHarness()
+        let type = try await h.events.createEventType(name: "Tea")
+        let queuedAt = try #require(try h.mutations(of: type.id).first?.createdAt)
+        h.clock.advance(by: 10)
+        h.network.enqueue(NetworkError.transport("lost"), for: .createEventTypeWithIdempotency)
+        #expect(await h.engine.performSync().outcome.name == "offline")
+        h.clock.advance(by: 60)
+        let second = await h.engine.performSync().outcome
+        #expect(second == .synced(bootstrapped: true), "\(second)")
+        let sends = h.network.calls(of: .createEventTypeWithIdempotency)
+        #expect(
+            sends.map { $0.arguments[MockNetworkClient.queuedAtArgument] } == [nil, RFC3339.string(from: queuedAt)])
+        #expect(sends.map(\.idempotencyKey) == [sends.first?.idempotencyKey, sends.first?.idempotencyKey])
+    }
+
+    @Test(
         "R15 a create given back for a lost answer is an acknowledged version from then on: restored away again before any pull, it goes back on a `sync --full`"
     )
     func givenBackCreateIsAcknowledged() async throws {

@@ -12,10 +12,11 @@ struct ServerRestoreTests {
     static let user = "0190f5c0-3f00-7a11-8b22-0000000000b5"
 
     /// The server on `file`, on `port` (0: any) so that a restart comes back where the devices look.
-    static func start(_ file: URL, port: Int = 0) async throws -> ServerProcess {
-        try await ServerProcess.start([
-            "--port", "\(port)", "--db", file.path, "--token", "restore-token:\(user)",
-        ])
+    static func start(_ file: URL, port: Int = 0, _ more: [String] = []) async throws -> ServerProcess {
+        try await ServerProcess.start(
+            [
+                "--port", "\(port)", "--db", file.path, "--token", "restore-token:\(user)",
+            ] + more)
     }
 
     /// A folder of its own for one walk, removed by the caller; the server's file in it.
@@ -199,6 +200,52 @@ struct ServerRestoreTests {
         for device in [laptop, phone, fresh] {
             #expect(try await device.run("sync").status == 0)
             #expect(try await Self.names(device) == ["Kept"], "the deletes win")
+            let events = try await device.json("events", "list").arrayValue ?? []
+            #expect(events.isEmpty, "\(events)")
+            let verify = try await device.run("sync", "--verify")
+            #expect(verify.status == 0, "\(verify)")
+        }
+    }
+
+    @Test(
+        "R15 api-v1 §7 §15.1 a type and an event whose answers were lost, sent again to a copy put back by hand that never saw them, after another device deleted them: the deletes win"
+    )
+    func resentCreatesAfterADeleteThroughACopy() async throws {
+        let (folder, file, backup) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (port, laptop, phone) = try await Self.backedUp(file, to: backup, phoneSyncs: true)
+
+        // The server takes the laptop's event, then its type, and drops each answer: the laptop's round stops at the
+        // push, before any pull, so its position stays one the copy holds.
+        var server = try await Self.start(file, port: port, ["--fault-drop", "1"])
+        let event = try #require(try await laptop.json("events", "add", "Early")["id"]?.stringValue)
+        #expect(try await laptop.run("sync").status == 75, "the batch's answer was lost")
+        _ = try await laptop.json("types", "add", "Tea")
+        #expect(try await laptop.run("sync").status == 75, "the type's answer was lost")
+        #expect(await server.terminate() == 0)
+
+        // The phone gets both and deletes both.
+        server = try await Self.start(file, port: port)
+        #expect(try await phone.json("sync")["outcome"] == "synced")
+        #expect(try await Self.names(phone) == ["Early", "Tea"])
+        _ = try await phone.run("events", "rm", event)
+        _ = try await phone.run("types", "rm", "Tea")
+        #expect(try await phone.json("sync")["outcome"] == "synced")
+        #expect(await server.terminate() == 0)
+
+        // The copy put back by hand: it never saw the creates nor the deletes. The laptop sends its creates again,
+        // which the copy takes as new; the phone, whose position is past the copy's head, gives its deletes back.
+        try Self.putBack(backup, as: file)
+        server = try await Self.start(file, port: port)
+        defer { server.stop() }
+        let laptopSync = try await laptop.run("sync", "--json")
+        #expect(laptopSync.status == 0 && laptopSync.json?["given_back"]?.intValue == 0, "sent again: \(laptopSync)")
+        let phoneSync = try await phone.run("sync", "--json")
+        #expect(phoneSync.status == 0 && phoneSync.json?["given_back"]?.intValue == 2, "\(phoneSync)")
+        let fresh = try CLI(server: server.url, token: "restore-token")
+        for device in [laptop, phone, fresh] {
+            #expect(try await device.run("sync").status == 0)
+            #expect(try await Self.names(device) == ["Early"], "the deletes win")
             let events = try await device.json("events", "list").arrayValue ?? []
             #expect(events.isEmpty, "\(events)")
             let verify = try await device.run("sync", "--verify")

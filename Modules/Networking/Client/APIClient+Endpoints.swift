@@ -7,10 +7,11 @@ extension APIClient {
     // MARK: Writes
 
     public func create<Request: EntityCreateRequest>(
-        _ request: Request, idempotencyKey: String
+        _ request: Request, idempotencyKey: String, queuedAt: Date?
     ) async throws -> Request.Answer {
         let path = request.createPath(segment: segment)
-        return try await send(.post(path, body: try Self.body(request), key: idempotencyKey), as: Request.Answer.self)
+        return try await send(
+            .post(path, body: try Self.body(request), key: idempotencyKey, queuedAt: queuedAt), as: Request.Answer.self)
     }
 
     public func update<Request: EntityUpdateRequest>(
@@ -83,12 +84,13 @@ extension APIClient {
 
     /// N1. 201 and 207 are results; so is a 400 whose body is a batch result (every item failed, original backend).
     public func createEventsBatch(
-        _ events: [CreateEventRequest], idempotencyKey: String
+        _ events: [CreateEventRequest], idempotencyKey: String, queuedAt: Date?
     ) async throws
         -> BatchCreateEventsResponse
     {
         let body = try Self.body(BatchCreateEventsRequest(events: events))
-        let answer = try await send(.post("events/batch", body: body, key: idempotencyKey)) { status, data in
+        let endpoint = Endpoint.post("events/batch", body: body, key: idempotencyKey, queuedAt: queuedAt)
+        let answer = try await send(endpoint) { status, data in
             status == 400 && (try? JSONCoding.decode(BatchCreateEventsResponse.self, from: data)) != nil
         }
         var response = try decode(BatchCreateEventsResponse.self, from: answer)

@@ -158,6 +158,9 @@ extension APIClient {
         if let key = endpoint.idempotencyKey, endpoint.method == .post || endpoint.method == .put {
             request.headers.add(name: "Idempotency-Key", value: key)
         }
+        if let queuedAt = endpoint.queuedAt {
+            request.headers.add(name: ResentCreate.headerName, value: RFC3339.string(from: queuedAt))
+        }
         if endpoint.method != .get, endpoint.sendsFeedPosition, let position = writePosition {
             request.headers.add(name: FeedPosition.headerName, value: position.header)
         }

@@ -19,6 +19,8 @@ struct Endpoint: Sendable {
     /// A write says which feed position it was made from (`Trendy-Feed-Position`, api-v1 §6.7), so that a server
     /// that went back to a backup refuses it; the give-back, made for such a server, does not.
     var sendsFeedPosition = true
+    /// A re-sent create's `Trendy-Queued-At` (api-v1 §7): when its creates were queued; nil on a first send.
+    var queuedAt: Date?
 
     static func get(_ path: String, query: [(name: String, value: String)] = []) -> Endpoint {
         Endpoint(method: .get, path: path, query: query)
@@ -26,8 +28,8 @@ struct Endpoint: Sendable {
 
     static func delete(_ path: String) -> Endpoint { Endpoint(method: .delete, path: path) }
 
-    static func post(_ path: String, body: Data, key: String) -> Endpoint {
-        Endpoint(method: .post, path: path, body: body, idempotencyKey: key)
+    static func post(_ path: String, body: Data, key: String, queuedAt: Date? = nil) -> Endpoint {
+        Endpoint(method: .post, path: path, body: body, idempotencyKey: key, queuedAt: queuedAt)
     }
 
     static func put(_ path: String, body: Data, key: String) -> Endpoint {

@@ -13,8 +13,11 @@ public protocol NetworkClientProtocol: Sendable {
     // MARK: Writes, generic over the kind (the seed's named calls are conveniences, in the extension below)
 
     /// `POST` of a create to its kind's collection (`request.createPath`) with the given key: the mutation's
-    /// `client_request_id`. The seed's `create…WithIdempotency` calls, for every kind.
-    func create<Request: EntityCreateRequest>(_ request: Request, idempotencyKey: String) async throws -> Request.Answer
+    /// `client_request_id`. The seed's `create…WithIdempotency` calls, for every kind. `queuedAt`: nil on a first
+    /// send; on a re-send whose first answer never came, when the create was queued (`Trendy-Queued-At`, api-v1 §7).
+    func create<Request: EntityCreateRequest>(
+        _ request: Request, idempotencyKey: String, queuedAt: Date?
+    ) async throws -> Request.Answer
 
     /// N3–N6. `PUT /api/v1/{collection}/{id}` with the mutation's key.
     func update<Request: EntityUpdateRequest>(
@@ -69,9 +72,10 @@ public protocol NetworkClientProtocol: Sendable {
     // MARK: Additions N1–N6 (sync-engine §2.2)
 
     /// N1. `POST /api/v1/events/batch` with the given key: the engine's only event-create call.
-    /// 201, 207, and a 400 whose body decodes as a batch response are returned as values.
+    /// 201, 207, and a 400 whose body decodes as a batch response are returned as values. `queuedAt`: as for
+    /// `create`, the latest time at which one of the items was queued.
     func createEventsBatch(
-        _ events: [CreateEventRequest], idempotencyKey: String
+        _ events: [CreateEventRequest], idempotencyKey: String, queuedAt: Date?
     ) async throws
         -> BatchCreateEventsResponse
 
@@ -149,6 +153,20 @@ extension NetworkClientProtocol {
     /// `POST /api/v1/events` with a fresh random key.
     public func createEvent(_ request: CreateEventRequest) async throws -> APIEvent {
         try await createEventWithIdempotency(request, idempotencyKey: Self.freshKey())
+    }
+
+    /// `POST` of a create with the given key, sent for the first time.
+    public func create<Request: EntityCreateRequest>(
+        _ request: Request, idempotencyKey: String
+    ) async throws -> Request.Answer {
+        try await create(request, idempotencyKey: idempotencyKey, queuedAt: nil)
+    }
+
+    /// `POST /api/v1/events/batch` with the given key, sent for the first time.
+    public func createEventsBatch(
+        _ events: [CreateEventRequest], idempotencyKey: String
+    ) async throws -> BatchCreateEventsResponse {
+        try await createEventsBatch(events, idempotencyKey: idempotencyKey, queuedAt: nil)
     }
 
     /// `POST /api/v1/events/batch` with a fresh random key. A 400 carrying a batch body is returned, not thrown.

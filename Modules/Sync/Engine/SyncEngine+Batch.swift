@@ -222,13 +222,16 @@ extension SyncEngine {
     }
 
     /// Sends one batch and records its answer; a thrown error is handled by sync-engine §4.7.4. `resend`: an earlier
-    /// send of this batch went unanswered.
+    /// send of this batch went unanswered, so it says when its creates were queued (sync-engine R15, api-v1 §7): a
+    /// server that takes it as new, having lost the first send to a copy put back by hand, dates them then.
     private func sendBatch(
         _ items: [BatchItem], key: String, resend: Bool, _ run: inout PushRun, _ counters: inout SyncCounts
     ) async throws {
         let response: BatchCreateEventsResponse
+        let queuedAt = resend ? items.compactMap(\.row?.createdAt).max() : nil
         do {
-            response = try await network.createEventsBatch(items.map(\.request), idempotencyKey: key)
+            response = try await network.createEventsBatch(
+                items.map(\.request), idempotencyKey: key, queuedAt: queuedAt)
         } catch {
             try await handleBatchError(error, items, key: key, resend: resend, &run, &counters)
             return

@@ -139,7 +139,9 @@ extension SyncEngine {
         var refused = false
         var sent: SentAnswer?
         do {
-            let answer = try await send(request, row)
+            // A create sent before, its answer lost, says when it was queued (sync-engine R15, api-v1 §7).
+            let queuedAt = mutation.isSent && row.operation == .create ? row.createdAt : nil
+            let answer = try await send(request, row, queuedAt: queuedAt)
             (resolution, effect) = (answer.replayed ? .completedOwed(.replayed) : .completed, .reset(success: true))
             sent = answer
         } catch {
@@ -290,8 +292,10 @@ extension SyncEngine {
         var deletedAt: Date?
     }
 
-    /// Sends one request.
-    private func send(_ request: PushRequest, _ row: PendingMutation) async throws -> SentAnswer {
+    /// Sends one request; `queuedAt`, a re-sent create's `Trendy-Queued-At`.
+    private func send(
+        _ request: PushRequest, _ row: PendingMutation, queuedAt: Date? = nil
+    ) async throws -> SentAnswer {
         let id = row.entityId
         let key = row.clientRequestId
         func answer(_ replayed: Bool, _ stored: APIEntity?) -> SentAnswer {
@@ -299,13 +303,13 @@ extension SyncEngine {
         }
         switch request {
         case .createEventType(let body):
-            let stored = try await network.createEventTypeWithIdempotency(body, idempotencyKey: key)
+            let stored = try await network.create(body, idempotencyKey: key, queuedAt: queuedAt)
             return answer(stored.replayed, .eventType(stored))
         case .createGeofence(let body):
-            let stored = try await network.createGeofenceWithIdempotency(body, idempotencyKey: key)
+            let stored = try await network.create(body, idempotencyKey: key, queuedAt: queuedAt)
             return answer(stored.replayed, .geofence(stored))
         case .createPropertyDefinition(let body):
-            let stored = try await network.createPropertyDefinitionWithIdempotency(body, idempotencyKey: key)
+            let stored = try await network.create(body, idempotencyKey: key, queuedAt: queuedAt)
             return answer(stored.replayed, .propertyDefinition(stored))
         case .createEvent:
             // Event creates never go alone: `pushEventCreates` sends them in batches (sync-engine §4.7).

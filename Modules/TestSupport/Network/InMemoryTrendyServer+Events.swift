@@ -29,13 +29,15 @@ extension InMemoryTrendyServer {
 
     /// Items are processed in order, each like a single create and seeing earlier items; failures never affect the
     /// other items (api-v1 §5.3.5).
+    /// `queuedAt`: a re-send's `Trendy-Queued-At` (api-v1 §7).
     public func createEventsBatch(
-        user: String, _ events: [CreateEventRequest], key: String?
+        user: String, _ events: [CreateEventRequest], key: String?, queuedAt: Date? = nil
     ) throws(NetworkError)
         -> BatchCreateEventsResponse
     {
         guard (1...500).contains(events.count) else { throw Problems.validation("events must hold 1 to 500 items") }
-        return try idempotent(
+        let first = state.withLock { $0.nextChangeId }
+        let response = try idempotent(
             user: user, method: "POST", path: "/api/v1/events/batch", key: key,
             body: BatchCreateEventsRequest(events: events)
         ) { (state: inout State) throws(NetworkError) -> BatchCreateEventsResponse in
@@ -55,6 +57,10 @@ extension InMemoryTrendyServer {
             return BatchCreateEventsResponse(
                 created: created, errors: errors, total: events.count, success: created.count, failed: errors.count)
         }
+        if let queuedAt {
+            dateResentCreates(user: user, ids: response.created.map(\.id), from: first, queuedAt: queuedAt)
+        }
+        return response
     }
 
     /// api-v1 §5.3.4: validate, id collision, HealthKit match, manual dedupe, insert.

@@ -1,14 +1,16 @@
 import Foundation
 import Models
 import Protocols
+import Synchronization
 
 /// The model's writes by kind, as a client's generic calls send them (sync-engine §2.1): one dispatch to the routes
 /// each kind has, so that `MockNetworkClient` forwards every create, update and delete the same way.
 extension InMemoryTrendyServer {
-    /// The create route of the request's kind.
+    /// The create route of the request's kind. `queuedAt`: a re-send's `Trendy-Queued-At` (api-v1 §7).
     public func create<Request: EntityCreateRequest>(
-        user: String, _ request: Request, key: String?
+        user: String, _ request: Request, key: String?, queuedAt: Date? = nil
     ) throws(NetworkError) -> Request.Answer {
+        let first = state.withLock { $0.nextChangeId }
         let answer: any Sendable =
             switch request {
             case let request as CreateEventTypeRequest: try createEventType(user: user, request, key: key)
@@ -18,7 +20,26 @@ extension InMemoryTrendyServer {
                 try createPropertyDefinition(user: user, eventTypeId: request.eventTypeId, request, key: key)
             default: Self.unknownKind(Request.self)
             }
-        return Self.typed(answer, as: Request.Answer.self)
+        let typed = Self.typed(answer, as: Request.Answer.self)
+        if let queuedAt, let id = (typed as? any Identifiable<String>)?.id {
+            dateResentCreates(user: user, ids: [id], from: first, queuedAt: queuedAt)
+        }
+        return typed
+    }
+
+    /// api-v1 §7, "Re-sends of creates": a create a re-send wrote counts from when it was queued, as a given-back
+    /// create counts from its item's time (api-v1 §15.1) — its incarnation and its fields. A replay wrote nothing.
+    func dateResentCreates(user: String, ids: [String], from first: Int64, queuedAt: Date) {
+        let dated = ResentCreate.dated(queuedAt: queuedAt.millisecondsSince1970, now: nowMilliseconds)
+        let wanted = Set(ids.map { $0.lowercased() })
+        state.withLock { state in
+            for entry in state.changes.reversed() {
+                guard entry.id >= first else { break }
+                if entry.userId == user, entry.knownOperation == .create, wanted.contains(entry.entityId) {
+                    state.givenBackChanges[entry.id] = dated
+                }
+            }
+        }
     }
 
     /// The update route of the request's kind.

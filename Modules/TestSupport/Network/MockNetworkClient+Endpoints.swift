@@ -6,15 +6,20 @@ extension MockNetworkClient {
     // MARK: Writes (each recorded under its kind's seed name: a create of an event type is
     // `.createEventTypeWithIdempotency`)
 
+    /// A re-send's `queuedAt` is recorded as the argument `queued_at` (RFC 3339), as the header carries it.
     public func create<Request: EntityCreateRequest>(
-        _ request: Request, idempotencyKey: String
+        _ request: Request, idempotencyKey: String, queuedAt: Date?
     ) async throws -> Request.Answer {
-        let arguments = (request as? CreatePropertyDefinitionRequest).map { ["eventTypeId": $0.eventTypeId] } ?? [:]
+        var arguments = (request as? CreatePropertyDefinitionRequest).map { ["eventTypeId": $0.eventTypeId] } ?? [:]
+        arguments[Self.queuedAtArgument] = queuedAt.map(RFC3339.string(from:))
         return try await call(.create(Request.entityType), arguments, key: idempotencyKey, body: request) {
             () throws(NetworkError) -> Request.Answer in
-            try server.create(user: userId, request, key: idempotencyKey)
+            try server.create(user: userId, request, key: idempotencyKey, queuedAt: queuedAt)
         }
     }
+
+    /// The argument a call records a re-send's `Trendy-Queued-At` under.
+    public static let queuedAtArgument = "queued_at"
 
     public func update<Request: EntityUpdateRequest>(
         id: String, _ request: Request, idempotencyKey: String
@@ -69,14 +74,16 @@ extension MockNetworkClient {
     }
 
     public func createEventsBatch(
-        _ events: [CreateEventRequest], idempotencyKey: String
+        _ events: [CreateEventRequest], idempotencyKey: String, queuedAt: Date?
     ) async throws
         -> BatchCreateEventsResponse
     {
-        try await call(
-            .createEventsBatchWithIdempotency, key: idempotencyKey, body: BatchCreateEventsRequest(events: events)
+        let arguments = queuedAt.map { [Self.queuedAtArgument: RFC3339.string(from: $0)] } ?? [:]
+        return try await call(
+            .createEventsBatchWithIdempotency, arguments, key: idempotencyKey,
+            body: BatchCreateEventsRequest(events: events)
         ) { () throws(NetworkError) -> BatchCreateEventsResponse in
-            try server.createEventsBatch(user: userId, events, key: idempotencyKey)
+            try server.createEventsBatch(user: userId, events, key: idempotencyKey, queuedAt: queuedAt)
         }
     }
 

@@ -20,6 +20,11 @@ enum ChangeLog {
         if operation == .delete { try Tombstones.record(db, user: user, type: type, id: entityId, at: now) }
     }
 
+    /// The user's latest change id (0 when none): read before a write, it tells the entries the write appended.
+    static func latestChange(user: String, _ db: any StorageTransaction) throws -> Int64 {
+        try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [user]) ?? 0
+    }
+
     /// The snapshot `data` of a create or update row (api-v1 §6.3); `Dialect.snapshotsCarryNulls`.
     static func snapshot<Value: Encodable>(
         _ value: Value, type: MutationEntityType, dialect: Dialect

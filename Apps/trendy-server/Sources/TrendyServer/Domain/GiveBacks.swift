@@ -97,7 +97,7 @@ enum GiveBacks {
                 // Older as a whole, yet a device's queued edit given back since counts when it was written.
                 members = merge.keepingNewer(members, over: current, acknowledged: acknowledged, rowTime: held).members
             }
-            let before = try latestChange(request, db)
+            let before = try ChangeLog.latestChange(user: request.userId, db)
             _ = try run(item.type.update, item, request, db, body: members, parameters: ["id": item.id])
             try stamp(item, at: max(held, acknowledged), pending: [], after: before, request, db)
             return .applied
@@ -107,7 +107,7 @@ enum GiveBacks {
         if let deletedAt, GiveBackItem.deleteEnds(incarnationBegan: item.incarnationBegan, deletedAt: deletedAt) {
             return .deleted
         }
-        let before = try latestChange(request, db)
+        let before = try ChangeLog.latestChange(user: request.userId, db)
         var parameters = ["id": item.id]
         if item.type == .propertyDefinition {
             guard let parent = data["event_type_id"]?.stringValue else {
@@ -150,12 +150,6 @@ enum GiveBacks {
                 WHERE c.user_id = ? AND c.entity_id = ? AND c.operation = 'create' ORDER BY c.id DESC LIMIT 1
                 """, arguments: [request.userId, item.id])
         return min(createdAt ?? .max, lastCreate ?? .max)
-    }
-
-    /// The user's latest change id, before an item's write.
-    private static func latestChange(_ request: APIRequest, _ db: any StorageTransaction) throws -> Int64 {
-        try db.value(Int64.self, sql: "SELECT MAX(id) FROM changes WHERE user_id = ?", arguments: [request.userId])
-            ?? 0
     }
 
     /// The row keeps the time it was first acknowledged, or its own later one when only some fields were taken (and

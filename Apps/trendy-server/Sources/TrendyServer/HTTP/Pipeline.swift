@@ -117,6 +117,7 @@ final class Pipeline: Sendable {
         }
         // The give-back is made for a server that went back: its position is not checked (api-v1 §6.7).
         let position = route.isWrite && route.path != GiveBacks.path ? try writePosition(request) : nil
+        let queuedAt = route.method == .post && route.path != GiveBacks.path ? try queuedAt(request) : nil
         if let scope {
             try idempotency.begin(scope, fingerprint: fingerprint)
         }
@@ -136,6 +137,7 @@ final class Pipeline: Sendable {
             dialect: dialect)
         apiRequest.pageBytes = configuration.maxPageBytes
         apiRequest.writePosition = position
+        apiRequest.queuedAt = queuedAt
         if let gate = configuration.testHooks.beforeHandler { await gate(route.method.rawValue, request.uri.path) }
         var answer: APIResponse
         do {
@@ -180,6 +182,16 @@ final class Pipeline: Sendable {
                 .badRequest, "\(FeedPosition.headerName) must be CURSOR or CURSOR; created_at=RFC3339 (api-v1 §6.7)")
         }
         return position
+    }
+
+    /// A re-sent create's `Trendy-Queued-At` (api-v1 §7): nil when absent, and always under `--quirks original`; one
+    /// this server cannot read is a 400 that names the form.
+    private func queuedAt(_ request: Request) throws(APIError) -> Int64? {
+        guard dialect.announcesFeatures, let header = request.headers[.trendyQueuedAt] else { return nil }
+        guard let milliseconds = RFC3339.milliseconds(from: header) else {
+            throw APIError(.badRequest, "\(ResentCreate.headerName) must be an RFC 3339 time (api-v1 §7)")
+        }
+        return milliseconds
     }
 
     /// The stored answer of an earlier request with the same key, byte for byte.
@@ -233,7 +245,11 @@ final class Pipeline: Sendable {
                 try ChangeFeed.checkWritePosition(position, user: request.userId, db)
             }
             if let scope, let record = try idempotency.stored(scope, now: request.now, db) { return .replay(record) }
+            let before = try request.queuedAt.map { _ in try ChangeLog.latestChange(user: request.userId, db) }
             let answer = try handler(request, db)
+            if let queuedAt = request.queuedAt, let before, (200..<300).contains(answer.status.code) {
+                try ResentCreates.date(user: request.userId, after: before, queuedAt: queuedAt, now: request.now, db)
+            }
             if let scope, (200..<300).contains(answer.status.code) {
                 let record = IdempotencyGuard.Record(
                     fingerprint: fingerprint,

@@ -8,7 +8,7 @@ struct NoServerClient: NetworkClientProtocol {
     static let unavailable = NetworkError.transport("no server is configured")
 
     func create<Request: EntityCreateRequest>(
-        _ request: Request, idempotencyKey: String
+        _ request: Request, idempotencyKey: String, queuedAt: Date?
     ) async throws -> Request.Answer { throw Self.unavailable }
     func update<Request: EntityUpdateRequest>(
         id: String, _ request: Request, idempotencyKey: String
@@ -24,7 +24,7 @@ struct NoServerClient: NetworkClientProtocol {
     }
     func getLatestPosition() async throws -> FeedPosition { throw Self.unavailable }
     func createEventsBatch(
-        _ events: [CreateEventRequest], idempotencyKey: String
+        _ events: [CreateEventRequest], idempotencyKey: String, queuedAt: Date?
     ) async throws -> BatchCreateEventsResponse { throw Self.unavailable }
     func entityExists(_ type: MutationEntityType, id: String) async throws -> Bool { throw Self.unavailable }
     func fetchEntity(_ type: MutationEntityType, id: String) async throws -> APIEntity? { throw Self.unavailable }
