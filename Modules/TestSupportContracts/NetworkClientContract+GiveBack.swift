@@ -222,6 +222,11 @@ extension NetworkClientContract {
             let event = event(id: UUIDv7.generate(at: queuedAt), type: plain.id, at: queuedAt)
             let batch = try await client.createEventsBatch([event], idempotencyKey: key(), queuedAt: queuedAt)
             #expect(batch.created.map(\.id) == [event.id?.lowercased()])
+            // Created when queued, as the answers say; the version they carry is the one the server holds now.
+            let times = [dated.createdAt, batch.created.first?.createdAt].map { $0?.millisecondsSince1970 }
+            #expect(times == [queuedAt.millisecondsSince1970, queuedAt.millisecondsSince1970])
+            let own = try await client.giveBack([item(dated, .eventType, at: try #require(dated.updatedAt))])
+            #expect(own.results.first?.outcome == .kept, "the device's own version")
             let answer = try await client.giveBack(
                 [(.event, event.id ?? ""), (.eventType, dated.id), (.eventType, plain.id)].map { type, id in
                     GiveBackItem(entityType: type, id: id, acknowledgedAt: deletedAt, deleted: true, data: nil)

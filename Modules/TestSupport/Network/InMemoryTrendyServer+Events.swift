@@ -57,10 +57,22 @@ extension InMemoryTrendyServer {
             return BatchCreateEventsResponse(
                 created: created, errors: errors, total: events.count, success: created.count, failed: errors.count)
         }
-        if let queuedAt {
-            dateResentCreates(user: user, ids: response.created.map(\.id), from: first, queuedAt: queuedAt)
+        guard let queuedAt,
+            let dated = dateResentCreates(
+                user: user, ids: response.created.map(\.id), from: first, queuedAt: queuedAt)
+        else { return response }
+        // The answer with the dated `created_at` of each event the request created (a HealthKit match keeps its own).
+        let createdIds = state.withLock { state in
+            Set(
+                state.changes.filter { $0.id >= first && $0.userId == user && $0.knownOperation == .create }
+                    .map(\.entityId))
         }
-        return response
+        var redated = response
+        for index in redated.created.indices where createdIds.contains(redated.created[index].id.lowercased()) {
+            redated.created[index].createdAt = dated
+        }
+        rememberRedated(redated, user: user, path: "/api/v1/events/batch", key: key)
+        return redated
     }
 
     /// api-v1 §5.3.4: validate, id collision, HealthKit match, manual dedupe, insert.

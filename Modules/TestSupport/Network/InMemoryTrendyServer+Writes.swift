@@ -21,24 +21,66 @@ extension InMemoryTrendyServer {
             default: Self.unknownKind(Request.self)
             }
         let typed = Self.typed(answer, as: Request.Answer.self)
-        if let queuedAt, let id = (typed as? any Identifiable<String>)?.id {
-            dateResentCreates(user: user, ids: [id], from: first, queuedAt: queuedAt)
+        guard let queuedAt, let id = (typed as? any Identifiable<String>)?.id,
+            dateResentCreates(user: user, ids: [id], from: first, queuedAt: queuedAt) != nil
+        else { return typed }
+        // The answer as stored now, with its dated `created_at`.
+        let stored: (any Sendable)? = state.withLock { state in
+            switch Request.entityType {
+            case .eventType: state.eventTypes[id]
+            case .event: state.events[id]
+            case .geofence: state.geofences[id]
+            case .propertyDefinition: state.definitions[id]
+            }
         }
-        return typed
+        guard let redated = stored as? Request.Answer else { return typed }
+        rememberRedated(redated, user: user, path: "/api/v1/" + request.createPath(segment: { $0 }), key: key)
+        return redated
     }
 
-    /// api-v1 §7, "Re-sends of creates": a create a re-send wrote counts from when it was queued, as a given-back
-    /// create counts from its item's time (api-v1 §15.1) — its incarnation and its fields. A replay wrote nothing.
-    func dateResentCreates(user: String, ids: [String], from first: Int64, queuedAt: Date) {
-        let dated = ResentCreate.dated(queuedAt: queuedAt.millisecondsSince1970, now: nowMilliseconds)
+    /// api-v1 §7, "Re-sends of creates", as trendy-server applies it: the entities whose create entries a re-send
+    /// appended since `first` for `ids` are recorded as created when queued (or now, when that is earlier) — the
+    /// objects' and the snapshots' `created_at` — so that their incarnation begins when the first send's did (api-v1
+    /// §15.1). Returns that time, or nil when the request created nothing (a replay, an identical create).
+    @discardableResult
+    func dateResentCreates(user: String, ids: [String], from first: Int64, queuedAt: Date) -> Date? {
+        let dated = Date(
+            millisecondsSince1970: ResentCreate.dated(
+                queuedAt: queuedAt.millisecondsSince1970, now: nowMilliseconds))
         let wanted = Set(ids.map { $0.lowercased() })
-        state.withLock { state in
-            for entry in state.changes.reversed() {
+        return state.withLock { state -> Date? in
+            var any = false
+            for index in state.changes.indices.reversed() {
+                let entry = state.changes[index]
                 guard entry.id >= first else { break }
-                if entry.userId == user, entry.knownOperation == .create, wanted.contains(entry.entityId) {
-                    state.givenBackChanges[entry.id] = dated
+                guard entry.userId == user, entry.knownOperation == .create, wanted.contains(entry.entityId) else {
+                    continue
+                }
+                any = true
+                if case .object(var snapshot)? = entry.data {
+                    snapshot["created_at"] = .string(RFC3339.string(from: dated))
+                    state.changes[index].data = .object(snapshot)
+                }
+                let id = entry.entityId
+                switch entry.knownEntityType {
+                case .eventType?: state.eventTypes[id]?.createdAt = dated
+                case .event?: state.events[id]?.createdAt = dated
+                case .geofence?: state.geofences[id]?.createdAt = dated
+                case .propertyDefinition?: state.definitions[id]?.createdAt = dated
+                case nil: break
                 }
             }
+            return any ? dated : nil
+        }
+    }
+
+    /// The idempotency record of a re-send dated since it was stored holds the dated answer, as trendy-server's does.
+    func rememberRedated(_ answer: some Sendable, user: String, path: String, key: String?) {
+        guard let key, !key.isEmpty else { return }
+        let scope = IdempotencyRecord<any Sendable>.Scope(user: user, method: "POST", path: path, key: key)
+        state.withLock { state in
+            guard let record = state.replays[scope] else { return }
+            state.replays[scope] = IdempotencyRecord(fingerprint: record.fingerprint, answer: answer)
         }
     }
 

@@ -269,7 +269,7 @@ enum GiveBacks {
 
 extension MutationEntityType {
     /// The server's table of this kind.
-    fileprivate var table: String {
+    var table: String {
         switch self {
         case .eventType: "event_types"
         case .event: "events"

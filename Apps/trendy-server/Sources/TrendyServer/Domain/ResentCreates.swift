@@ -2,19 +2,56 @@ import Models
 
 /// api-v1 §7, "Re-sends of creates": a create sent again after its first answer was lost says when it was queued
 /// (`Trendy-Queued-At`). A server that takes it as a new write — a copy put back by hand never saw the first send —
-/// remembers its change entries at that time, as it remembers a given-back create at its item's time
-/// (`given_back_changes`, api-v1 §15.1): the incarnation begins then, and its fields count from then. So a delete or an
-/// edit another device made of what the first send created, given back later, still ends or changes it.
+/// records the entity as created then: the row's, the change entry's and the answer's `created_at`. Its incarnation
+/// then begins when the first send's did (api-v1 §15.1), so a delete another device made of what the first send
+/// created, given back later, still ends it. Its version stays the one the server acknowledges now.
 enum ResentCreates {
-    /// Dates the create entries the request appended after `before` (an identical re-send or a HealthKit match
-    /// appends none; a replay never runs the handler).
+    /// Dates the entities whose create entries the request appended after `before` (an identical re-send or a
+    /// HealthKit match appends none; a replay never runs the handler), and returns the answer with their `created_at`.
     static func date(
-        user: String, after before: Int64, queuedAt: Int64, now: Int64, _ db: any StorageTransaction
-    ) throws {
-        try db.execute(
+        _ answer: APIResponse, user: String, after before: Int64, queuedAt: Int64, now: Int64,
+        _ db: any StorageTransaction
+    ) throws -> APIResponse {
+        let time = JSONValue.string(RFC3339.string(fromMilliseconds: ResentCreate.dated(queuedAt: queuedAt, now: now)))
+        let created = try db.rows(
             sql: """
-                INSERT INTO given_back_changes (change_id, acknowledged_at, pending)
-                SELECT id, ?, NULL FROM changes WHERE user_id = ? AND id > ? AND operation = 'create'
-                """, arguments: [ResentCreate.dated(queuedAt: queuedAt, now: now), user, before])
+                SELECT id, entity_type, entity_id, data FROM changes
+                WHERE user_id = ? AND id > ? AND operation = 'create' ORDER BY id
+                """, arguments: [user, before]
+        ) { row in
+            (
+                change: row.int64(0), type: try row.decode(String.self, atIndex: 1),
+                id: try row.decode(String.self, atIndex: 2),
+                data: row.isNull(3) ? nil : try row.decode([UInt8].self, atIndex: 3)
+            )
+        }
+        guard !created.isEmpty else { return answer }
+        for entry in created {
+            guard let type = MutationEntityType(rawValue: entry.type) else { continue }
+            try db.execute(
+                sql: "UPDATE \(type.table) SET created_at = ? WHERE id = ?",
+                arguments: [ResentCreate.dated(queuedAt: queuedAt, now: now), entry.id])
+            if let data = entry.data, case .object(var snapshot) = try JSONText.parse(data) {
+                snapshot["created_at"] = time
+                try db.execute(
+                    sql: "UPDATE changes SET data = ? WHERE id = ?",
+                    arguments: [JSONText.string(.object(snapshot)), entry.change])
+            }
+        }
+        var answer = answer
+        let ids = Set(created.map(\.id))
+        answer.body = Array(JSONText.string(redated(try JSONText.parse(answer.body), ids: ids, to: time)).utf8)
+        return answer
+    }
+
+    /// A create's answer (the object) or a batch's (`created`), each object of a dated id carrying `time`.
+    private static func redated(_ value: JSONValue, ids: Set<String>, to time: JSONValue) -> JSONValue {
+        guard case .object(var members) = value else { return value }
+        if case .array(let created)? = members["created"] {
+            members["created"] = .array(created.map { redated($0, ids: ids, to: time) })
+        } else if let id = members["id"]?.stringValue, ids.contains(id.lowercased()) {
+            members["created_at"] = time
+        }
+        return .object(members)
     }
 }

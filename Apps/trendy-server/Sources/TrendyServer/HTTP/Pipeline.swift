@@ -246,9 +246,10 @@ final class Pipeline: Sendable {
             }
             if let scope, let record = try idempotency.stored(scope, now: request.now, db) { return .replay(record) }
             let before = try request.queuedAt.map { _ in try ChangeLog.latestChange(user: request.userId, db) }
-            let answer = try handler(request, db)
+            var answer = try handler(request, db)
             if let queuedAt = request.queuedAt, let before, (200..<300).contains(answer.status.code) {
-                try ResentCreates.date(user: request.userId, after: before, queuedAt: queuedAt, now: request.now, db)
+                answer = try ResentCreates.date(
+                    answer, user: request.userId, after: before, queuedAt: queuedAt, now: request.now, db)
             }
             if let scope, (200..<300).contains(answer.status.code) {
                 let record = IdempotencyGuard.Record(
