@@ -207,8 +207,9 @@ extension NetworkClientContract {
             }
         },
         check(
-            "N1 api-v1 §7 §15.1 a create or a batch sent again with the time it was queued counts from then: a delete "
-                + "given back from between that time and the re-send ends it; a first send's creates stay"
+            "N1 api-v1 §7 §15.1 a create or a batch sent again with the time it was queued is created then: a delete "
+                + "given back from between that time and the re-send ends it, so does one remembered already; a first "
+                + "send's creates stay"
         ) { subject in
             let client = subject.client
             // The server's clock, read from a first send; the re-sends were queued two hours before it, and another
@@ -236,6 +237,19 @@ extension NetworkClientContract {
             #expect(try await client.fetchEntity(.event, id: event.id ?? "") == nil, "ended by the delete")
             #expect(try await client.fetchEntity(.eventType, id: dated.id) == nil, "ended by the delete")
             #expect(try await client.fetchEntity(.eventType, id: plain.id) != nil, "created after the delete")
+
+            // A delete the server remembers, made after the create was queued (here of an id it never held:
+            // api-v1 §6.6), ended that incarnation too: the re-send is created and deleted again, both in the feed.
+            let ended = newId()
+            _ = try? await client.deleteEntity(.eventType, id: ended)
+            let start = try await client.getLatestPosition()
+            let again = try await client.create(
+                CreateEventTypeRequest(id: ended, name: "Ended \(newId().suffix(6))", color: "#8B4513", icon: "cup"),
+                idempotencyKey: key(), queuedAt: queuedAt)
+            #expect(again.id == ended)
+            #expect(try await client.fetchEntity(.eventType, id: ended) == nil, "the remembered delete ended it")
+            let entries = try await changesAfter(start.cursor, client).filter { $0.entityId == ended }
+            #expect(entries.map(\.operation) == ["create", "delete"])
         },
         check(
             "N14 api-v1 §6.6 a delete answers the time the server recorded for it, the feed's deleted_at; a repeated one's 404 "

@@ -40,15 +40,17 @@ extension InMemoryTrendyServer {
 
     /// api-v1 §7, "Re-sends of creates", as trendy-server applies it: the entities whose create entries a re-send
     /// appended since `first` for `ids` are recorded as created when queued (or now, when that is earlier) — the
-    /// objects' and the snapshots' `created_at` — so that their incarnation begins when the first send's did (api-v1
-    /// §15.1). Returns that time, or nil when the request created nothing (a replay, an identical create).
+    /// objects' and the snapshots' `created_at` — so that their incarnation begins when the first send's did
+    /// (api-v1 §15.1); one the model remembers deleted at or after that time is deleted again, as trendy-server
+    /// does. Returns that time, or nil when the request created nothing (a replay, an identical create).
     @discardableResult
     func dateResentCreates(user: String, ids: [String], from first: Int64, queuedAt: Date) -> Date? {
         let dated = Date(
             millisecondsSince1970: ResentCreate.dated(
                 queuedAt: queuedAt.millisecondsSince1970, now: nowMilliseconds))
         let wanted = Set(ids.map { $0.lowercased() })
-        return state.withLock { state -> Date? in
+        var ended: [(MutationEntityType, String)] = []
+        let answer = state.withLock { state -> Date? in
             var any = false
             for index in state.changes.indices.reversed() {
                 let entry = state.changes[index]
@@ -69,9 +71,18 @@ extension InMemoryTrendyServer {
                 case .propertyDefinition?: state.definitions[id]?.createdAt = dated
                 case nil: break
                 }
+                if let type = entry.knownEntityType,
+                    let deletedAt = state.tombstones[TombstoneKey(user: user, type: type, id: id)],
+                    GiveBackItem.deleteEnds(incarnationBegan: dated.millisecondsSince1970, deletedAt: deletedAt)
+                {
+                    ended.append((type, id))
+                }
             }
             return any ? dated : nil
         }
+        // Through the kind's own delete (its cascade, its change entry), as the device's DELETE would run.
+        for (type, id) in ended { try? delete(user: user, type, id: id) }
+        return answer
     }
 
     /// The idempotency record of a re-send dated since it was stored holds the dated answer, as trendy-server's does.

@@ -305,7 +305,7 @@ extension MutationEntityType {
         }
     }
 
-    fileprivate var delete: Routes.Handler {
+    var delete: Routes.Handler {
         switch self {
         case .eventType: EventTypes.delete
         case .event: Events.delete

@@ -4,14 +4,17 @@ import Models
 /// (`Trendy-Queued-At`). A server that takes it as a new write — a copy put back by hand never saw the first send —
 /// records the entity as created then: the row's, the change entry's and the answer's `created_at`. Its incarnation
 /// then begins when the first send's did (api-v1 §15.1), so a delete another device made of what the first send
-/// created, given back later, still ends it. Its version stays the one the server acknowledges now.
+/// created, given back later, still ends it. Its version stays the one the server acknowledges now. A delete the
+/// server remembers already, made at or after that time, ended that incarnation too: the entity is created and
+/// deleted again, so the two end the same in either order.
 enum ResentCreates {
     /// Dates the entities whose create entries the request appended after `before` (an identical re-send or a
     /// HealthKit match appends none; a replay never runs the handler), and returns the answer with their `created_at`.
     static func date(
-        _ answer: APIResponse, user: String, after before: Int64, queuedAt: Int64, now: Int64,
+        _ answer: APIResponse, _ request: APIRequest, queuedAt: Int64, after before: Int64,
         _ db: any StorageTransaction
     ) throws -> APIResponse {
+        let (user, now) = (request.userId, request.now)
         let time = JSONValue.string(RFC3339.string(fromMilliseconds: ResentCreate.dated(queuedAt: queuedAt, now: now)))
         let created = try db.rows(
             sql: """
@@ -37,6 +40,18 @@ enum ResentCreates {
                     sql: "UPDATE changes SET data = ? WHERE id = ?",
                     arguments: [JSONText.string(.object(snapshot)), entry.change])
             }
+        }
+        for entry in created {
+            guard let type = MutationEntityType(rawValue: entry.type),
+                let deletedAt = try Tombstones.deletedAt(db, user: user, type: type, id: entry.id),
+                GiveBackItem.deleteEnds(
+                    incarnationBegan: ResentCreate.dated(queuedAt: queuedAt, now: now), deletedAt: deletedAt),
+                try db.value(Int64.self, sql: "SELECT 1 FROM \(type.table) WHERE id = ?", arguments: [entry.id]) != nil
+            else { continue }
+            // Through the entity's own delete (its cascade, its change entry), as the device's DELETE would run.
+            let delete = APIRequest(
+                userId: user, now: now, body: [], query: [:], parameters: ["id": entry.id], dialect: request.dialect)
+            _ = try type.delete(delete, db)
         }
         var answer = answer
         let ids = Set(created.map(\.id))

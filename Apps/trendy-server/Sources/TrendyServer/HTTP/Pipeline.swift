@@ -248,8 +248,7 @@ final class Pipeline: Sendable {
             let before = try request.queuedAt.map { _ in try ChangeLog.latestChange(user: request.userId, db) }
             var answer = try handler(request, db)
             if let queuedAt = request.queuedAt, let before, (200..<300).contains(answer.status.code) {
-                answer = try ResentCreates.date(
-                    answer, user: request.userId, after: before, queuedAt: queuedAt, now: request.now, db)
+                answer = try ResentCreates.date(answer, request, queuedAt: queuedAt, after: before, db)
             }
             if let scope, (200..<300).contains(answer.status.code) {
                 let record = IdempotencyGuard.Record(
