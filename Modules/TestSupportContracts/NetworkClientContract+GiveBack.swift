@@ -246,7 +246,7 @@ extension NetworkClientContract {
             let again = try await client.create(
                 CreateEventTypeRequest(id: ended, name: "Ended \(newId().suffix(6))", color: "#8B4513", icon: "cup"),
                 idempotencyKey: key(), queuedAt: queuedAt)
-            #expect(again.id == ended)
+            #expect(again.id == ended && again.createdAt?.millisecondsSince1970 == queuedAt.millisecondsSince1970)
             #expect(try await client.fetchEntity(.eventType, id: ended) == nil, "the remembered delete ended it")
             let entries = try await changesAfter(start.cursor, client).filter { $0.entityId == ended }
             #expect(entries.map(\.operation) == ["create", "delete"])

@@ -62,15 +62,11 @@ extension InMemoryTrendyServer {
                 user: user, ids: response.created.map(\.id), from: first, queuedAt: queuedAt)
         else { return response }
         // The answer with the dated `created_at` of each event the request created (a HealthKit match keeps its own).
-        let createdIds = state.withLock { state in
-            Set(
-                state.changes.filter { $0.id >= first && $0.userId == user && $0.knownOperation == .create }
-                    .map(\.entityId))
-        }
         var redated = response
-        for index in redated.created.indices where createdIds.contains(redated.created[index].id.lowercased()) {
-            redated.created[index].createdAt = dated
+        for index in redated.created.indices where dated.ids.contains(redated.created[index].id.lowercased()) {
+            redated.created[index].createdAt = dated.time
         }
+        endRemembered(dated, user: user)
         rememberRedated(redated, user: user, path: "/api/v1/events/batch", key: key)
         return redated
     }

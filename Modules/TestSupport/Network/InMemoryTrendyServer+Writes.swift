@@ -22,9 +22,9 @@ extension InMemoryTrendyServer {
             }
         let typed = Self.typed(answer, as: Request.Answer.self)
         guard let queuedAt, let id = (typed as? any Identifiable<String>)?.id,
-            dateResentCreates(user: user, ids: [id], from: first, queuedAt: queuedAt) != nil
+            let dated = dateResentCreates(user: user, ids: [id], from: first, queuedAt: queuedAt)
         else { return typed }
-        // The answer as stored now, with its dated `created_at`.
+        // The answer as stored now, with its dated `created_at`, before a remembered delete ends it.
         let stored: (any Sendable)? = state.withLock { state in
             switch Request.entityType {
             case .eventType: state.eventTypes[id]
@@ -33,56 +33,64 @@ extension InMemoryTrendyServer {
             case .propertyDefinition: state.definitions[id]
             }
         }
+        endRemembered(dated, user: user)
         guard let redated = stored as? Request.Answer else { return typed }
         rememberRedated(redated, user: user, path: "/api/v1/" + request.createPath(segment: { $0 }), key: key)
         return redated
     }
 
+    /// What `dateResentCreates` dated: the time, the ids it created, and those a delete the model remembers from
+    /// that time or later ended (`endRemembered` deletes them).
+    struct DatedCreates {
+        let time: Date
+        let ids: Set<String>
+        let ended: [(type: MutationEntityType, id: String)]
+    }
+
     /// api-v1 §7, "Re-sends of creates", as trendy-server applies it: the entities whose create entries a re-send
     /// appended since `first` for `ids` are recorded as created when queued (or now, when that is earlier) — the
     /// objects' and the snapshots' `created_at` — so that their incarnation begins when the first send's did
-    /// (api-v1 §15.1); one the model remembers deleted at or after that time is deleted again, as trendy-server
-    /// does. Returns that time, or nil when the request created nothing (a replay, an identical create).
-    @discardableResult
-    func dateResentCreates(user: String, ids: [String], from first: Int64, queuedAt: Date) -> Date? {
+    /// (api-v1 §15.1). Nil when the request created nothing (a replay, an identical create).
+    func dateResentCreates(user: String, ids: [String], from first: Int64, queuedAt: Date) -> DatedCreates? {
         let dated = Date(
             millisecondsSince1970: ResentCreate.dated(
                 queuedAt: queuedAt.millisecondsSince1970, now: nowMilliseconds))
         let wanted = Set(ids.map { $0.lowercased() })
-        var ended: [(MutationEntityType, String)] = []
-        let answer = state.withLock { state -> Date? in
-            var any = false
+        return state.withLock { state -> DatedCreates? in
+            var created: Set<String> = []
+            var ended: [(type: MutationEntityType, id: String)] = []
             for index in state.changes.indices.reversed() {
                 let entry = state.changes[index]
                 guard entry.id >= first else { break }
-                guard entry.userId == user, entry.knownOperation == .create, wanted.contains(entry.entityId) else {
-                    continue
-                }
-                any = true
+                guard entry.userId == user, entry.knownOperation == .create, let type = entry.knownEntityType,
+                    wanted.contains(entry.entityId)
+                else { continue }
+                let id = entry.entityId
+                created.insert(id)
                 if case .object(var snapshot)? = entry.data {
                     snapshot["created_at"] = .string(RFC3339.string(from: dated))
                     state.changes[index].data = .object(snapshot)
                 }
-                let id = entry.entityId
-                switch entry.knownEntityType {
-                case .eventType?: state.eventTypes[id]?.createdAt = dated
-                case .event?: state.events[id]?.createdAt = dated
-                case .geofence?: state.geofences[id]?.createdAt = dated
-                case .propertyDefinition?: state.definitions[id]?.createdAt = dated
-                case nil: break
+                switch type {
+                case .eventType: state.eventTypes[id]?.createdAt = dated
+                case .event: state.events[id]?.createdAt = dated
+                case .geofence: state.geofences[id]?.createdAt = dated
+                case .propertyDefinition: state.definitions[id]?.createdAt = dated
                 }
-                if let type = entry.knownEntityType,
-                    let deletedAt = state.tombstones[TombstoneKey(user: user, type: type, id: id)],
+                if let deletedAt = state.tombstones[TombstoneKey(user: user, type: type, id: id)],
                     GiveBackItem.deleteEnds(incarnationBegan: dated.millisecondsSince1970, deletedAt: deletedAt)
                 {
                     ended.append((type, id))
                 }
             }
-            return any ? dated : nil
+            return created.isEmpty ? nil : DatedCreates(time: dated, ids: created, ended: ended)
         }
-        // Through the kind's own delete (its cascade, its change entry), as the device's DELETE would run.
-        for (type, id) in ended { try? delete(user: user, type, id: id) }
-        return answer
+    }
+
+    /// Deletes again what a remembered delete ended (api-v1 §7), through the kind's own delete (its cascade, its
+    /// change entry), as the device's DELETE would run.
+    func endRemembered(_ dated: DatedCreates, user: String) {
+        for (type, id) in dated.ended { try? delete(user: user, type, id: id) }
     }
 
     /// The idempotency record of a re-send dated since it was stored holds the dated answer, as trendy-server's does.

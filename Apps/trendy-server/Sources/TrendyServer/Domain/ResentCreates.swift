@@ -14,8 +14,9 @@ enum ResentCreates {
         _ answer: APIResponse, _ request: APIRequest, queuedAt: Int64, after before: Int64,
         _ db: any StorageTransaction
     ) throws -> APIResponse {
-        let (user, now) = (request.userId, request.now)
-        let time = JSONValue.string(RFC3339.string(fromMilliseconds: ResentCreate.dated(queuedAt: queuedAt, now: now)))
+        let user = request.userId
+        let dated = ResentCreate.dated(queuedAt: queuedAt, now: request.now)
+        let time = JSONValue.string(RFC3339.string(fromMilliseconds: dated))
         let created = try db.rows(
             sql: """
                 SELECT id, entity_type, entity_id, data FROM changes
@@ -33,7 +34,7 @@ enum ResentCreates {
             guard let type = MutationEntityType(rawValue: entry.type) else { continue }
             try db.execute(
                 sql: "UPDATE \(type.table) SET created_at = ? WHERE id = ?",
-                arguments: [ResentCreate.dated(queuedAt: queuedAt, now: now), entry.id])
+                arguments: [dated, entry.id])
             if let data = entry.data, case .object(var snapshot) = try JSONText.parse(data) {
                 snapshot["created_at"] = time
                 try db.execute(
@@ -44,13 +45,13 @@ enum ResentCreates {
         for entry in created {
             guard let type = MutationEntityType(rawValue: entry.type),
                 let deletedAt = try Tombstones.deletedAt(db, user: user, type: type, id: entry.id),
-                GiveBackItem.deleteEnds(
-                    incarnationBegan: ResentCreate.dated(queuedAt: queuedAt, now: now), deletedAt: deletedAt),
+                GiveBackItem.deleteEnds(incarnationBegan: dated, deletedAt: deletedAt),
                 try db.value(Int64.self, sql: "SELECT 1 FROM \(type.table) WHERE id = ?", arguments: [entry.id]) != nil
             else { continue }
             // Through the entity's own delete (its cascade, its change entry), as the device's DELETE would run.
             let delete = APIRequest(
-                userId: user, now: now, body: [], query: [:], parameters: ["id": entry.id], dialect: request.dialect)
+                userId: user, now: request.now, body: [], query: [:], parameters: ["id": entry.id],
+                dialect: request.dialect)
             _ = try type.delete(delete, db)
         }
         var answer = answer
