@@ -429,6 +429,42 @@ struct BatchTests {
     }
 
     @Test(
+        "R15 api-v1 §7 §15.1 a device holding a delete acknowledged pulls, from a position a copy put back by hand still holds, the create of what it deleted sent again: the delete goes back and ends it"
+    )
+    func pulledResentCreateGivesTheDeleteBack() async throws {
+        let (a, b, type) = try await twoDevices()
+        let copy = a.model.backUp()
+        let copyHead = try b.read { try $0.loadEngineState().position }
+        #expect(copyHead.createdAt != nil, "b pulled to the copy's last change")
+        let event = try await a.event(type, 1)
+        a.clock.advance(by: 10)
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
+        #expect(await a.engine.performSync().outcome.name == "offline")
+        let batch = try #require(try a.saved { try $0.unansweredBatches() }.first)
+        let requests = try batch.members.map { try JSONCoding.decode(CreateEventRequest.self, from: $0.payload) }
+        _ = try a.model.createEventsBatch(user: a.network.userId, requests, key: batch.key)
+        a.clock.advance(by: 10)
+        _ = await b.engine.performSync()
+        try await b.events.deleteEvent(id: event.id)
+        #expect(await b.engine.performSync().outcome == .synced(bootstrapped: false))
+        a.clock.advance(by: 10)
+        a.model.restore(copy, announcing: false)
+        // As a device that last pulled at the copy's last change: its position holds there, and nothing else tells
+        // it of the copy.
+        try b.updateEngineState { $0.position = copyHead }
+        _ = await a.engine.performSync()
+        #expect(a.serverEvents.map(\.id) == [event.id], "sent again, created when it was queued")
+
+        b.network.resetCalls()
+        _ = await b.engine.performSync()
+        #expect(b.network.callCount(.giveBack) == 1, "the delete went back")
+        #expect(a.serverEvents.isEmpty, "the delete ends the incarnation the re-send began")
+        #expect(try b.events.event(id: event.id) == nil, "not written back as a re-creation")
+        _ = await a.engine.performSync()
+        #expect(try a.events.event(id: event.id) == nil)
+    }
+
+    @Test(
         "R15 api-v1 §7 a type's create sent again after its answer was lost says when it was queued; a first send does not"
     )
     func resentCreateSaysWhenItWasQueued() async throws {

@@ -328,6 +328,55 @@ struct RulesTests {
     }
 
     @Test(
+        "R15 api-v1 §15.1 a held delete is passed over by a later version of the incarnation it ended; an earlier one is held back, a re-creation after it or the delete's echo is not"
+    )
+    func passedOverDeletes() {
+        let start = Date(millisecondsSince1970: 1_767_225_600_000)
+        func at(_ seconds: Int) -> Date { start.addingTimeInterval(Double(seconds)) }
+        func entry(_ change: Int64, _ id: String, updated: Int, created: Int?) -> ChangeEntry {
+            var data: [String: JSONValue] = [
+                "id": .string(id), "updated_at": .string(RFC3339.string(from: at(updated))),
+            ]
+            if let created { data["created_at"] = .string(RFC3339.string(from: at(created))) }
+            return ChangeEntry(
+                id: change, entityType: "event", operation: "create", entityId: id, userId: "u", data: .object(data),
+                createdAt: at(updated))
+        }
+        func deleted(_ id: String, _ seconds: Int) -> AcknowledgedVersion {
+            AcknowledgedVersion(entityType: .event, id: id, acknowledgedAt: at(seconds), deleted: true)
+        }
+        let held = [
+            "resent": deleted("resent", 20), "recreated": deleted("recreated", 20), "before": deleted("before", -5),
+            "undated": deleted("undated", 20),
+        ]
+        var settled: Set<String> = []
+        let judgment = PassedOverVersion.judge(
+            [
+                // An edit of the incarnation the delete ended, from before the delete: its echo may follow.
+                entry(1, "resent", updated: 5, created: 2),
+                // A create sent again, dated when it was queued (before the delete), taken after it.
+                entry(2, "resent", updated: 30, created: 2),
+                entry(3, "recreated", updated: 30, created: 25),
+                entry(4, "before", updated: 30, created: -10),
+                entry(5, "undated", updated: 30, created: nil),
+            ],
+            held: held, pullingFrom: FeedPosition(cursor: 1, createdAt: start), settled: &settled)
+        #expect(judgment.passedOver.map(\.id) == ["resent"] && judgment.passedOver.map(\.type) == [.event])
+        #expect(judgment.older == [1], "an edit from before the delete does not bring the row back")
+        #expect(settled == ["resent", "recreated", "before", "undated"])
+        // The delete's own echo settles it: what follows is written as it comes.
+        var echoed: Set<String> = []
+        let echo = ChangeEntry(
+            id: 6, entityType: "event", operation: "delete", entityId: "resent", userId: "u", data: nil,
+            deletedAt: at(20), createdAt: at(20))
+        #expect(
+            PassedOverVersion.judge(
+                [echo, entry(7, "resent", updated: 30, created: 2)], held: held,
+                pullingFrom: FeedPosition(cursor: 1, createdAt: start), settled: &echoed
+            ).passedOver.isEmpty)
+    }
+
+    @Test(
         "R15 a pull that reached the feed's head names each version held acknowledged after its start that it did not settle; a settled one, a delete or one from before the start it does not"
     )
     func versionsMissingAtTheHead() {
