@@ -97,6 +97,34 @@ struct APIClientTests {
         }
     }
 
+    @Test(
+        "api-v1 §7 a re-sent create or batch says how long ago it was queued, by the client's clock, in milliseconds; a first send says nothing"
+    )
+    func queuedForOnTheWire() async throws {
+        try await RequestLog.withServer { server, log in
+            let user = server.newUser()
+            // The client's clock is a day behind the server's: only the time since the queue goes on the wire.
+            let clock = ManualClock(now: Date().addingTimeInterval(-86_400), mode: .suspending)
+            let api = try client(server.root, token: user.token, clock: clock)
+            let queuedAt = clock.now().addingTimeInterval(-90)
+            let first = CreateEventTypeRequest(
+                id: UUIDv7.generate(at: Date()), name: "Tea", color: "#0f0", icon: "leaf")
+            _ = try await api.create(first, idempotencyKey: UUIDv7.generate(at: Date()), queuedAt: nil)
+            let again = CreateEventTypeRequest(
+                id: UUIDv7.generate(at: Date()), name: "Mate", color: "#0f0", icon: "leaf")
+            let type = try await api.create(again, idempotencyKey: UUIDv7.generate(at: Date()), queuedAt: queuedAt)
+            let event = CreateEventRequest(
+                id: UUIDv7.generate(at: Date()), eventTypeId: type.id, timestamp: Date(), notes: nil, isAllDay: false,
+                sourceType: .manual)
+            _ = try await api.createEventsBatch(
+                [event], idempotencyKey: UUIDv7.generate(at: Date()), queuedAt: queuedAt)
+            let header = ResentCreate.headerName.lowercased()
+            #expect(log.all.map { $0.headers[header] } == [nil, "90000", "90000"])
+            let created = try #require(type.createdAt)
+            #expect(abs(Date().timeIntervalSince(created) - 90) < 5, "dated by the server's clock: \(created)")
+        }
+    }
+
     @Test("an answer lost after the commit is a prompt transport error; the re-send under its key gets the answer")
     func lostAnswer() async throws {
         var configuration = LiveTrendyServer.testConfiguration()

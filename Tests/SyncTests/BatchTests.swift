@@ -438,11 +438,7 @@ struct BatchTests {
         #expect(copyHead.createdAt != nil, "b pulled to the copy's last change")
         let event = try await a.event(type, 1)
         a.clock.advance(by: 10)
-        a.network.enqueue(NetworkError.transport("lost"), for: .createEventsBatchWithIdempotency)
-        #expect(await a.engine.performSync().outcome.name == "offline")
-        let batch = try #require(try a.saved { try $0.unansweredBatches() }.first)
-        let requests = try batch.members.map { try JSONCoding.decode(CreateEventRequest.self, from: $0.payload) }
-        _ = try a.model.createEventsBatch(user: a.network.userId, requests, key: batch.key)
+        #expect(try await a.syncLosingCommittedBatch().outcome.name == "offline")
         a.clock.advance(by: 10)
         _ = await b.engine.performSync()
         try await b.events.deleteEvent(id: event.id)
@@ -516,6 +512,37 @@ struct BatchTests {
         #expect(report.outcome == .synced(bootstrapped: true) && report.counts.givenBack == 2, "\(report)")
         #expect(a.serverEvents.contains { $0.id == event.id }, "given back again, beside b's type")
         #expect(try a.events.event(id: event.id) != nil, "not taken away by the snapshot")
+    }
+
+    @Test(
+        "R15 api-v1 §15.1 a type re-imported after its delete, its create sent and never answered, goes back created when it was queued: a restore that lost the answer does not let the delete end it"
+    )
+    func reimportedCreateGivenBackAfterItsDelete() async throws {
+        let (a, b, _) = try await twoDevices()
+        let tea = try await a.syncedType("Tea")
+        let exported = try #require(try a.events.eventType(id: tea.id))
+        a.clock.advance(by: 60)
+        try await a.events.deleteEventType(id: tea.id)
+        #expect(await a.engine.performSync().outcome == .synced(bootstrapped: false))
+        let backup = a.model.backUp()  // remembers the delete
+        a.clock.advance(by: 10)
+        _ = try await b.events.createEventType(name: "Chai")
+        _ = await b.engine.performSync()
+        _ = await a.engine.performSync()  // a's position is now one the backup lacks
+        a.clock.advance(by: 60)
+        // The user puts the type back from an export, which keeps its first creation time; the create is sent and
+        // never taken, then the server goes back to the backup.
+        _ = try await a.events.importEntities(ImportBatch(eventTypes: [exported]), dryRun: false)
+        a.network.enqueue(NetworkError.transport("lost"), for: .createEventTypeWithIdempotency)
+        _ = await a.engine.performSync()
+        a.clock.advance(by: 60)
+        a.model.restore(backup, announcing: false)
+
+        _ = await a.engine.performSync()
+        _ = await a.engine.performSync()
+        #expect(a.serverEventTypes.contains { $0.id == tea.id }, "created again when it was queued, after the delete")
+        #expect(try a.events.eventType(id: tea.id) != nil, "the import stands")
+        #expect(try a.queue().isEmpty)
     }
 
     @Test(

@@ -221,7 +221,7 @@ struct GiveBackTests {
     }
 
     @Test(
-        "api-v1 §7 §15.1 a create sent again with Trendy-Queued-At is created when it was queued: a delete of what its first send created, given back after it, ends it; without the header the row is kept; a header that is no time is refused"
+        "api-v1 §7 §15.1 a create sent again with Trendy-Queued-For is created when it was queued: a delete of what its first send created, given back after it, ends it; without the header the row is kept; a header that is no duration is refused"
     )
     func resentCreateCountsFromWhenQueued() async throws {
         let (configuration, clock) = manualClockConfiguration()
@@ -232,7 +232,7 @@ struct GiveBackTests {
             let queued = clock.now().millisecondsSince1970
             let at = { (minutes: Int64) in RFC3339.string(fromMilliseconds: queued + minutes * 60_000) }
             clock.advance(by: 3_600)
-            let resent = [ResentCreate.headerName: at(0)]
+            let resent = [ResentCreate.headerName: "3600000"]  // queued an hour before the re-send
             func createType(_ name: String, headers: [String: String]) async throws -> String {
                 let id = ServerHarness.newId()
                 let answer = try await harness.send(
@@ -270,10 +270,13 @@ struct GiveBackTests {
             #expect(
                 try await harness.send("GET", "/api/v1/event-types/\(plain)").status == 200, "created after the delete")
 
-            let malformed = try await harness.send(
-                "POST", "/api/v1/event-types", json: #"{"name":"Never","color":"black","icon":"cup"}"#,
-                headers: [ResentCreate.headerName: "an hour ago"])
-            #expect(malformed.status == 400 && malformed.text.contains(ResentCreate.headerName), "\(malformed.text)")
+            for value in ["an hour ago", "-5", "1.5"] {
+                let malformed = try await harness.send(
+                    "POST", "/api/v1/event-types", json: #"{"name":"Never","color":"black","icon":"cup"}"#,
+                    headers: [ResentCreate.headerName: value])
+                #expect(
+                    malformed.status == 400 && malformed.text.contains(ResentCreate.headerName), "\(malformed.text)")
+            }
         }
     }
 

@@ -159,7 +159,8 @@ extension APIClient {
             request.headers.add(name: "Idempotency-Key", value: key)
         }
         if let queuedAt = endpoint.queuedAt {
-            request.headers.add(name: ResentCreate.headerName, value: RFC3339.string(from: queuedAt))
+            request.headers.add(
+                name: ResentCreate.headerName, value: ResentCreate.headerValue(queuedAt: queuedAt, now: clock.now()))
         }
         if endpoint.method != .get, endpoint.sendsFeedPosition, let position = writePosition {
             request.headers.add(name: FeedPosition.headerName, value: position.header)

@@ -19,7 +19,8 @@ struct Endpoint: Sendable {
     /// A write says which feed position it was made from (`Trendy-Feed-Position`, api-v1 §6.7), so that a server
     /// that went back to a backup refuses it; the give-back, made for such a server, does not.
     var sendsFeedPosition = true
-    /// A re-sent create's `Trendy-Queued-At` (api-v1 §7): when its creates were queued; nil on a first send.
+    /// When a re-sent create's creates were queued, sent as how long before the request (`Trendy-Queued-For`,
+    /// api-v1 §7); nil on a first send.
     var queuedAt: Date?
 
     static func get(_ path: String, query: [(name: String, value: String)] = []) -> Endpoint {

@@ -14,7 +14,8 @@ public protocol NetworkClientProtocol: Sendable {
 
     /// `POST` of a create to its kind's collection (`request.createPath`) with the given key: the mutation's
     /// `client_request_id`. The seed's `create…WithIdempotency` calls, for every kind. `queuedAt`: nil on a first
-    /// send; on a re-send whose first answer never came, when the create was queued (`Trendy-Queued-At`, api-v1 §7).
+    /// send; on a re-send whose first answer never came, when the create was queued, by the clock of the client
+    /// (sent as how long ago, `Trendy-Queued-For`, api-v1 §7).
     func create<Request: EntityCreateRequest>(
         _ request: Request, idempotencyKey: String, queuedAt: Date?
     ) async throws -> Request.Answer

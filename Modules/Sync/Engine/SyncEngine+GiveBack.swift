@@ -369,10 +369,16 @@ extension SyncEngine {
             var given: [String: PendingMutation] = [:]
             for entity in differing {
                 let version = acknowledged[entity.id]
+                let held = version.flatMap { $0.deleted ? nil : $0 }
+                // A create of no version held begins its incarnation when it was queued, as its push would say
+                // (api-v1 §7): a row put back from an export keeps its first creation time, from before a delete
+                // it follows, by which the server would find it ended (api-v1 §15.1).
                 if let create = sentCreates[entity.id],
-                    let data = try Self.restObject(entity.type, id: entity.id, createdAt: version?.createdAt, store)
+                    let data = try Self.restObject(
+                        entity.type, id: entity.id, createdAt: held?.createdAt ?? create.createdAt,
+                        overridingRow: held == nil, store)
                 {
-                    let datedAt = version.flatMap({ $0.deleted ? nil : $0.acknowledgedAt }) ?? create.createdAt
+                    let datedAt = held?.acknowledgedAt ?? create.createdAt
                     // Dated when queued only when nobody acknowledged the entity before: a create of an entity
                     // the device held acknowledged (a refused give-back kept as a create, then retried) is that
                     // version as held, which any later acknowledgment of another device beats.
@@ -384,7 +390,7 @@ extension SyncEngine {
                             data: data, pending: pending[entity.id, default: []].union(folded).sorted()))
                     given[entity.id] = create
                 } else if let data = try Self.restObject(
-                    entity.type, id: entity.id, createdAt: version?.createdAt, store),
+                    entity.type, id: entity.id, createdAt: version?.createdAt, overridingRow: false, store),
                     !created.contains(entity.id)
                 {
                     // Held here. Without an acknowledgment, only an entity the server lacks goes back, dated no
@@ -433,9 +439,10 @@ extension SyncEngine {
 
     /// The local row as the REST object the server's create reads (api-v1 §4), with its id and creation time: the
     /// row's, or for an event, whose row keeps none, `createdAt` (the acknowledged version's), by which the server
-    /// tells an edit of what a delete ended from a re-creation (api-v1 §15.1).
+    /// tells an edit of what a delete ended from a re-creation (api-v1 §15.1). `overridingRow`: `createdAt` for
+    /// every kind, the row's own time aside.
     private static func restObject(
-        _ type: MutationEntityType, id: String, createdAt: Date?, _ store: any DataStoreProtocol
+        _ type: MutationEntityType, id: String, createdAt: Date?, overridingRow: Bool, _ store: any DataStoreProtocol
     ) throws -> JSONValue? {
         var members: [String: JSONValue]
         switch type {
@@ -457,6 +464,7 @@ extension SyncEngine {
             members["event_type_id"] = .string(row.eventTypeId)
             members["created_at"] = .string(RFC3339.string(from: row.createdAt))
         }
+        if overridingRow, let createdAt { members["created_at"] = .string(RFC3339.string(from: createdAt)) }
         members["id"] = .string(id)
         return .object(members)
     }

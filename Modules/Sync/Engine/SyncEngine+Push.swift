@@ -292,7 +292,7 @@ extension SyncEngine {
         var deletedAt: Date?
     }
 
-    /// Sends one request; `queuedAt`, a re-sent create's `Trendy-Queued-At`.
+    /// Sends one request; `queuedAt`, when a re-sent create was queued (`Trendy-Queued-For`, api-v1 §7).
     private func send(
         _ request: PushRequest, _ row: PendingMutation, queuedAt: Date? = nil
     ) async throws -> SentAnswer {

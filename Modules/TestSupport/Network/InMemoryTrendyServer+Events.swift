@@ -29,7 +29,7 @@ extension InMemoryTrendyServer {
 
     /// Items are processed in order, each like a single create and seeing earlier items; failures never affect the
     /// other items (api-v1 §5.3.5).
-    /// `queuedAt`: a re-send's `Trendy-Queued-At` (api-v1 §7).
+    /// `queuedAt`: when a re-send's creates were queued (`Trendy-Queued-For`, api-v1 §7).
     public func createEventsBatch(
         user: String, _ events: [CreateEventRequest], key: String?, queuedAt: Date? = nil
     ) throws(NetworkError)

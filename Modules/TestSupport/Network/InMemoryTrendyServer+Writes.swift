@@ -6,7 +6,7 @@ import Synchronization
 /// The model's writes by kind, as a client's generic calls send them (sync-engine §2.1): one dispatch to the routes
 /// each kind has, so that `MockNetworkClient` forwards every create, update and delete the same way.
 extension InMemoryTrendyServer {
-    /// The create route of the request's kind. `queuedAt`: a re-send's `Trendy-Queued-At` (api-v1 §7).
+    /// The create route of the request's kind. `queuedAt`: when a re-send's creates were queued (`Trendy-Queued-For`, api-v1 §7).
     public func create<Request: EntityCreateRequest>(
         user: String, _ request: Request, key: String?, queuedAt: Date? = nil
     ) throws(NetworkError) -> Request.Answer {
@@ -48,13 +48,14 @@ extension InMemoryTrendyServer {
     }
 
     /// api-v1 §7, "Re-sends of creates", as trendy-server applies it: the entities whose create entries a re-send
-    /// appended since `first` for `ids` are recorded as created when queued (or now, when that is earlier) — the
+    /// appended since `first` for `ids` are recorded as created when queued, by the model's clock — the
     /// objects' and the snapshots' `created_at` — so that their incarnation begins when the first send's did
     /// (api-v1 §15.1). Nil when the request created nothing (a replay, an identical create).
     func dateResentCreates(user: String, ids: [String], from first: Int64, queuedAt: Date) -> DatedCreates? {
+        // The device's clock is the model's: how long the creates were queued is measured against it.
+        let now = nowMilliseconds
         let dated = Date(
-            millisecondsSince1970: ResentCreate.dated(
-                queuedAt: queuedAt.millisecondsSince1970, now: nowMilliseconds))
+            millisecondsSince1970: ResentCreate.dated(queuedFor: now - queuedAt.millisecondsSince1970, now: now))
         let wanted = Set(ids.map { $0.lowercased() })
         return state.withLock { state -> DatedCreates? in
             var created: Set<String> = []

@@ -18,7 +18,8 @@ extension MockNetworkClient {
         }
     }
 
-    /// The argument a call records a re-send's `Trendy-Queued-At` under.
+    /// The argument a call records when a re-send's creates were queued under (RFC 3339; `Trendy-Queued-For` on the
+    /// wire).
     public static let queuedAtArgument = "queued_at"
 
     public func update<Request: EntityUpdateRequest>(

@@ -53,12 +53,12 @@ enum Operation: String, CaseIterable {
     /// written since: they give it back (sync-engine R15), and the ledgers check that nothing acknowledged and held by
     /// a device is lost. One instance on SQLite; PostgreSQL's restore has its own end-to-end test.
     case backUpServer, restoreServer
-    /// A create whose answer is lost, another device's delete of it, then the server's file put back by hand from a
-    /// copy taken before both (`lostCreateDeletedThenCopy`): the create sent again to the copy must not outlive the
-    /// delete given back after it (sync-engine R15 *Re-sent creates*). Made only with
-    /// `TRENDY_PROOF_LOST_CREATE_MOVE=1`: it still meets an open case (docs/reliability.md, "Not yet covered"), and
-    /// without it every seed makes the moves it made before the move existed.
-    case lostCreateDeletedThenCopy
+    /// A create whose answer is lost, another device's delete or edit of it, then the server's file put back by hand
+    /// from a copy taken before both (`lostCreateChangedThenCopy`): the create sent again to the copy must not outlive
+    /// the delete, nor keep out the edit, given back after it (sync-engine R15 *Re-sent creates*). Made only with
+    /// `TRENDY_PROOF_LOST_CREATE_MOVE=1`: the edit still meets an open case (docs/reliability.md, "Not yet
+    /// covered"), and without it every seed makes the moves it made before the move existed.
+    case lostCreateChangedThenCopy
     /// `trendy-server compact --older-than-days 0` beside the serving server (every instance's storage): each
     /// entity's older changes leave the log while devices hold cursors into it (api-v1 §6.8).
     case compactServer
@@ -107,7 +107,7 @@ enum Operation: String, CaseIterable {
         case .serverKilledMidSync: 2
         case .backUpServer: 2
         case .restoreServer: 1
-        case .lostCreateDeletedThenCopy:
+        case .lostCreateChangedThenCopy:
             ProcessInfo.processInfo.environment["TRENDY_PROOF_LOST_CREATE_MOVE"] == "1" ? 1 : 0
         case .compactServer: 2
         case .revokeDevice: 1
@@ -365,8 +365,8 @@ extension ConvergenceRun {
             case .restoreServer:
                 guard servers.count == 1, let line = try await restoreServer() else { return "\(name): no backup" }
                 return acted("\(name): \(line)")
-            case .lostCreateDeletedThenCopy:
-                return acted("\(name): \(try await lostCreateDeletedThenCopy(index))")
+            case .lostCreateChangedThenCopy:
+                return acted("\(name): \(try await lostCreateChangedThenCopy(index))")
             case .compactServer:
                 guard let compacted = try await compactServer() else {
                     return "\(name): skipped, the feed could not be read whole"

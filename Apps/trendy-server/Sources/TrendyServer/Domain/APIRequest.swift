@@ -19,7 +19,8 @@ struct APIRequest: Sendable {
     var pageBytes = ServerConfiguration.defaultMaxPageBytes
     /// A write's `Trendy-Feed-Position` (api-v1 §6.7), checked in the write's transaction before anything else.
     var writePosition: FeedPosition? = nil
-    /// A re-sent create's `Trendy-Queued-At` (api-v1 §7), in milliseconds: the creates it writes count from then.
+    /// When a re-sent create's creates were queued (api-v1 §7, `Trendy-Queued-For` before `now`), in milliseconds:
+    /// the creates it writes count from then.
     var queuedAt: Int64? = nil
 
     /// A path id, lowercased; a malformed id finds nothing (404), like an unknown one.

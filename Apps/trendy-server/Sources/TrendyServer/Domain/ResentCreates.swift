@@ -1,21 +1,21 @@
 import Models
 
-/// api-v1 §7, "Re-sends of creates": a create sent again after its first answer was lost says when it was queued
-/// (`Trendy-Queued-At`). A server that takes it as a new write — a copy put back by hand never saw the first send —
-/// records the entity as created then: the row's, the change entry's and the answer's `created_at`. Its incarnation
-/// then begins when the first send's did (api-v1 §15.1), so a delete another device made of what the first send
-/// created, given back later, still ends it. Its version stays the one the server acknowledges now. A delete the
-/// server remembers already, made at or after that time, ended that incarnation too: the entity is created and
-/// deleted again, so the two end the same in either order.
+/// api-v1 §7, "Re-sends of creates": a create sent again after its first answer was lost says how long it was
+/// queued (`Trendy-Queued-For`), which the pipeline turns into a time of this server's clock (`APIRequest.queuedAt`).
+/// A server that takes it as a new write — a copy put back by hand never saw the first send — records the entity as
+/// created then: the row's, the change entry's and the answer's `created_at`. Its incarnation then begins when the
+/// first send's did (api-v1 §15.1), so a delete another device made of what the first send created, given back
+/// later, still ends it. Its version stays the one the server acknowledges now, and its fields count from it. A
+/// delete the server remembers already, made at or after that time, ended that incarnation too: the entity is
+/// created and deleted again, so the two end the same in either order.
 enum ResentCreates {
     /// Dates the entities whose create entries the request appended after `before` (an identical re-send or a
     /// HealthKit match appends none; a replay never runs the handler), and returns the answer with their `created_at`.
     static func date(
-        _ answer: APIResponse, _ request: APIRequest, queuedAt: Int64, after before: Int64,
+        _ answer: APIResponse, _ request: APIRequest, queuedAt dated: Int64, after before: Int64,
         _ db: any StorageTransaction
     ) throws -> APIResponse {
         let user = request.userId
-        let dated = ResentCreate.dated(queuedAt: queuedAt, now: request.now)
         let time = JSONValue.string(RFC3339.string(fromMilliseconds: dated))
         let created = try db.rows(
             sql: """

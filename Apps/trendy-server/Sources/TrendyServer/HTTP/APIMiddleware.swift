@@ -119,7 +119,7 @@ extension HTTPField.Name {
     static let trendyHistory = constant(ServerHistory.headerName)
     static let trendyFeedPosition = constant(FeedPosition.headerName)
     static let trendyDeletedAt = constant(DeleteAnswer.headerName)
-    static let trendyQueuedAt = constant(ResentCreate.headerName)
+    static let trendyQueuedFor = constant(ResentCreate.headerName)
     static let trendyDevice = constant(DeviceHeader.headerName)
     static let nextAfter = constant("X-Next-After")
     static let lastEventID = constant("Last-Event-ID")

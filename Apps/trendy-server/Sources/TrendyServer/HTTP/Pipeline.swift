@@ -117,7 +117,7 @@ final class Pipeline: Sendable {
         }
         // The give-back is made for a server that went back: its position is not checked (api-v1 §6.7).
         let position = route.isWrite && route.path != GiveBacks.path ? try writePosition(request) : nil
-        let queuedAt = route.method == .post && route.path != GiveBacks.path ? try queuedAt(request) : nil
+        let queuedAt = route.method == .post && route.path != GiveBacks.path ? try queuedAt(request, now: now) : nil
         if let scope {
             try idempotency.begin(scope, fingerprint: fingerprint)
         }
@@ -184,14 +184,16 @@ final class Pipeline: Sendable {
         return position
     }
 
-    /// A re-sent create's `Trendy-Queued-At` (api-v1 §7): nil when absent, and always under `--quirks original`; one
-    /// this server cannot read is a 400 that names the form.
-    private func queuedAt(_ request: Request) throws(APIError) -> Int64? {
-        guard dialect.announcesFeatures, let header = request.headers[.trendyQueuedAt] else { return nil }
-        guard let milliseconds = RFC3339.milliseconds(from: header) else {
-            throw APIError(.badRequest, "\(ResentCreate.headerName) must be an RFC 3339 time (api-v1 §7)")
+    /// When a re-sent create's creates were queued, by this server's clock: `Trendy-Queued-For` (api-v1 §7) before
+    /// `now`. Nil when absent, and always under `--quirks original`; a value this server cannot read is a 400 that
+    /// names the form.
+    private func queuedAt(_ request: Request, now: Int64) throws(APIError) -> Int64? {
+        guard dialect.announcesFeatures, let header = request.headers[.trendyQueuedFor] else { return nil }
+        guard let milliseconds = ResentCreate.queuedFor(headerValue: header) else {
+            throw APIError(
+                .badRequest, "\(ResentCreate.headerName) must be a whole number of milliseconds, 0 or more (api-v1 §7)")
         }
-        return milliseconds
+        return ResentCreate.dated(queuedFor: milliseconds, now: now)
     }
 
     /// The stored answer of an earlier request with the same key, byte for byte.
