@@ -31,8 +31,8 @@ enum PassedOverVersion {
     /// acknowledged after the time of `position`, where the pull began, and is passed over: a later version of it
     /// comes before its echo; and the entries of such entities that bring an older version first. `settled` carries
     /// from page to page the entities the pull is done with: echoed, named, or first met with nothing to watch for
-    /// (no such version held, a delete, or a re-creation after a held delete). Only an entity's entries before it settles count: the pull's own pages
-    /// record later versions as they apply them.
+    /// (no such version held, a delete, or a re-creation after a held delete). Only an entity's entries before it
+    /// settles count: the pull's own pages record later versions as they apply them.
     static func judge(
         _ entries: [ChangeEntry], held: [String: AcknowledgedVersion], pullingFrom position: FeedPosition,
         settled: inout Set<String>

@@ -6,7 +6,8 @@ import Synchronization
 /// The model's writes by kind, as a client's generic calls send them (sync-engine §2.1): one dispatch to the routes
 /// each kind has, so that `MockNetworkClient` forwards every create, update and delete the same way.
 extension InMemoryTrendyServer {
-    /// The create route of the request's kind. `queuedAt`: when a re-send's creates were queued (`Trendy-Queued-For`, api-v1 §7).
+    /// The create route of the request's kind. `queuedAt`: when a re-send's creates were queued (`Trendy-Queued-For`,
+    /// api-v1 §7).
     public func create<Request: EntityCreateRequest>(
         user: String, _ request: Request, key: String?, queuedAt: Date? = nil
     ) throws(NetworkError) -> Request.Answer {
