@@ -55,7 +55,9 @@ enum PassedOverVersion {
                 // it shows the server lost the delete (a re-sent create dated when it was queued, on a copy put
                 // back by hand); earlier, the delete's echo may still follow. A version created after it is a
                 // re-creation, written as it comes.
-                guard let created = version.createdAt?.millisecondsSince1970, created <= mineAt else {
+                guard let created = version.createdAt?.millisecondsSince1970,
+                    GiveBackItem.deleteEnds(incarnationBegan: created, deletedAt: mineAt)
+                else {
                     settled.insert(version.id)
                     continue
                 }
